@@ -1,0 +1,47 @@
+# kbox — see README.md. The two commands a newcomer needs: `make demo` and `make test`.
+GO      ?= go
+PREFIX  ?= /usr/local
+PKG     := github.com/kboxdev/kbox
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo none)
+LDFLAGS := -s -w -X $(PKG)/cmd/app.Version=$(VERSION) -X $(PKG)/cmd/app.Commit=$(COMMIT)
+# Integration tests start real Kafka brokers; give them room but bound them.
+IT_TIMEOUT ?= 70m
+
+.PHONY: all build test test-unit test-integration lint install deps-integration clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/kbox ./cmd/kbox
+	@bin/kbox install-links bin >/dev/null
+
+# The README's test command: unit tests, then the real-broker integration
+# tests (which fetch Kafka with Maven and start and stop brokers themselves).
+test: test-unit test-integration
+
+# Fast tests: no Java needed.
+test-unit:
+	$(GO) test -race -shuffle=on -count=1 ./...
+
+deps-integration:
+	@test/integration/deps.sh
+
+test-integration: build deps-integration
+	KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -race -tags integration -count=1 -p 1 -timeout $(IT_TIMEOUT) ./test/integration/...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) vet -tags integration ./test/integration/...
+	$(GO) tool staticcheck ./...
+	$(GO) tool staticcheck -tags integration ./test/integration/...
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 bin/kbox $(DESTDIR)$(PREFIX)/bin/kbox
+	$(DESTDIR)$(PREFIX)/bin/kbox install-links --force $(DESTDIR)$(PREFIX)/bin
+
+clean:
+	rm -rf bin

@@ -1,0 +1,47 @@
+package app
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+)
+
+// applets is the one table of applets. It drives argv[0] dispatch,
+// `kbox --help`, `kbox install-links` and the tests. An applet is added here
+// only when it really works.
+var applets = []cmdutil.Applet{}
+
+// Applets returns the applet table sorted by name.
+func Applets() []cmdutil.Applet {
+	out := append([]cmdutil.Applet(nil), applets...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// LinkNames returns every name a link may have: each applet with and
+// without ".sh".
+func LinkNames() []string {
+	var out []string
+	for _, a := range Applets() {
+		out = append(out, a.Name, a.Name+".sh")
+	}
+	return out
+}
+
+// lookupApplet finds an applet by Apache name (".sh" and ".exe" stripped) or
+// native alias.
+func lookupApplet(name string) (cmdutil.Applet, bool) {
+	n := trimName(name)
+	for _, a := range applets {
+		if a.Name == n || (a.Alias != "" && a.Alias == name) {
+			return a, true
+		}
+	}
+	return cmdutil.Applet{}, false
+}
+
+func trimName(name string) string {
+	name = strings.TrimSuffix(name, ".exe")
+	return strings.TrimSuffix(name, ".sh")
+}

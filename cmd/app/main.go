@@ -1,0 +1,202 @@
+// Package app is kbox's entry point: multi-call dispatch, the native command
+// tree, and the mapping of errors to exit codes.
+package app
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/spf13/cobra"
+)
+
+// Version and Commit are stamped by the linker (see the Makefile).
+var (
+	Version = "dev"
+	Commit  = "none"
+)
+
+// Main runs kbox with the given argv and returns the exit code.
+func Main(args []string, ios *output.IOStreams, getenv func(string) string) int {
+	f := cmdutil.NewFactory(ios, getenv, Version)
+	f.Globals.Profile = f.Getenv("KBOX_PROFILE")
+	if len(args) == 0 {
+		args = []string{"kbox"}
+	}
+	base := filepath.Base(args[0])
+	if a, ok := lookupApplet(trimName(base)); ok && trimName(base) == a.Name {
+		f.Invoked = a.Name
+		return runApplet(f, a, args[1:])
+	}
+	if strings.HasPrefix(trimName(base), "kafka-") {
+		fmt.Fprintf(ios.ErrOut, "kbox: unknown applet %q\n", trimName(base))
+		printAppletList(ios.ErrOut)
+		return cmdutil.ExitFailure
+	}
+
+	rest, err := parseGlobals(args[1:], &f.Globals)
+	if err != nil {
+		fmt.Fprintf(ios.ErrOut, "kbox: error: %v\n", err)
+		return cmdutil.ExitUsage
+	}
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		if a, ok := lookupApplet(rest[0]); ok {
+			f.Invoked = a.Name
+			if rest[0] == a.Alias {
+				f.Invoked = "kbox " + a.Alias
+			}
+			return runApplet(f, a, rest[1:])
+		}
+	}
+	root := newRoot(f)
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		if c, _, err := root.Find(rest); err != nil || c == root {
+			fmt.Fprintf(ios.ErrOut, "kbox: unknown applet or command %q\n", rest[0])
+			printAppletList(ios.ErrOut)
+			return cmdutil.ExitFailure
+		}
+	}
+	root.SetArgs(rest)
+	return finish(f, root.Execute())
+}
+
+func runApplet(f *cmdutil.Factory, a cmdutil.Applet, args []string) int {
+	cmd := a.New(f)
+	cmd.SetArgs(args)
+	cmd.SetIn(f.IO.In)
+	cmd.SetOut(f.IO.Out)
+	cmd.SetErr(f.IO.ErrOut)
+	cmd.SilenceErrors = true
+	cmd.SilenceUsage = true
+	return finish(f, cmd.Execute())
+}
+
+func finish(f *cmdutil.Factory, err error) int {
+	code, msg := cmdutil.ExitCode(err)
+	if msg != "" {
+		fmt.Fprintf(f.IO.ErrOut, "kbox: error: %s\n", msg)
+		if code == cmdutil.ExitUsage {
+			fmt.Fprintln(f.IO.ErrOut, "kbox: hint: run with --help for usage")
+		}
+	}
+	return code
+}
+
+// parseGlobals consumes the global flags that precede a command or applet
+// name: --profile, --config, -o/--output.
+func parseGlobals(args []string, g *cmdutil.Globals) ([]string, error) {
+	for len(args) > 0 {
+		a := args[0]
+		name, val, hasVal := strings.Cut(a, "=")
+		var dst *string
+		switch name {
+		case "--profile":
+			dst = &g.Profile
+		case "--config":
+			dst = &g.ConfigPath
+		case "-o", "--output":
+			dst = &g.Output
+		default:
+			return args, nil
+		}
+		if !hasVal {
+			if len(args) < 2 {
+				return nil, fmt.Errorf("flag %s needs a value", name)
+			}
+			val = args[1]
+			args = args[1:]
+		}
+		*dst = val
+		args = args[1:]
+	}
+	return args, nil
+}
+
+func printAppletList(w io.Writer) {
+	fmt.Fprintln(w, "Applets (run as a link of that name, or as kbox APPLET):")
+	for _, a := range Applets() {
+		alias := ""
+		if a.Alias != "" {
+			alias = " (kbox " + a.Alias + ")"
+		}
+		fmt.Fprintf(w, "  %-28s %s%s\n", a.Name, a.Short, alias)
+	}
+	if len(applets) == 0 {
+		fmt.Fprintln(w, "  (none yet)")
+	}
+}
+
+// groupApplets is the cobra group for applet commands in --help.
+const groupApplets = "applets"
+
+func newRoot(f *cmdutil.Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "kbox",
+		Short: "Kafka admin, diagnostic, verification and load-test tools in one binary",
+		Long: `kbox replaces Apache Kafka's admin and diagnostic scripts with one static binary.
+
+Invoked through a link named like an Apache script (kafka-topics, kafka-topics.sh,
+kafka-log-dirs, ...) it accepts that script's flags and prints its output exactly.
+Invoked as "kbox APPLET ..." it is the same program.`,
+		Version:       Version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return cmd.Help()
+		},
+	}
+	root.SetVersionTemplate(fmt.Sprintf("kbox %s (commit %s)\n", Version, Commit))
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	pf := root.PersistentFlags()
+	pf.StringVar(&f.Globals.Profile, "profile", f.Globals.Profile, "connection profile to use (default: $KBOX_PROFILE, then current-profile)")
+	pf.StringVar(&f.Globals.ConfigPath, "config", f.Globals.ConfigPath, "config file (default: $KBOX_CONFIG, $XDG_CONFIG_HOME/kbox/config.yaml or ~/.config/kbox/config.yaml)")
+	pf.StringVarP(&f.Globals.Output, "output", "o", f.Globals.Output, "output format (table, json, yaml; see each command)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.FlagError{Err: err} })
+
+	root.AddGroup(&cobra.Group{ID: groupApplets, Title: "Applets (also callable by their Apache names):"})
+	for _, a := range Applets() {
+		a := a
+		cmd := a.New(f)
+		if a.Alias != "" {
+			cmd.Use = a.Alias
+			cmd.Aliases = append(cmd.Aliases, a.Name)
+		} else {
+			cmd.Use = a.Name
+		}
+		cmd.GroupID = groupApplets
+		root.AddCommand(cmd)
+	}
+	root.AddCommand(newClusterCmd(f), newProfileCmd(f), newInstallLinksCmd(f), newVersionCmd())
+	walk(root, func(c *cobra.Command) {
+		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.FlagError{Err: err} })
+		if c.HasSubCommands() && c.Args == nil {
+			c.Args = cobra.NoArgs
+		}
+	})
+	return root
+}
+
+func walk(c *cobra.Command, fn func(*cobra.Command)) {
+	fn(c)
+	for _, s := range c.Commands() {
+		walk(s, fn)
+	}
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print kbox's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(cmd.OutOrStdout(), "kbox %s (commit %s)\n", Version, Commit)
+			return nil
+		},
+	}
+}

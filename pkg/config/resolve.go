@@ -1,0 +1,316 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// DefaultConnectTimeout bounds how long a command waits for the first broker
+// to answer before failing with one line naming the address and cause.
+const DefaultConnectTimeout = 10 * time.Second
+
+// Overrides are the per-invocation settings that come from flags.
+type Overrides struct {
+	Profile       string      // --profile
+	Bootstrap     string      // --bootstrap-server / --broker-list (comma-separated)
+	CommandConfig string      // --command-config / --producer.config / --consumer.config
+	Properties    *Properties // properties given on the command line (highest precedence)
+	Output        string      // -o / --output
+}
+
+// Loader resolves connections. Its fields make it testable without touching
+// the process environment.
+type Loader struct {
+	Path       string                              // config file; "" means DefaultPath(Getenv)
+	Getenv     func(string) string                 // os.Getenv when nil
+	ReadSecret func(prompt string) (string, error) // terminal prompt without echo; nil: no prompting
+}
+
+// Connection is everything needed to build a client.
+type Connection struct {
+	Profile        string      // selected profile name, "" when none
+	Bootstrap      []string    // seed brokers
+	Props          *Properties // merged Java client properties, security included
+	Output         string      // preferred output format, "" for the command's default
+	ConnectTimeout time.Duration
+	Warnings       []string // to print on stderr, e.g. about literal secrets
+}
+
+// Secrets returns the secret values of the connection, for tests and for
+// scrubbing text that may echo them.
+func (c *Connection) Secrets() []string {
+	var out []string
+	if c.Props == nil {
+		return nil
+	}
+	for _, k := range c.Props.Keys() {
+		v, _ := c.Props.Get(k)
+		if !IsSecretKey(k) || v == "" {
+			continue
+		}
+		if k == "sasl.jaas.config" {
+			if e, err := ParseClientJAAS(v); err == nil {
+				for ok, ov := range e.Options {
+					if IsSecretKey(ok) && ov != "" {
+						out = append(out, ov)
+					}
+				}
+				continue
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func (l *Loader) getenv(k string) string {
+	if l.Getenv != nil {
+		return l.Getenv(k)
+	}
+	return os.Getenv(k)
+}
+
+// ConfigPath is the config file this loader reads.
+func (l *Loader) ConfigPath() string {
+	if l.Path != "" {
+		return l.Path
+	}
+	return DefaultPath(l.getenv)
+}
+
+// SelectedProfile returns the profile name in effect: flag, KBOX_PROFILE,
+// then the file's current-profile.
+func (l *Loader) SelectedProfile(flag string, f *File) string {
+	if flag != "" {
+		return flag
+	}
+	if e := l.getenv("KBOX_PROFILE"); e != "" {
+		return e
+	}
+	if f != nil {
+		return f.CurrentProfile
+	}
+	return ""
+}
+
+// Resolve merges all sources into a Connection. It does not dial.
+func (l *Loader) Resolve(ov Overrides) (*Connection, error) {
+	file, warnings, err := ReadFile(l.ConfigPath())
+	if err != nil {
+		return nil, err
+	}
+	conn := &Connection{Props: NewProperties(), ConnectTimeout: DefaultConnectTimeout, Warnings: warnings}
+
+	// 4. profile
+	name := l.SelectedProfile(ov.Profile, file)
+	if name != "" {
+		p, ok := file.Profiles[name]
+		if !ok {
+			if ov.Profile != "" || l.getenv("KBOX_PROFILE") != "" {
+				return nil, fmt.Errorf("profile %q not found in %s", name, l.ConfigPath())
+			}
+			// A dangling current-profile pointer is not fatal.
+			conn.Warnings = append(conn.Warnings, fmt.Sprintf("current profile %q not found in %s; ignoring it", name, l.ConfigPath()))
+		} else {
+			conn.Profile = name
+			if err := l.applyProfile(conn, name, p); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	// 3. Java client properties file
+	if ov.CommandConfig != "" {
+		props, err := LoadPropertiesFile(ov.CommandConfig)
+		if err != nil {
+			return nil, err
+		}
+		conn.Props.Merge(props)
+		if bs, ok := props.Get("bootstrap.servers"); ok && strings.TrimSpace(bs) != "" {
+			conn.Bootstrap = SplitList(bs)
+		}
+	}
+
+	// 2. environment
+	if e := l.getenv("KBOX_BOOTSTRAP_SERVERS"); e != "" {
+		conn.Bootstrap = SplitList(e)
+	}
+	if e := l.getenv("KBOX_OUTPUT"); e != "" {
+		conn.Output = e
+	}
+	if e := l.getenv("KBOX_CONNECT_TIMEOUT"); e != "" {
+		d, err := parseTimeout(e)
+		if err != nil {
+			return nil, fmt.Errorf("KBOX_CONNECT_TIMEOUT: %v", err)
+		}
+		conn.ConnectTimeout = d
+	}
+
+	// 1. flags
+	if ov.Properties != nil {
+		conn.Props.Merge(ov.Properties)
+		if bs, ok := ov.Properties.Get("bootstrap.servers"); ok && strings.TrimSpace(bs) != "" {
+			conn.Bootstrap = SplitList(bs)
+		}
+	}
+	if ov.Bootstrap != "" {
+		conn.Bootstrap = SplitList(ov.Bootstrap)
+	}
+	if ov.Output != "" {
+		conn.Output = ov.Output
+	}
+	if len(conn.Bootstrap) > 0 {
+		conn.Props.Set("bootstrap.servers", strings.Join(conn.Bootstrap, ","))
+	}
+	return conn, nil
+}
+
+func (l *Loader) applyProfile(conn *Connection, name string, p *Profile) error {
+	conn.Bootstrap = append([]string(nil), p.BootstrapServers...)
+	if p.Output != "" {
+		conn.Output = p.Output
+	}
+	if p.ConnectTimeout != "" {
+		d, err := parseTimeout(p.ConnectTimeout)
+		if err != nil {
+			return fmt.Errorf("profile %q: connect-timeout: %v", name, err)
+		}
+		conn.ConnectTimeout = d
+	}
+	props, err := l.ProfileProperties(name, p)
+	if err != nil {
+		return err
+	}
+	conn.Props.Merge(props)
+	if p.HasLiteralSecret() {
+		conn.Warnings = append(conn.Warnings, fmt.Sprintf("profile %q stores a literal secret in %s; prefer password-env or password-file", name, l.ConfigPath()))
+	}
+	return nil
+}
+
+// ProfileProperties turns a profile into Java client properties, resolving
+// secret references. The profile's own properties map is applied last.
+func (l *Loader) ProfileProperties(name string, p *Profile) (*Properties, error) {
+	props := NewProperties()
+	tlsOn := p.TLS != nil && (p.TLS.Enabled || p.TLS.CAFile != "" || p.TLS.CertFile != "")
+	saslOn := p.SASL != nil && p.SASL.Mechanism != ""
+	switch {
+	case tlsOn && saslOn:
+		props.Set("security.protocol", "SASL_SSL")
+	case tlsOn:
+		props.Set("security.protocol", "SSL")
+	case saslOn:
+		props.Set("security.protocol", "SASL_PLAINTEXT")
+	}
+	if tlsOn {
+		t := p.TLS
+		if t.CAFile != "" {
+			props.Set("ssl.truststore.type", "PEM")
+			props.Set("ssl.truststore.location", t.CAFile)
+		}
+		if (t.CertFile == "") != (t.KeyFile == "") {
+			return nil, fmt.Errorf("profile %q: tls cert-file and key-file must be given together", name)
+		}
+		if t.CertFile != "" {
+			chain, err := os.ReadFile(t.CertFile)
+			if err != nil {
+				return nil, fmt.Errorf("profile %q: tls cert-file: %w", name, unwrapPathErr(err))
+			}
+			key, err := os.ReadFile(t.KeyFile)
+			if err != nil {
+				return nil, fmt.Errorf("profile %q: tls key-file: %w", name, unwrapPathErr(err))
+			}
+			props.Set("ssl.keystore.type", "PEM")
+			props.Set("ssl.keystore.certificate.chain", string(chain))
+			props.Set("ssl.keystore.key", string(key))
+		}
+		if t.SkipHostnameVerification {
+			props.Set("ssl.endpoint.identification.algorithm", "")
+		}
+	}
+	if saslOn {
+		s := p.SASL
+		mech := strings.ToUpper(s.Mechanism)
+		props.Set("sasl.mechanism", mech)
+		module := ""
+		switch mech {
+		case "PLAIN":
+			module = "org.apache.kafka.common.security.plain.PlainLoginModule"
+		case "SCRAM-SHA-256", "SCRAM-SHA-512":
+			module = "org.apache.kafka.common.security.scram.ScramLoginModule"
+		default:
+			return nil, fmt.Errorf("profile %q: sasl mechanism %q is not supported (use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)", name, s.Mechanism)
+		}
+		if s.Username == "" {
+			return nil, fmt.Errorf("profile %q: sasl username is empty", name)
+		}
+		pw, err := l.resolvePassword(name, s)
+		if err != nil {
+			return nil, err
+		}
+		props.Set("sasl.jaas.config", module+" required username="+QuoteJAASValue(s.Username)+" password="+QuoteJAASValue(pw)+";")
+	}
+	for k, v := range p.Properties {
+		props.Set(k, v)
+	}
+	return props, nil
+}
+
+func (l *Loader) resolvePassword(name string, s *SASL) (string, error) {
+	switch {
+	case s.PasswordEnv != "":
+		v := l.getenv(s.PasswordEnv)
+		if v == "" {
+			return "", fmt.Errorf("profile %q: password-env %s is not set", name, s.PasswordEnv)
+		}
+		return v, nil
+	case s.PasswordFile != "":
+		b, err := os.ReadFile(s.PasswordFile)
+		if err != nil {
+			return "", fmt.Errorf("profile %q: password-file: %w", name, unwrapPathErr(err))
+		}
+		return strings.TrimRight(string(b), "\r\n"), nil
+	case s.Password != "":
+		return s.Password, nil
+	case l.ReadSecret != nil:
+		v, err := l.ReadSecret(fmt.Sprintf("Password for %s (profile %s): ", s.Username, name))
+		if err != nil {
+			return "", fmt.Errorf("profile %q: no password for sasl user %s (set password-env or password-file): %v", name, s.Username, err)
+		}
+		return v, nil
+	}
+	return "", fmt.Errorf("profile %q: no password for sasl user %s (set password-env or password-file)", name, s.Username)
+}
+
+// SplitList splits a comma-separated list, trimming blanks.
+func SplitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func parseTimeout(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q (use e.g. 10s, 500ms)", s)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("invalid duration %q: must be positive", s)
+	}
+	return d, nil
+}
+
+func unwrapPathErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %v", pe.Path, pe.Err)
+	}
+	return err
+}

@@ -1,0 +1,222 @@
+package kafka
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Client is a franz-go client plus the settings it was built from.
+type Client struct {
+	*kgo.Client
+	Settings       *Settings
+	ConnectTimeout time.Duration
+	dials          *dialLog
+}
+
+// Options tune client construction.
+type Options struct {
+	// Tune adjusts the parsed settings before they become kgo options
+	// (for example a tool's own defaults that a properties file may override
+	// must be applied to the Properties instead).
+	Tune func(*Settings)
+	// Defaults are a tool's own Java client properties (for example the
+	// verifiable producer's retries=0 or a perf tool's client.id). The
+	// user's properties override them.
+	Defaults *config.Properties
+	// Extra kgo options, applied last.
+	Extra []kgo.Opt
+}
+
+// NewClient builds a client for role from a resolved connection. It does not
+// dial; call Connect to fail fast on a bad address or credentials.
+func NewClient(conn *config.Connection, role Role, o Options) (*Client, error) {
+	if len(conn.Bootstrap) == 0 {
+		return nil, errors.New("no bootstrap servers: pass --bootstrap-server or select a profile (kbox profile list)")
+	}
+	props := conn.Props
+	if o.Defaults != nil {
+		props = o.Defaults.Clone()
+		props.Merge(conn.Props)
+	}
+	s, err := Parse(props, role)
+	if err != nil {
+		return nil, err
+	}
+	s.Bootstrap = conn.Bootstrap
+	if o.Tune != nil {
+		o.Tune(s)
+	}
+	opts, err := s.Opts()
+	if err != nil {
+		return nil, err
+	}
+	dl := &dialLog{}
+	opts = append(opts, kgo.WithHooks(dl))
+	opts = append(opts, o.Extra...)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("client configuration: %v", err)
+	}
+	to := conn.ConnectTimeout
+	if to <= 0 {
+		to = config.DefaultConnectTimeout
+	}
+	return &Client{Client: cl, Settings: s, ConnectTimeout: to, dials: dl}, nil
+}
+
+// Admin returns an admin client whose request timeout follows request.timeout.ms.
+func (c *Client) Admin() *kadm.Client {
+	adm := kadm.NewClient(c.Client)
+	if c.Settings.RequestTimeout > 0 {
+		adm.SetTimeoutMillis(int32(c.Settings.RequestTimeout.Milliseconds()))
+	}
+	return adm
+}
+
+// Connect checks within the connect timeout that a broker answers, and turns
+// failures into one line naming the address and the cause.
+func (c *Client) Connect(ctx context.Context) error {
+	ctx, cancel := ctxTimeout(ctx, c.ConnectTimeout)
+	defer cancel()
+	err := c.Ping(ctx)
+	if err == nil {
+		return nil
+	}
+	return c.Explain(err)
+}
+
+// Explain rewrites a client error as an actionable one-line error.
+func (c *Client) Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	if addr, derr := c.dials.last(); derr != nil {
+		if e := explainDial(addr, derr, c.Settings); e != nil {
+			return e
+		}
+	}
+	if e := explainDial(strings.Join(c.Settings.Bootstrap, ","), err, c.Settings); e != nil {
+		return e
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &ConnError{Addr: strings.Join(c.Settings.Bootstrap, ","), Msg: fmt.Sprintf("no broker answered within %s", c.ConnectTimeout)}
+	}
+	return err
+}
+
+// ConnError is a failure to reach or authenticate to a broker.
+type ConnError struct {
+	Addr string
+	Msg  string
+}
+
+func (e *ConnError) Error() string { return fmt.Sprintf("cannot connect to %s: %s", e.Addr, e.Msg) }
+
+func explainDial(addr string, err error, s *Settings) error {
+	var (
+		unknownCA  x509.UnknownAuthorityError
+		hostErr    x509.HostnameError
+		invalidErr x509.CertificateInvalidError
+		recHdr     tls.RecordHeaderError
+		alert      tls.AlertError
+		dnsErr     *net.DNSError
+	)
+	switch {
+	case errors.Is(err, kerr.SaslAuthenticationFailed):
+		return &ConnError{addr, fmt.Sprintf("authentication failed for user %q with %s (check the username and password)", s.SASLUser, s.SASLMechanism)}
+	case errors.Is(err, kerr.UnsupportedSaslMechanism):
+		return &ConnError{addr, fmt.Sprintf("the broker does not accept SASL mechanism %s", s.SASLMechanism)}
+	case errors.Is(err, kerr.IllegalSaslState):
+		return &ConnError{addr, "SASL handshake failed (is this listener SASL-enabled? check security.protocol)"}
+	case errors.As(err, &unknownCA):
+		return &ConnError{addr, "TLS check failed: the broker certificate is signed by an unknown authority (check ssl.truststore.location)"}
+	case errors.As(err, &hostErr):
+		return &ConnError{addr, fmt.Sprintf("TLS check failed: host name: %v", hostErr)}
+	case errors.As(err, &invalidErr):
+		return &ConnError{addr, fmt.Sprintf("TLS check failed: certificate: %v", invalidErr)}
+	case errors.As(err, &recHdr):
+		return &ConnError{addr, "TLS handshake failed: the listener does not speak TLS (check security.protocol)"}
+	case errors.As(err, &alert), strings.Contains(err.Error(), "tls: "):
+		msg := err.Error()
+		if strings.Contains(msg, "certificate required") || strings.Contains(msg, "bad certificate") {
+			return &ConnError{addr, "TLS check failed: the broker requires a valid client certificate (set ssl.keystore.*)"}
+		}
+		return &ConnError{addr, "TLS handshake failed: " + lastColon(msg)}
+	case errors.As(err, &dnsErr):
+		return &ConnError{addr, fmt.Sprintf("cannot resolve host %s", dnsErr.Name)}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &ConnError{addr, "connection refused"}
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return &ConnError{addr, "host unreachable"}
+	case isTimeout(err):
+		return &ConnError{addr, "connection timed out"}
+	case errors.Is(err, io.EOF) && (s.SecurityProtocol == "SASL_SSL" || s.SecurityProtocol == "SASL_PLAINTEXT"):
+		return &ConnError{addr, fmt.Sprintf("the broker closed the connection during authentication (wrong credentials for %q or wrong security.protocol?)", s.SASLUser)}
+	case errors.Is(err, io.EOF):
+		return &ConnError{addr, "the broker closed the connection (wrong security.protocol for this listener?)"}
+	}
+	return nil
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+func lastColon(s string) string {
+	if i := strings.LastIndex(s, "tls: "); i >= 0 {
+		return s[i+len("tls: "):]
+	}
+	return s
+}
+
+// dialLog remembers the last connection failure, which kgo otherwise
+// hides behind retries and a context deadline.
+type dialLog struct {
+	mu   sync.Mutex
+	addr string
+	err  error
+}
+
+var (
+	_ kgo.HookBrokerConnect = (*dialLog)(nil)
+	_ kgo.HookBrokerWrite   = (*dialLog)(nil)
+)
+
+func (d *dialLog) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err != nil {
+		d.addr, d.err = net.JoinHostPort(meta.Host, fmt.Sprint(meta.Port)), err
+	}
+}
+
+func (d *dialLog) OnBrokerWrite(meta kgo.BrokerMetadata, key int16, _ int, _, _ time.Duration, err error) {
+	// SASL failures surface on the authenticate write/read; keep them.
+	if err == nil || (key != 36 && key != 17) {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.addr, d.err = net.JoinHostPort(meta.Host, fmt.Sprint(meta.Port)), err
+}
+
+func (d *dialLog) last() (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.addr, d.err
+}

@@ -1,0 +1,531 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// Settings are the effective client settings after Java properties and
+// Java defaults are applied. Unset pointers mean "franz-go's default".
+type Settings struct {
+	Role      Role
+	Bootstrap []string
+	ClientID  string
+
+	RequestTimeout  time.Duration
+	APITimeout      time.Duration
+	MetadataMaxAge  time.Duration
+	RetryBackoff    time.Duration
+	RetryBackoffMax time.Duration
+	DialTimeout     time.Duration
+	ConnIdle        time.Duration
+	MetricsPush     bool
+	Retries         *int
+
+	SecurityProtocol string
+	SASLMechanism    string
+	SASLUser         string
+	jaas             string
+	saslPassword     string
+	TLS              TLSSettings
+
+	// producer
+	Acks                  string // all, 0, 1
+	Idempotent            bool
+	idempotence           bool
+	idempotenceSet        bool
+	MaxInFlight           *int
+	BatchSize             *int
+	MaxRequestSize        *int
+	Linger                time.Duration
+	Compression           string
+	GzipLevel             *int
+	LZ4Level              *int
+	ZstdLevel             *int
+	BufferMemory          int64
+	MaxBlock              time.Duration
+	DeliveryTimeout       time.Duration
+	TransactionalID       string
+	TransactionTimeout    time.Duration
+	Partitioner           string
+	PartitionerIgnoreKeys bool
+	PartitionerAdaptive   bool
+	// MaxRecordBytes is a hint from the caller (for example a perf test's
+	// record size): batches are allowed to grow to hold one such record,
+	// as Java lets a large record have a batch of its own.
+	MaxRecordBytes int
+
+	// consumer
+	GroupID                string
+	GroupInstanceID        string
+	GroupProtocol          string
+	RemoteAssignor         string
+	SessionTimeout         time.Duration
+	HeartbeatInterval      time.Duration
+	MaxPollInterval        time.Duration
+	MaxPollRecords         int
+	AutoCommit             bool
+	AutoCommitInterval     time.Duration
+	AutoOffsetReset        string
+	ResetDuration          time.Duration
+	FetchMinBytes          *int
+	FetchMaxBytes          *int
+	FetchMaxPartitionBytes *int
+	FetchMaxWait           time.Duration
+	IsolationLevel         string
+	Assignors              []string
+	Rack                   string
+	AllowAutoCreate        bool
+	CheckCRCs              bool
+
+	Ignored []Ignored
+}
+
+// Java's defaults (Kafka 4.x) where they differ from franz-go's.
+func newSettings(role Role) *Settings {
+	return &Settings{
+		Role:                role,
+		RequestTimeout:      30 * time.Second,
+		APITimeout:          60 * time.Second,
+		DialTimeout:         10 * time.Second,
+		MetricsPush:         role != Admin,
+		SecurityProtocol:    "PLAINTEXT",
+		Acks:                "all",
+		idempotence:         true,
+		Linger:              5 * time.Millisecond,
+		Compression:         "none",
+		BufferMemory:        32 << 20,
+		MaxBlock:            60 * time.Second,
+		DeliveryTimeout:     120 * time.Second,
+		TransactionTimeout:  60 * time.Second,
+		PartitionerAdaptive: true,
+		GroupProtocol:       "classic",
+		SessionTimeout:      45 * time.Second,
+		HeartbeatInterval:   3 * time.Second,
+		MaxPollInterval:     5 * time.Minute,
+		MaxPollRecords:      500,
+		AutoCommit:          true,
+		AutoCommitInterval:  5 * time.Second,
+		AutoOffsetReset:     "latest",
+		FetchMaxWait:        500 * time.Millisecond,
+		IsolationLevel:      "read_uncommitted",
+		Assignors:           []string{"range", "cooperative-sticky"},
+		CheckCRCs:           true,
+	}
+}
+
+// finish validates cross-property rules, as the Java client's config checks do.
+func (s *Settings) finish() error {
+	if s.Role&Producer != 0 {
+		retries0 := s.Retries != nil && *s.Retries == 0
+		inflight := 5
+		if s.MaxInFlight != nil {
+			inflight = *s.MaxInFlight
+		}
+		if s.idempotenceSet && s.idempotence {
+			switch {
+			case s.Acks != "all":
+				return &PropertyError{"acks", "Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence."}
+			case retries0:
+				return &PropertyError{"retries", "Must set retries to non-zero when using the idempotent producer."}
+			case inflight > 5:
+				return &PropertyError{"max.in.flight.requests.per.connection", fmt.Sprintf("To use the idempotent producer, max.in.flight.requests.per.connection must be set to at most 5. Current value is %d.", inflight)}
+			}
+		}
+		s.Idempotent = s.idempotence
+		if !s.idempotenceSet && (s.Acks != "all" || retries0 || inflight > 5) {
+			// Java turns idempotence off silently when it conflicts with
+			// settings the user made and did not ask for it explicitly.
+			s.Idempotent = false
+		}
+		if s.TransactionalID != "" && !s.Idempotent {
+			return &PropertyError{"transactional.id", "Cannot set a transactional.id without also enabling idempotence."}
+		}
+	}
+	if s.Role&Consumer != 0 && s.GroupProtocol == "consumer" && s.RemoteAssignor != "" {
+		switch s.RemoteAssignor {
+		case "uniform", "range", "org.apache.kafka.coordinator.group.assignor.UniformAssignor", "org.apache.kafka.coordinator.group.assignor.RangeAssignor":
+		default:
+			return &PropertyError{"group.remote.assignor", fmt.Sprintf("invalid value %q: must be uniform or range", s.RemoteAssignor)}
+		}
+	}
+	if s.Role&Consumer != 0 && s.GroupProtocol == "classic" && s.RemoteAssignor != "" {
+		return &PropertyError{"group.remote.assignor", "can only be set when group.protocol=consumer"}
+	}
+	return s.finishSecurity()
+}
+
+func (s *Settings) finishSecurity() error {
+	sasl := s.SecurityProtocol == "SASL_PLAINTEXT" || s.SecurityProtocol == "SASL_SSL"
+	if !sasl {
+		return nil
+	}
+	mech := s.SASLMechanism
+	if mech == "" {
+		mech = "GSSAPI" // Java's default
+	}
+	switch mech {
+	case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
+	case "GSSAPI", "OAUTHBEARER", "AWS_MSK_IAM":
+		return &PropertyError{"sasl.mechanism", fmt.Sprintf("%s is not supported yet (supported: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)", mech)}
+	default:
+		return &PropertyError{"sasl.mechanism", fmt.Sprintf("unknown mechanism %q (supported: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)", s.SASLMechanism)}
+	}
+	s.SASLMechanism = mech
+	if s.jaas == "" {
+		return &PropertyError{"sasl.jaas.config", "not set: a username and password are required for " + mech}
+	}
+	e, err := config.ParseClientJAAS(s.jaas)
+	if err != nil {
+		return &PropertyError{"sasl.jaas.config", err.Error()}
+	}
+	user, hasUser := e.Options["username"]
+	pw, hasPw := e.Options["password"]
+	if !hasUser || !hasPw {
+		return &PropertyError{"sasl.jaas.config", "username and password options are required for " + mech}
+	}
+	s.SASLUser, s.saslPassword = user, pw
+	return nil
+}
+
+func (s *Settings) tlsOn() bool {
+	return s.SecurityProtocol == "SSL" || s.SecurityProtocol == "SASL_SSL"
+}
+
+func (s *Settings) saslMechanism() sasl.Mechanism {
+	switch s.SASLMechanism {
+	case "PLAIN":
+		return plain.Auth{User: s.SASLUser, Pass: s.saslPassword}.AsMechanism()
+	case "SCRAM-SHA-256":
+		return scram.Auth{User: s.SASLUser, Pass: s.saslPassword}.AsSha256Mechanism()
+	case "SCRAM-SHA-512":
+		return scram.Auth{User: s.SASLUser, Pass: s.saslPassword}.AsSha512Mechanism()
+	}
+	return nil
+}
+
+// Opts converts the settings into kgo options for the settings' role.
+func (s *Settings) Opts() ([]kgo.Opt, error) {
+	var opts []kgo.Opt
+	if len(s.Bootstrap) > 0 {
+		opts = append(opts, kgo.SeedBrokers(s.Bootstrap...))
+	}
+	if s.ClientID != "" {
+		opts = append(opts, kgo.ClientID(s.ClientID))
+	}
+	if s.MetadataMaxAge > 0 {
+		opts = append(opts, kgo.MetadataMaxAge(s.MetadataMaxAge))
+		if s.MetadataMaxAge < 5*time.Second {
+			opts = append(opts, kgo.MetadataMinAge(s.MetadataMaxAge))
+		}
+	}
+	if s.RetryBackoff > 0 || s.RetryBackoffMax > 0 {
+		base, max := s.RetryBackoff, s.RetryBackoffMax
+		if base <= 0 {
+			base = 100 * time.Millisecond
+		}
+		if max <= 0 {
+			max = time.Second
+		}
+		opts = append(opts, kgo.RetryBackoffFn(func(tries int) time.Duration {
+			d := base
+			for i := 1; i < tries && d < max; i++ {
+				d *= 2
+			}
+			if d > max {
+				d = max
+			}
+			return d
+		}))
+	}
+	if s.DialTimeout > 0 {
+		opts = append(opts, kgo.DialTimeout(s.DialTimeout))
+	}
+	if s.ConnIdle > 0 {
+		opts = append(opts, kgo.ConnIdleTimeout(s.ConnIdle))
+	}
+	if !s.MetricsPush {
+		opts = append(opts, kgo.DisableClientMetrics())
+	}
+	if s.tlsOn() {
+		tc, err := s.TLS.Config()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, kgo.DialTLSConfig(tc))
+	}
+	if m := s.saslMechanism(); m != nil {
+		opts = append(opts, kgo.SASL(m))
+	}
+	if s.Role&Producer != 0 {
+		opts = append(opts, s.producerOpts()...)
+	}
+	if s.Role&Consumer != 0 {
+		opts = append(opts, s.consumerOpts()...)
+	}
+	return opts, nil
+}
+
+func (s *Settings) producerOpts() []kgo.Opt {
+	var opts []kgo.Opt
+	switch s.Acks {
+	case "0":
+		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()))
+	case "1":
+		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()))
+	default:
+		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
+	}
+	if !s.Idempotent {
+		opts = append(opts, kgo.DisableIdempotentWrite())
+		inflight := 5
+		if s.MaxInFlight != nil {
+			inflight = *s.MaxInFlight
+		}
+		opts = append(opts, kgo.MaxProduceRequestsInflightPerBroker(inflight))
+	}
+	if s.Retries != nil {
+		opts = append(opts, kgo.RecordRetries(*s.Retries))
+	}
+	opts = append(opts, kgo.ProducerLinger(s.Linger))
+	codec := kgo.NoCompression()
+	switch s.Compression {
+	case "gzip":
+		codec = kgo.GzipCompression()
+		if s.GzipLevel != nil && *s.GzipLevel >= 0 {
+			codec = codec.WithLevel(*s.GzipLevel)
+		}
+	case "snappy":
+		codec = kgo.SnappyCompression()
+	case "lz4":
+		codec = kgo.Lz4Compression()
+		if s.LZ4Level != nil {
+			codec = codec.WithLevel(*s.LZ4Level)
+		}
+	case "zstd":
+		codec = kgo.ZstdCompression()
+		if s.ZstdLevel != nil {
+			codec = codec.WithLevel(*s.ZstdLevel)
+		}
+	}
+	opts = append(opts, kgo.ProducerBatchCompression(codec))
+	if b := s.EffectiveBatchMaxBytes(); b > 0 {
+		opts = append(opts, kgo.ProducerBatchMaxBytes(int32(b)))
+	}
+	if s.MaxRequestSize != nil {
+		opts = append(opts, kgo.BrokerMaxWriteBytes(int32(max(*s.MaxRequestSize, 1<<20))+(1<<20)))
+	}
+	// Java caps the buffer by bytes only; franz-go also caps by record
+	// count (50k by default), which throttles small-record workloads.
+	opts = append(opts, kgo.MaxBufferedBytes(int(s.BufferMemory)), kgo.MaxBufferedRecords(1<<22))
+	if s.DeliveryTimeout > 0 {
+		opts = append(opts, kgo.RecordDeliveryTimeout(s.DeliveryTimeout))
+	}
+	if s.RequestTimeout > 0 {
+		opts = append(opts, kgo.ProduceRequestTimeout(s.RequestTimeout))
+	}
+	if s.TransactionalID != "" {
+		opts = append(opts, kgo.TransactionalID(s.TransactionalID), kgo.TransactionTimeout(s.TransactionTimeout))
+	}
+	switch {
+	case s.Partitioner == "round-robin":
+		opts = append(opts, kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
+	default:
+		bs := 16384
+		if s.BatchSize != nil && *s.BatchSize > 0 {
+			bs = *s.BatchSize
+		}
+		opts = append(opts, kgo.RecordPartitioner(kgo.UniformBytesPartitioner(bs, s.PartitionerAdaptive, !s.PartitionerIgnoreKeys, nil)))
+	}
+	return opts
+}
+
+// EffectiveBatchMaxBytes is the franz-go batch limit derived from batch.size.
+// franz-go also uses it as the largest record it accepts, so it grows to fit
+// MaxRecordBytes (up to max.request.size), as Java lets a record larger
+// than batch.size go in a batch of its own. 0 means franz-go's default.
+func (s *Settings) EffectiveBatchMaxBytes() int {
+	if s.BatchSize == nil {
+		return 0
+	}
+	b := max(*s.BatchSize, 1024)
+	if s.MaxRecordBytes > 0 {
+		need := s.MaxRecordBytes + 512 // record and batch overhead
+		limit := 1 << 20
+		if s.MaxRequestSize != nil {
+			limit = *s.MaxRequestSize
+		}
+		if need > b {
+			b = min(need, max(limit, b))
+		}
+	}
+	return b
+}
+
+func (s *Settings) consumerOpts() []kgo.Opt {
+	var opts []kgo.Opt
+	opts = append(opts, kgo.FetchMaxWait(s.FetchMaxWait))
+	if s.FetchMinBytes != nil {
+		opts = append(opts, kgo.FetchMinBytes(int32(*s.FetchMinBytes)))
+	}
+	if s.FetchMaxBytes != nil {
+		opts = append(opts, kgo.FetchMaxBytes(int32(*s.FetchMaxBytes)))
+	}
+	if s.FetchMaxPartitionBytes != nil {
+		opts = append(opts, kgo.FetchMaxPartitionBytes(int32(*s.FetchMaxPartitionBytes)))
+	}
+	if s.IsolationLevel == "read_committed" {
+		opts = append(opts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	}
+	if s.Rack != "" {
+		opts = append(opts, kgo.Rack(s.Rack))
+	}
+	if s.AllowAutoCreate {
+		opts = append(opts, kgo.AllowAutoTopicCreation())
+	}
+	if !s.CheckCRCs {
+		opts = append(opts, kgo.DisableFetchCRCValidation())
+	}
+	switch s.AutoOffsetReset {
+	case "earliest":
+		opts = append(opts, kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	case "none":
+		opts = append(opts, kgo.ConsumeResetOffset(kgo.NoResetOffset()))
+	case "by_duration":
+		opts = append(opts, kgo.ConsumeResetOffset(kgo.NewOffset().AfterMilli(time.Now().Add(-s.ResetDuration).UnixMilli())))
+	default:
+		opts = append(opts, kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd()))
+	}
+	if s.GroupID != "" {
+		opts = append(opts, s.GroupOpts()...)
+	}
+	return opts
+}
+
+// GroupOpts are the consumer-group options (group id included).
+func (s *Settings) GroupOpts() []kgo.Opt {
+	opts := []kgo.Opt{kgo.ConsumerGroup(s.GroupID)}
+	if s.GroupInstanceID != "" {
+		opts = append(opts, kgo.InstanceID(s.GroupInstanceID))
+	}
+	if !s.AutoCommit {
+		opts = append(opts, kgo.DisableAutoCommit())
+	} else {
+		opts = append(opts, kgo.AutoCommitInterval(s.AutoCommitInterval))
+	}
+	if s.GroupProtocol == "consumer" {
+		b := kgo.StickyBalancer() // "uniform", the broker's default
+		if strings.Contains(strings.ToLower(s.RemoteAssignor), "range") {
+			b = kgo.RangeBalancer()
+		}
+		opts = append(opts, kgo.ServerSideBalancer(), kgo.Balancers(b))
+		return opts
+	}
+	opts = append(opts, kgo.SessionTimeout(s.SessionTimeout), kgo.HeartbeatInterval(s.HeartbeatInterval), kgo.RebalanceTimeout(s.MaxPollInterval))
+	var bs []kgo.GroupBalancer
+	for _, a := range s.Assignors {
+		switch a {
+		case "range":
+			bs = append(bs, kgo.RangeBalancer())
+		case "roundrobin":
+			bs = append(bs, kgo.RoundRobinBalancer())
+		case "sticky":
+			bs = append(bs, kgo.StickyBalancer())
+		case "cooperative-sticky":
+			bs = append(bs, kgo.CooperativeStickyBalancer())
+		}
+	}
+	opts = append(opts, kgo.Balancers(bs...))
+	return opts
+}
+
+// Effective lists the effective settings as Java property names and values,
+// sorted, with secrets redacted: what a perf result "ran with".
+func (s *Settings) Effective() map[string]string {
+	m := map[string]string{
+		"bootstrap.servers": strings.Join(s.Bootstrap, ","),
+		"security.protocol": s.SecurityProtocol,
+	}
+	if s.ClientID != "" {
+		m["client.id"] = s.ClientID
+	}
+	if s.SASLMechanism != "" && s.SecurityProtocol != "PLAINTEXT" && s.SecurityProtocol != "SSL" {
+		m["sasl.mechanism"] = s.SASLMechanism
+		m["sasl.username"] = s.SASLUser
+	}
+	if s.Role&Producer != 0 {
+		m["acks"] = s.Acks
+		m["enable.idempotence"] = strconv.FormatBool(s.Idempotent)
+		m["linger.ms"] = strconv.FormatInt(s.Linger.Milliseconds(), 10)
+		m["compression.type"] = s.Compression
+		m["buffer.memory"] = strconv.FormatInt(s.BufferMemory, 10)
+		if b := s.EffectiveBatchMaxBytes(); b > 0 {
+			m["batch.size"] = strconv.Itoa(b)
+		} else {
+			m["batch.size"] = "1000012 (franz-go default)"
+		}
+		if s.MaxInFlight != nil {
+			m["max.in.flight.requests.per.connection"] = strconv.Itoa(*s.MaxInFlight)
+		}
+		if s.Retries != nil {
+			m["retries"] = strconv.Itoa(*s.Retries)
+		}
+		if s.TransactionalID != "" {
+			m["transactional.id"] = s.TransactionalID
+		}
+	}
+	if s.Role&Consumer != 0 {
+		m["auto.offset.reset"] = s.AutoOffsetReset
+		m["fetch.max.wait.ms"] = strconv.FormatInt(s.FetchMaxWait.Milliseconds(), 10)
+		m["max.poll.records"] = strconv.Itoa(s.MaxPollRecords)
+		m["isolation.level"] = s.IsolationLevel
+		if s.FetchMaxBytes != nil {
+			m["fetch.max.bytes"] = strconv.Itoa(*s.FetchMaxBytes)
+		}
+		if s.FetchMaxPartitionBytes != nil {
+			m["max.partition.fetch.bytes"] = strconv.Itoa(*s.FetchMaxPartitionBytes)
+		}
+		if s.FetchMinBytes != nil {
+			m["fetch.min.bytes"] = strconv.Itoa(*s.FetchMinBytes)
+		}
+		if s.GroupID != "" {
+			m["group.id"] = s.GroupID
+			m["group.protocol"] = s.GroupProtocol
+			m["enable.auto.commit"] = strconv.FormatBool(s.AutoCommit)
+		}
+	}
+	return m
+}
+
+// EffectiveSorted returns Effective as "key=value" lines in key order.
+func (s *Settings) EffectiveSorted() []string {
+	m := s.Effective()
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k + "=" + m[k]
+	}
+	return out
+}
+
+// ctxTimeout returns ctx bounded by d.
+func ctxTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs what the real-broker integration tests need when it is missing:
+# Java 17+ and Maven (the test bed fetches Kafka's jars with mvn).
+set -euo pipefail
+need=()
+if ! command -v java >/dev/null 2>&1 || ! java -version 2>&1 | grep -Eq 'version "(1[7-9]|[2-9][0-9])'; then
+  need+=(openjdk-17-jre-headless)
+fi
+command -v mvn >/dev/null 2>&1 || need+=(maven)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "deps: installing ${need[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >&2
+fi
+java -version 2>&1 | head -1 >&2
+mvn -version 2>&1 | head -1 >&2
