@@ -351,10 +351,10 @@ func newProfileImportCmd(f *cmdutil.Factory) *cobra.Command {
 	var use, force bool
 	var bootstrap string
 	cmd := &cobra.Command{
-		Use:   "import NAME --from-properties FILE",
-		Short: "Turn a Java client properties file into a profile",
+		Use:     "import NAME --from-properties FILE",
+		Short:   "Turn a Java client properties file into a profile",
 		Example: `  kbox profile import prod --from-properties client.properties --bootstrap-server b1:9093 --password-env PROD_PW`,
-		Args: cobra.ExactArgs(1),
+		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
 			if err := config.ValidateProfileName(name); err != nil {
