@@ -1,0 +1,765 @@
+#!/usr/bin/env bash
+# testbed.sh: the one entry point to a real Apache Kafka (KRaft) test cluster,
+# run as plain JVMs on loopback from the Maven Central jars (no Docker).
+#
+# Usage:
+#   testbed.sh up [--brokers N] [--security plaintext|sasl_ssl]
+#       Start N combined broker+controller nodes (IDs 1..N; default 1,
+#       plaintext) and wait until all are registered. Prints
+#         export KAFKA_BOOTSTRAP=127.0.0.1:p1,...
+#       and with sasl_ssl also
+#         export KAFKA_CLIENT_PROPERTIES=<file>
+#       on stdout (also written to $KBOX_TESTBED_DIR/env). Fails (exit 1) when
+#       a cluster already runs in that state dir; leaves no JVM behind on
+#       failure.
+#   testbed.sh down
+#       Stop every node (SIGTERM, SIGKILL after $KBOX_TESTBED_STOP_TIMEOUT s)
+#       and remove the state. Idempotent.
+#   testbed.sh stop-broker ID [--kill]
+#       SIGTERM (then SIGKILL after the timeout) or, with --kill, SIGKILL node ID.
+#       Stopping a node that is not running is a no-op.
+#   testbed.sh start-broker ID
+#       Restart node ID with the same config and data; wait until the node
+#       answers on its own PLAINTEXT listener and lists itself as registered.
+#       Prints nothing on stdout (the bootstrap list does not change).
+#   testbed.sh status
+#       One line per node on stdout: "node ID running|stopped pid=... plaintext=...".
+#   testbed.sh env
+#       Print the export lines of the running cluster (exit 1 if none runs).
+#   testbed.sh apache TOOL [ARGS...]
+#       Run the Apache reference tool (kafka-topics, kafka-console-consumer,
+#       ... with or without .sh; or kafka-run-class CLASS) of the same jars,
+#       like bin/TOOL.sh would: same stdout, stderr, stdin and exit code.
+#       Needs no running cluster.
+#
+# Environment:
+#   KBOX_TESTBED_DIR   state dir (default ${TMPDIR:-/tmp}/kbox-testbed-$(id -u));
+#                      separate dirs give separate clusters.
+#   KAFKA_VERSION      Apache Kafka version from Maven Central (default 4.4.0).
+#   KBOX_LOG4J_VERSION log4j-slf4j-impl version (default 2.25.5, matches log4j-core).
+#   KBOX_KAFKA_CACHE   jar cache root (default $HOME/.cache/kbox); jars go to
+#                      $KBOX_KAFKA_CACHE/kafka-$KAFKA_VERSION/lib.
+#   KBOX_TESTBED_TIMEOUT        readiness deadline in seconds (default 120).
+#   KBOX_TESTBED_STOP_TIMEOUT   SIGTERM grace period in seconds (default 15).
+#   KBOX_TESTBED_HEAP_OPTS      broker heap (default "-Xms128m -Xmx512m").
+#   KBOX_TESTBED_JVM_OPTS       extra broker JVM options.
+#   KBOX_TESTBED_SERVER_PROPS   extra lines appended to every server.properties.
+#   JAVA_HOME, and for `apache`: KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS,
+#   KAFKA_OPTS, KAFKA_LOG4J_OPTS as in bin/kafka-run-class.sh.
+#
+# Layout of the state dir:
+#   cluster.env            settings of the running cluster (sourced by this script)
+#   env                    the export lines
+#   plaintext-bootstrap    PLAINTEXT listeners (always)
+#   ssl-bootstrap          mTLS SSL listeners (sasl_ssl only)
+#   client.properties      SASL_SSL/SCRAM-SHA-512 admin client config (sasl_ssl only)
+#   ssl-client.properties  SSL listener client config with the client cert (sasl_ssl only)
+#   tls/                   ca.pem ca-key.pem broker.pem client-cert.pem client-key.pem client.pem
+#   nN/server.properties nN/server.log nN/stdout.log nN/data/ nN/pid
+#   log4j2.properties bin/tbtool tmp/
+#
+# All diagnostics go to stderr; stdout carries only the export lines (up, env),
+# the status lines (status) or the tool's own output (apache).
+
+set -euo pipefail
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO_ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
+
+KAFKA_VERSION=${KAFKA_VERSION:-4.4.0}
+LOG4J_VERSION=${KBOX_LOG4J_VERSION:-2.25.5}
+CACHE_DIR=${KBOX_KAFKA_CACHE:-$HOME/.cache/kbox}/kafka-$KAFKA_VERSION
+LIB_DIR=$CACHE_DIR/lib
+TB=${KBOX_TESTBED_DIR:-${TMPDIR:-/tmp}/kbox-testbed-$(id -u)}
+[[ "$TB" == /* ]] || TB="$PWD/$TB" # node PIDs are matched on absolute paths
+while [[ "$TB" == */ && "$TB" != / ]]; do TB=${TB%/}; done
+READY_TIMEOUT=${KBOX_TESTBED_TIMEOUT:-120}
+STOP_TIMEOUT=${KBOX_TESTBED_STOP_TIMEOUT:-15}
+if [[ -n "${JAVA_HOME:-}" ]]; then JAVA="$JAVA_HOME/bin/java"; else JAVA=java; fi
+
+log() { printf 'testbed: %s\n' "$*" >&2; }
+die() { printf 'testbed: error: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+  cat >&2 <<'EOF'
+usage: testbed.sh up [--brokers N] [--security plaintext|sasl_ssl]
+       testbed.sh down
+       testbed.sh stop-broker ID [--kill]
+       testbed.sh start-broker ID
+       testbed.sh status
+       testbed.sh env
+       testbed.sh apache TOOL [ARGS...]
+state dir: $KBOX_TESTBED_DIR (default ${TMPDIR:-/tmp}/kbox-testbed-$(id -u))
+EOF
+  exit 2
+}
+
+# ------------------------------------------------------------------ jars
+
+# fetch_jars makes sure $LIB_DIR holds the Kafka jars. Quiet unless it fails.
+fetch_jars() {
+  [[ -f "$CACHE_DIR/.complete" ]] && return 0
+  command -v mvn >/dev/null 2>&1 || die "mvn not found (needed once to fetch the Kafka $KAFKA_VERSION jars)"
+  mkdir -p "$CACHE_DIR"
+  (
+    # Serialize concurrent fetches of the same version.
+    exec 8>"$CACHE_DIR/.lock"
+    flock 8
+    [[ -f "$CACHE_DIR/.complete" ]] && exit 0
+    work=$(mktemp -d "$CACHE_DIR/fetch.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    cat >"$work/pom.xml" <<EOF
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.kbox.testbed</groupId>
+  <artifactId>kafka-testbed-jars</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>$KAFKA_VERSION</version></dependency>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId><version>$KAFKA_VERSION</version></dependency>
+    <!-- Kafka ships slf4j-api 1.7.x: the log4j2 binding for it is log4j-slf4j-impl. -->
+    <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j-impl</artifactId><version>$LOG4J_VERSION</version></dependency>
+  </dependencies>
+</project>
+EOF
+    if ! (cd "$work" && mvn -q -B dependency:copy-dependencies -DincludeScope=runtime \
+          -DoutputDirectory="$work/lib" >"$work/mvn.log" 2>&1); then
+      cat "$work/mvn.log" >&2
+      echo "testbed: error: mvn could not fetch Apache Kafka $KAFKA_VERSION (see above)" >&2
+      exit 1
+    fi
+    ls "$work/lib"/kafka_2.13-*.jar "$work/lib"/kafka-tools-*.jar >/dev/null 2>&1 \
+      || { echo "testbed: error: mvn produced no Kafka jars in $work/lib" >&2; exit 1; }
+    rm -rf "$LIB_DIR"
+    mv "$work/lib" "$LIB_DIR"
+    cp "$work/pom.xml" "$CACHE_DIR/pom.xml"
+    ls "$LIB_DIR" >"$CACHE_DIR/.complete"
+  )
+}
+
+# tools_log4j writes the equivalent of Kafka's config/tools-log4j2.yaml:
+# root WARN to a console appender on stderr.
+tools_log4j() {
+  local f="$CACHE_DIR/tools-log4j2.properties"
+  if [[ ! -f "$f" ]]; then
+    mkdir -p "$CACHE_DIR"
+    cat >"$f.$$" <<'EOF'
+# Equivalent of Apache Kafka's config/tools-log4j2.yaml
+name = tools
+property.logPattern = [%d] %p %m (%c)%n
+appender.stderr.type = Console
+appender.stderr.name = STDERR
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = ${logPattern}
+rootLogger.level = WARN
+rootLogger.appenderRef.stderr.ref = STDERR
+EOF
+    mv "$f.$$" "$f"
+  fi
+  printf '%s' "$f"
+}
+
+# ------------------------------------------------------------------ apache
+
+tool_class() {
+  local t=${1%.sh}
+  case "$t" in
+    kafka-topics) echo org.apache.kafka.tools.TopicCommand ;;
+    kafka-log-dirs) echo org.apache.kafka.tools.LogDirsCommand ;;
+    kafka-verifiable-producer) echo org.apache.kafka.tools.VerifiableProducer ;;
+    kafka-verifiable-consumer) echo org.apache.kafka.tools.VerifiableConsumer ;;
+    kafka-producer-perf-test) echo org.apache.kafka.tools.ProducerPerformance ;;
+    kafka-consumer-perf-test) echo org.apache.kafka.tools.ConsumerPerformance ;;
+    kafka-share-consumer-perf-test) echo org.apache.kafka.tools.ShareConsumerPerformance ;;
+    kafka-configs) echo org.apache.kafka.tools.ConfigCommand ;;
+    kafka-console-producer) echo org.apache.kafka.tools.ConsoleProducer ;;
+    kafka-console-consumer) echo org.apache.kafka.tools.consumer.ConsoleConsumer ;;
+    kafka-console-share-consumer) echo org.apache.kafka.tools.consumer.ConsoleShareConsumer ;;
+    kafka-consumer-groups) echo org.apache.kafka.tools.consumer.group.ConsumerGroupCommand ;;
+    kafka-share-groups) echo org.apache.kafka.tools.consumer.group.ShareGroupCommand ;;
+    kafka-streams-groups) echo org.apache.kafka.tools.streams.StreamsGroupCommand ;;
+    kafka-groups) echo org.apache.kafka.tools.GroupsCommand ;;
+    kafka-broker-api-versions) echo org.apache.kafka.tools.BrokerApiVersionsCommand ;;
+    kafka-e2e-latency) echo org.apache.kafka.tools.EndToEndLatency ;;
+    kafka-storage) echo kafka.tools.StorageTool ;;
+    kafka-metadata-quorum) echo org.apache.kafka.tools.MetadataQuorumCommand ;;
+    kafka-get-offsets) echo org.apache.kafka.tools.GetOffsetShell ;;
+    kafka-leader-election) echo org.apache.kafka.tools.LeaderElectionCommand ;;
+    kafka-reassign-partitions) echo org.apache.kafka.tools.reassign.ReassignPartitionsCommand ;;
+    kafka-acls) echo org.apache.kafka.tools.AclCommand ;;
+    kafka-delete-records) echo org.apache.kafka.tools.DeleteRecordsCommand ;;
+    kafka-transactions) echo org.apache.kafka.tools.TransactionsCommand ;;
+    kafka-features) echo org.apache.kafka.tools.FeatureCommand ;;
+    kafka-dump-log) echo org.apache.kafka.tools.DumpLogSegments ;;
+    kafka-cluster) echo org.apache.kafka.tools.ClusterTool ;;
+    kafka-client-metrics) echo org.apache.kafka.tools.ClientMetricsCommand ;;
+    kafka-delegation-tokens) echo org.apache.kafka.tools.DelegationTokenCommand ;;
+    kafka-jmx) echo org.apache.kafka.tools.JmxTool ;;
+    *) return 1 ;;
+  esac
+}
+
+# Tools whose bin/*.sh export KAFKA_HEAP_OPTS=-Xmx512M when it is unset.
+tool_heap() {
+  case "${1%.sh}" in
+    kafka-console-producer|kafka-console-consumer|kafka-console-share-consumer|\
+    kafka-producer-perf-test|kafka-consumer-perf-test|kafka-share-consumer-perf-test|\
+    kafka-verifiable-producer|kafka-verifiable-consumer) echo -Xmx512M ;;
+    *) echo -Xmx256M ;;
+  esac
+}
+
+cmd_apache() {
+  [[ $# -ge 1 ]] || die "usage: testbed.sh apache TOOL [ARGS...]"
+  local tool=$1 class
+  shift
+  if [[ "${tool%.sh}" == kafka-run-class ]]; then
+    [[ $# -ge 1 ]] || die "usage: testbed.sh apache kafka-run-class CLASS [ARGS...]"
+    class=$1
+    shift
+  else
+    class=$(tool_class "$tool") || die "unknown Apache tool '$tool' (use e.g. kafka-topics, or kafka-run-class CLASS)"
+  fi
+  fetch_jars
+  local log4j heap perf log4j_opts
+  log4j=$(tools_log4j)
+  heap=${KAFKA_HEAP_OPTS:-$(tool_heap "$tool")}
+  perf=${KAFKA_JVM_PERFORMANCE_OPTS:--server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -XX:MaxInlineLevel=15 -Djava.awt.headless=true}
+  log4j_opts=${KAFKA_LOG4J_OPTS:--Dlog4j2.configurationFile=$log4j}
+  # Word splitting of the option strings is intended (as in kafka-run-class.sh).
+  # shellcheck disable=SC2086
+  exec "$JAVA" $heap $perf -Dkafka.logs.dir="$CACHE_DIR/logs" $log4j_opts \
+    -cp "$LIB_DIR/*" ${KAFKA_OPTS:-} "$class" "$@"
+}
+
+# ------------------------------------------------------------------ state helpers
+
+load_state() {
+  [[ -f "$TB/cluster.env" ]] || return 1
+  # shellcheck disable=SC1091
+  source "$TB/cluster.env"
+}
+
+# node_pid ID prints the PID of node ID if that JVM is alive (checked against
+# its command line, so a recycled PID is never mistaken for it).
+node_pid() {
+  local id=$1 pid cmdline
+  [[ -f "$TB/n$id/pid" ]] || return 1
+  pid=$(<"$TB/n$id/pid")
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  [[ -r "/proc/$pid/cmdline" ]] || return 1
+  cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+  [[ "$cmdline" == *"$TB/n$id/server.properties"* ]] || return 1
+  printf '%s' "$pid"
+}
+
+pid_alive() {
+  local pid=$1 state
+  [[ -r "/proc/$pid/stat" ]] || return 1
+  state=$(sed -E 's/^.*\) (.).*$/\1/' "/proc/$pid/stat" 2>/dev/null) || return 1
+  [[ "$state" != Z && "$state" != X ]]
+}
+
+running_nodes() {
+  local d id
+  for d in "$TB"/n*/; do
+    [[ -d "$d" ]] || continue
+    id=${d%/}; id=${id##*/n}
+    [[ "$id" =~ ^[0-9]+$ ]] || continue
+    node_pid "$id" >/dev/null && printf '%s ' "$id"
+  done
+  return 0
+}
+
+# stop_pids SIG TIMEOUT PID...: send SIG, wait up to TIMEOUT s, then SIGKILL.
+stop_pids() {
+  local sig=$1 timeout=$2 pid left deadline
+  shift 2
+  [[ $# -gt 0 ]] || return 0
+  kill "-$sig" "$@" 2>/dev/null || true
+  deadline=$((SECONDS + timeout))
+  while :; do
+    left=()
+    for pid in "$@"; do pid_alive "$pid" && left+=("$pid"); done
+    [[ ${#left[@]} -eq 0 ]] && return 0
+    if ((SECONDS >= deadline)); then
+      log "PIDs ${left[*]} still alive after ${timeout}s, sending SIGKILL"
+      kill -KILL "${left[@]}" 2>/dev/null || true
+      sleep 0.2
+      return 0
+    fi
+    sleep 0.2
+  done
+}
+
+# lock serializes state-changing commands on one state dir. The JVMs are
+# started with fd 9 closed so that they never hold it.
+lock() {
+  mkdir -p "$TB"
+  exec 9>"$TB/.lock"
+  flock -w 300 9 || die "could not lock $TB/.lock"
+}
+
+build_tbtool() {
+  mkdir -p "$TB/bin"
+  command -v go >/dev/null 2>&1 || die "go not found (needed to build the test-bed helper)"
+  if ! (cd "$REPO_ROOT" && go build -o "$TB/bin/tbtool" ./test/integration/tbtool) >&2; then
+    die "go build ./test/integration/tbtool failed"
+  fi
+}
+
+# start_node ID: launch the JVM of node ID in the background, record its PID.
+start_node() {
+  local id=$1 nd="$TB/n$1"
+  mkdir -p "$nd" "$TB/tmp"
+  # shellcheck disable=SC2086
+  nohup "$JAVA" ${KBOX_TESTBED_HEAP_OPTS:--Xms128m -Xmx512m} \
+    -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
+    -XX:+ExplicitGCInvokesConcurrent -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError \
+    -Djava.awt.headless=true \
+    -Djava.io.tmpdir="$TB/tmp" -DZstdTempFolder="$TB/tmp" -Dorg.xerial.snappy.tempdir="$TB/tmp" \
+    -Dkafka.logs.dir="$nd" -Dlog4j2.configurationFile="file:$TB/log4j2.properties" \
+    ${KBOX_TESTBED_JVM_OPTS:-} \
+    -cp "$LIB_DIR/*" kafka.Kafka "$nd/server.properties" \
+    </dev/null >>"$nd/stdout.log" 2>&1 9>&- &
+  echo $! >"$nd/pid"
+  disown $! 2>/dev/null || true # no "Killed" job notices from this shell
+}
+
+dump_logs() {
+  local id f
+  for ((id = 1; id <= ${BROKERS:-0}; id++)); do
+    for f in "$TB/n$id/stdout.log" "$TB/n$id/server.log"; do
+      if [[ -s "$f" ]]; then
+        echo "----- tail of $f" >&2
+        grep -E 'ERROR|FATAL|Exception|Caused by' "$f" | tail -n 15 >&2 || true
+        tail -n 10 "$f" >&2
+      fi
+    done
+  done
+}
+
+print_env() {
+  cat "$TB/env"
+}
+
+# ------------------------------------------------------------------ up
+
+UP_PIDS=()
+UP_HELPERS=()
+up_cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [[ $rc -ne 0 ]]; then
+    if [[ ${#UP_HELPERS[@]} -gt 0 ]]; then
+      kill -TERM "${UP_HELPERS[@]}" 2>/dev/null || true
+    fi
+    dump_logs || true
+    if [[ ${#UP_PIDS[@]} -gt 0 ]]; then
+      log "up failed: stopping the JVMs it started (PIDs ${UP_PIDS[*]})"
+      stop_pids KILL 5 "${UP_PIDS[@]}"
+    fi
+    rm -f "$TB/cluster.env" "$TB/env" "$TB/env.tmp" "$TB"/n*/pid
+    log "up failed; logs are kept in $TB"
+  fi
+  exit $rc
+}
+
+write_server_props() {
+  local id=$1 f="$TB/n$1/server.properties" listeners advertised protomap i
+  local rf=$((BROKERS < 3 ? BROKERS : 3))
+  local isr=$((rf >= 3 ? 2 : 1))
+  listeners="PLAINTEXT://127.0.0.1:${PORT_PLAIN[$id]},CONTROLLER://127.0.0.1:${PORT_CTRL[$id]}"
+  advertised="PLAINTEXT://127.0.0.1:${PORT_PLAIN[$id]}"
+  protomap="PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+  if [[ "$SECURITY" == sasl_ssl ]]; then
+    listeners+=",SASL_SSL://127.0.0.1:${PORT_SASL[$id]},SSL://127.0.0.1:${PORT_SSL[$id]}"
+    advertised+=",SASL_SSL://127.0.0.1:${PORT_SASL[$id]},SSL://127.0.0.1:${PORT_SSL[$id]}"
+    protomap+=",SASL_SSL:SASL_SSL,SSL:SSL"
+  fi
+  {
+    echo "# generated by test/integration/testbed.sh"
+    echo "process.roles=broker,controller"
+    echo "node.id=$id"
+    echo "controller.quorum.voters=$VOTERS"
+    echo "listeners=$listeners"
+    echo "advertised.listeners=$advertised"
+    echo "listener.security.protocol.map=$protomap"
+    echo "controller.listener.names=CONTROLLER"
+    echo "inter.broker.listener.name=PLAINTEXT"
+    echo "log.dirs=$TB/n$id/data"
+    echo
+    echo "# internal topics: RF min(N,3)"
+    echo "offsets.topic.replication.factor=$rf"
+    echo "offsets.topic.num.partitions=10"
+    echo "transaction.state.log.replication.factor=$rf"
+    echo "transaction.state.log.min.isr=$isr"
+    echo "transaction.state.log.num.partitions=10"
+    echo "share.coordinator.state.topic.replication.factor=$rf"
+    echo "share.coordinator.state.topic.min.isr=$isr"
+    echo "share.coordinator.state.topic.num.partitions=10"
+    echo "default.replication.factor=1"
+    echo "num.partitions=1"
+    echo "auto.create.topics.enable=false"
+    echo
+    echo "# fast tests"
+    echo "group.initial.rebalance.delay.ms=0"
+    echo "broker.heartbeat.interval.ms=1000"
+    echo "broker.session.timeout.ms=6000"
+    echo "replica.lag.time.max.ms=10000"
+    echo "num.network.threads=2"
+    echo "num.io.threads=4"
+    echo "num.recovery.threads.per.data.dir=1"
+    echo "log.cleaner.dedupe.buffer.size=16777216"
+    if [[ "$SECURITY" == sasl_ssl ]]; then
+      echo
+      echo "# SASL_SSL (PLAIN, SCRAM) and SSL (mTLS) listeners"
+      echo "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512"
+      echo "listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_admin=\"admin-secret\" user_alice=\"alice-secret\";"
+      echo "listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;"
+      echo "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;"
+      echo "ssl.keystore.type=PEM"
+      echo "ssl.keystore.location=$TB/tls/broker.pem"
+      echo "ssl.truststore.type=PEM"
+      echo "ssl.truststore.location=$TB/tls/ca.pem"
+      echo "listener.name.ssl.ssl.client.auth=required"
+    fi
+    if [[ -n "${KBOX_TESTBED_SERVER_PROPS:-}" ]]; then
+      echo
+      echo "# KBOX_TESTBED_SERVER_PROPS"
+      printf '%s\n' "$KBOX_TESTBED_SERVER_PROPS"
+    fi
+  } >"$f"
+}
+
+write_log4j() {
+  cat >"$TB/log4j2.properties" <<'EOF'
+# Broker logging: everything at INFO to ${sys:kafka.logs.dir}/server.log.
+name = testbed-broker
+status = warn
+appender.file.type = File
+appender.file.name = FILE
+appender.file.fileName = ${sys:kafka.logs.dir}/server.log
+appender.file.append = true
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = FILE
+logger.request.name = kafka.request.logger
+logger.request.level = WARN
+logger.zookeeper.name = org.apache.zookeeper
+logger.zookeeper.level = WARN
+EOF
+}
+
+join_addrs() { # join_addrs PORTARRAYNAME
+  local -n ports=$1
+  local out="" id
+  for ((id = 1; id <= BROKERS; id++)); do
+    out+="${out:+,}127.0.0.1:${ports[$id]}"
+  done
+  printf '%s' "$out"
+}
+
+cmd_up() {
+  local brokers=1 security=plaintext
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      --brokers) [[ $# -ge 2 ]] || usage; brokers=$2; shift 2 ;;
+      --brokers=*) brokers=${1#*=}; shift ;;
+      --security) [[ $# -ge 2 ]] || usage; security=$2; shift 2 ;;
+      --security=*) security=${1#*=}; shift ;;
+      *) die "up: unknown argument '$1'" ;;
+    esac
+  done
+  [[ "$brokers" =~ ^[1-9][0-9]?$ ]] || die "up: --brokers must be a number from 1 to 99"
+  security=${security,,}
+  [[ "$security" == plaintext || "$security" == sasl_ssl ]] || die "up: --security must be plaintext or sasl_ssl"
+
+  lock
+  local running
+  running=$(running_nodes)
+  if [[ -n "$running" ]]; then
+    die "a test-bed cluster is already running in $TB (nodes: ${running% }); run 'KBOX_TESTBED_DIR=$TB $0 down' first or use another KBOX_TESTBED_DIR"
+  fi
+
+  local t0=$SECONDS
+  trap up_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+
+  # Fresh state (keep nothing from an earlier cluster in this dir).
+  rm -rf "$TB"/n[0-9]* "$TB/tmp" "$TB/tls" "$TB/env" "$TB/cluster.env" "$TB/plaintext-bootstrap" \
+    "$TB/ssl-bootstrap" "$TB/client.properties" "$TB/ssl-client.properties" "$TB/log4j2.properties"
+  mkdir -p "$TB/tmp"
+  touch "$TB/.kbox-testbed"
+
+  BROKERS=$brokers
+  SECURITY=$security
+  log "starting $BROKERS-node Apache Kafka $KAFKA_VERSION ($SECURITY) in $TB"
+  fetch_jars
+  build_tbtool
+  local tbtool="$TB/bin/tbtool"
+
+  local per=2 nports id i
+  [[ "$SECURITY" == sasl_ssl ]] && per=4
+  nports=$((BROKERS * per))
+  local ports
+  mapfile -t ports < <("$tbtool" freeports "$nports")
+  [[ ${#ports[@]} -eq $nports ]] || die "could not allocate $nports free ports"
+  PORT_PLAIN=() PORT_CTRL=() PORT_SASL=() PORT_SSL=()
+  i=0
+  for ((id = 1; id <= BROKERS; id++)); do
+    PORT_PLAIN[id]=${ports[i++]}
+    PORT_CTRL[id]=${ports[i++]}
+    if [[ "$SECURITY" == sasl_ssl ]]; then
+      PORT_SASL[id]=${ports[i++]}
+      PORT_SSL[id]=${ports[i++]}
+    fi
+  done
+  VOTERS=""
+  for ((id = 1; id <= BROKERS; id++)); do
+    VOTERS+="${VOTERS:+,}$id@127.0.0.1:${PORT_CTRL[$id]}"
+  done
+  CLUSTER_ID=$("$tbtool" uuid)
+
+  if [[ "$SECURITY" == sasl_ssl ]]; then
+    "$tbtool" certs "$TB/tls"
+  fi
+  write_log4j
+  for ((id = 1; id <= BROKERS; id++)); do
+    mkdir -p "$TB/n$id"
+    write_server_props "$id"
+  done
+
+  # Format all nodes (in parallel: one JVM each) with the same cluster id.
+  local scram=()
+  if [[ "$SECURITY" == sasl_ssl ]]; then
+    local u
+    for u in admin:admin-secret alice:alice-secret; do
+      scram+=(--add-scram "SCRAM-SHA-256=[name=${u%%:*},password=${u#*:}]")
+      scram+=(--add-scram "SCRAM-SHA-512=[name=${u%%:*},password=${u#*:}]")
+    done
+  fi
+  local fpids=() fail=0
+  for ((id = 1; id <= BROKERS; id++)); do
+    "$JAVA" -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.awt.headless=true \
+      -Djava.io.tmpdir="$TB/tmp" -Dlog4j2.configurationFile="$(tools_log4j)" \
+      -cp "$LIB_DIR/*" kafka.tools.StorageTool format -t "$CLUSTER_ID" \
+      -c "$TB/n$id/server.properties" "${scram[@]}" \
+      </dev/null >"$TB/n$id/format.log" 2>&1 9>&- &
+    fpids+=($!)
+    UP_HELPERS+=($!)
+  done
+  for ((i = 0; i < ${#fpids[@]}; i++)); do
+    if ! wait "${fpids[i]}"; then
+      fail=1
+      log "formatting node $((i + 1)) failed:"
+      cat "$TB/n$((i + 1))/format.log" >&2
+    fi
+  done
+  UP_HELPERS=()
+  ((fail == 0)) || die "kafka-storage format failed"
+  log "formatted $BROKERS node(s) (cluster id $CLUSTER_ID) after $((SECONDS - t0))s"
+
+  # Bootstrap strings and client files.
+  local plain_bs sasl_bs="" ssl_bs=""
+  plain_bs=$(join_addrs PORT_PLAIN)
+  printf '%s\n' "$plain_bs" >"$TB/plaintext-bootstrap"
+  {
+    if [[ "$SECURITY" == sasl_ssl ]]; then
+      sasl_bs=$(join_addrs PORT_SASL)
+      ssl_bs=$(join_addrs PORT_SSL)
+      printf '%s\n' "$ssl_bs" >"$TB/ssl-bootstrap"
+      cat >"$TB/client.properties" <<EOF
+security.protocol=SASL_SSL
+sasl.mechanism=SCRAM-SHA-512
+sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="admin" password="admin-secret";
+ssl.truststore.type=PEM
+ssl.truststore.location=$TB/tls/ca.pem
+EOF
+      cat >"$TB/ssl-client.properties" <<EOF
+security.protocol=SSL
+ssl.keystore.type=PEM
+ssl.keystore.location=$TB/tls/client.pem
+ssl.truststore.type=PEM
+ssl.truststore.location=$TB/tls/ca.pem
+EOF
+      printf 'export KAFKA_BOOTSTRAP=%s\n' "$sasl_bs"
+      printf 'export KAFKA_CLIENT_PROPERTIES=%q\n' "$TB/client.properties"
+    else
+      printf 'export KAFKA_BOOTSTRAP=%s\n' "$plain_bs"
+    fi
+  } >"$TB/env.tmp"
+
+  # Start the JVMs.
+  for ((id = 1; id <= BROKERS; id++)); do
+    start_node "$id"
+    UP_PIDS+=("$(<"$TB/n$id/pid")")
+  done
+  log "started JVMs (PIDs ${UP_PIDS[*]}); waiting for $BROKERS broker(s) to register"
+
+  local pidlist
+  pidlist=$(IFS=,; echo "${UP_PIDS[*]}")
+  # Helpers run in the background and are waited for, so that a signal to
+  # this script is handled at once (and the JVMs are stopped).
+  "$tbtool" wait --bootstrap "$plain_bs" --brokers "$BROKERS" --timeout "${READY_TIMEOUT}s" \
+    --pids "$pidlist" --quiet 9>&- &
+  UP_HELPERS=($!)
+  wait "${UP_HELPERS[0]}" || die "the cluster did not become ready"
+  if [[ "$SECURITY" == sasl_ssl ]]; then
+    # The SASL_SSL listener (and the SCRAM credentials) must work too.
+    "$tbtool" wait --bootstrap "$sasl_bs" --brokers "$BROKERS" --timeout 30s \
+      --props "$TB/client.properties" --pids "$pidlist" --quiet 9>&- &
+    UP_HELPERS=($!)
+    wait "${UP_HELPERS[0]}" || die "the SASL_SSL listeners did not become ready"
+  fi
+  UP_HELPERS=()
+
+  {
+    printf 'BROKERS=%q\nSECURITY=%q\nCLUSTER_ID=%q\nKAFKA_VERSION=%q\nVOTERS=%q\n' \
+      "$BROKERS" "$SECURITY" "$CLUSTER_ID" "$KAFKA_VERSION" "$VOTERS"
+    printf 'PLAINTEXT_BOOTSTRAP=%q\nSASL_SSL_BOOTSTRAP=%q\nSSL_BOOTSTRAP=%q\n' "$plain_bs" "$sasl_bs" "$ssl_bs"
+    printf 'PORT_PLAIN=(%s)\n' "$(for ((id = 1; id <= BROKERS; id++)); do printf '[%d]=%d ' "$id" "${PORT_PLAIN[$id]}"; done)"
+    printf 'PORT_CTRL=(%s)\n' "$(for ((id = 1; id <= BROKERS; id++)); do printf '[%d]=%d ' "$id" "${PORT_CTRL[$id]}"; done)"
+    if [[ "$SECURITY" == sasl_ssl ]]; then
+      printf 'PORT_SASL=(%s)\n' "$(for ((id = 1; id <= BROKERS; id++)); do printf '[%d]=%d ' "$id" "${PORT_SASL[$id]}"; done)"
+      printf 'PORT_SSL=(%s)\n' "$(for ((id = 1; id <= BROKERS; id++)); do printf '[%d]=%d ' "$id" "${PORT_SSL[$id]}"; done)"
+    fi
+  } >"$TB/cluster.env"
+  mv "$TB/env.tmp" "$TB/env"
+  trap - EXIT INT TERM
+  log "cluster ready after $((SECONDS - t0))s"
+  print_env
+}
+
+# ------------------------------------------------------------------ down / stop / start
+
+cmd_down() {
+  [[ $# -eq 0 ]] || die "down takes no arguments"
+  if [[ ! -d "$TB" ]]; then
+    log "nothing to stop in $TB"
+    return 0
+  fi
+  lock
+  local id pid pids=() ids=()
+  for d in "$TB"/n*/; do
+    [[ -d "$d" ]] || continue
+    id=${d%/}; id=${id##*/n}
+    [[ "$id" =~ ^[0-9]+$ ]] || continue
+    if pid=$(node_pid "$id"); then
+      pids+=("$pid")
+      ids+=("$id")
+    fi
+  done
+  if [[ ${#pids[@]} -gt 0 ]]; then
+    log "stopping nodes ${ids[*]} (PIDs ${pids[*]})"
+    stop_pids TERM "$STOP_TIMEOUT" "${pids[@]}"
+  fi
+  # Remove only what this script creates, then the dir itself if it is empty.
+  rm -rf "$TB"/n[0-9]* "$TB/tmp" "$TB/tls" "$TB/bin" "$TB/env" "$TB/env.tmp" "$TB/cluster.env" \
+    "$TB/plaintext-bootstrap" "$TB/ssl-bootstrap" "$TB/client.properties" "$TB/ssl-client.properties" \
+    "$TB/log4j2.properties" "$TB/.kbox-testbed"
+  rm -f "$TB/.lock"
+  rmdir "$TB" 2>/dev/null || true
+  log "down: $TB cleaned up"
+}
+
+check_node_id() {
+  load_state || die "no test-bed cluster in $TB"
+  [[ "$1" =~ ^[0-9]+$ ]] && (($1 >= 1 && $1 <= BROKERS)) || die "no node $1 (nodes are 1..$BROKERS)"
+}
+
+cmd_stop_broker() {
+  local id="" kill=0
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      --kill) kill=1; shift ;;
+      -*) die "stop-broker: unknown flag '$1'" ;;
+      *) [[ -z "$id" ]] || die "stop-broker: one ID only"; id=$1; shift ;;
+    esac
+  done
+  [[ -n "$id" ]] || die "usage: testbed.sh stop-broker ID [--kill]"
+  lock
+  check_node_id "$id"
+  local pid
+  if ! pid=$(node_pid "$id"); then
+    log "node $id is not running"
+    rm -f "$TB/n$id/pid"
+    return 0
+  fi
+  if ((kill)); then
+    log "killing node $id (PID $pid) with SIGKILL"
+    stop_pids KILL 5 "$pid"
+  else
+    log "stopping node $id (PID $pid) with SIGTERM"
+    local t0=$SECONDS
+    stop_pids TERM "$STOP_TIMEOUT" "$pid"
+    log "node $id stopped after $((SECONDS - t0))s"
+  fi
+  rm -f "$TB/n$id/pid"
+}
+
+cmd_start_broker() {
+  [[ $# -eq 1 ]] || die "usage: testbed.sh start-broker ID"
+  local id=$1 pid
+  lock
+  check_node_id "$id"
+  [[ -x "$TB/bin/tbtool" ]] || build_tbtool
+  fetch_jars
+  if pid=$(node_pid "$id"); then
+    log "node $id is already running (PID $pid); waiting for it to be registered"
+  else
+    start_node "$id"
+    pid=$(<"$TB/n$id/pid")
+    log "started node $id (PID $pid); waiting for it to register"
+  fi
+  local t0=$SECONDS
+  if ! "$TB/bin/tbtool" wait --bootstrap "127.0.0.1:${PORT_PLAIN[$id]}" --ids "$id" \
+      --timeout "${READY_TIMEOUT}s" --pids "$pid" --quiet; then
+    BROKERS=$id dump_logs
+    die "node $id did not come back (it is left as it is; see $TB/n$id/server.log)"
+  fi
+  log "node $id registered after $((SECONDS - t0))s"
+}
+
+cmd_status() {
+  if ! load_state; then
+    log "no test-bed cluster in $TB"
+    return 1
+  fi
+  local id pid
+  for ((id = 1; id <= BROKERS; id++)); do
+    if pid=$(node_pid "$id"); then
+      printf 'node %d running pid=%s plaintext=127.0.0.1:%s\n' "$id" "$pid" "${PORT_PLAIN[$id]}"
+    else
+      printf 'node %d stopped plaintext=127.0.0.1:%s\n' "$id" "${PORT_PLAIN[$id]}"
+    fi
+  done
+}
+
+cmd_env() {
+  if ! load_state || [[ ! -f "$TB/env" ]] || [[ -z "$(running_nodes)" ]]; then
+    die "no running test-bed cluster in $TB"
+  fi
+  print_env
+}
+
+# ------------------------------------------------------------------ main
+
+[[ $# -ge 1 ]] || usage
+cmd=$1
+shift
+case "$cmd" in
+  up) cmd_up "$@" ;;
+  down) cmd_down "$@" ;;
+  stop-broker) cmd_stop_broker "$@" ;;
+  start-broker) cmd_start_broker "$@" ;;
+  status) cmd_status "$@" ;;
+  env) cmd_env "$@" ;;
+  apache) cmd_apache "$@" ;;
+  -h|--help|help) usage ;;
+  *) log "unknown command '$cmd'"; usage ;;
+esac

@@ -1,0 +1,57 @@
+//go:build integration
+
+package testbed
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestApacheWithoutCluster needs only Java and the jars (fetched with mvn).
+func TestApacheWithoutCluster(t *testing.T) {
+	out, _, code, err := Apache("", nil, "kafka-topics", "--version")
+	if err != nil || code != 0 || strings.TrimSpace(out) == "" {
+		t.Fatalf("kafka-topics --version: out=%q code=%d err=%v", out, code, err)
+	}
+}
+
+// TestLifecycle starts a 1-node cluster, uses it, restarts the node and
+// checks that a second Up in the same dir fails.
+func TestLifecycle(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Up(1, "plaintext", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Down(); err != nil {
+			t.Error(err)
+		}
+	})
+	if c.PlaintextBootstrap != c.Bootstrap || c.Brokers != 1 {
+		t.Fatalf("unexpected cluster %+v", c)
+	}
+	if _, err := Up(1, "plaintext", dir); err == nil || !strings.Contains(err.Error(), "already running") {
+		t.Fatalf("second Up: %v", err)
+	}
+	_, stderr, code, err := c.Apache(nil, "kafka-topics", "--bootstrap-server", c.Bootstrap,
+		"--create", "--topic", "tb", "--partitions", "2")
+	if err != nil || code != 0 {
+		t.Fatalf("create: code=%d err=%v stderr=%s", code, err, stderr)
+	}
+	if err := c.StopBroker(1, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.StartBroker(1); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code, err := c.Apache(nil, "kafka-topics", "--bootstrap-server", c.Bootstrap, "--list")
+	if err != nil || code != 0 || !strings.Contains(out, "tb") {
+		t.Fatalf("list: out=%q code=%d err=%v stderr=%s", out, code, err, stderr)
+	}
+	out, _, code, err = c.Apache(strings.NewReader("a\nb\n"), "kafka-console-producer",
+		"--bootstrap-server", c.Bootstrap, "--topic", "tb")
+	if err != nil || code != 0 {
+		t.Fatalf("produce: out=%q code=%d err=%v", out, code, err)
+	}
+}
