@@ -104,7 +104,10 @@ func (c *Client) Explain(err error) error {
 	if err == nil {
 		return nil
 	}
-	if addr, derr := c.dials.last(); derr != nil {
+	if addr, derr, connecting := c.dials.last(); derr != nil {
+		if connecting && c.Settings.tlsOn() && errors.Is(derr, io.EOF) {
+			return &ConnError{addr, "the broker closed the connection during the TLS handshake (is this a TLS listener? check security.protocol)"}
+		}
 		if e := explainDial(addr, derr, c.Settings); e != nil {
 			return e
 		}
@@ -187,9 +190,10 @@ func lastColon(s string) string {
 // dialLog remembers the last connection failure, which kgo otherwise
 // hides behind retries and a context deadline.
 type dialLog struct {
-	mu   sync.Mutex
-	addr string
-	err  error
+	mu         sync.Mutex
+	addr       string
+	err        error
+	connecting bool // the error happened while connecting (TCP + TLS handshake)
 }
 
 var (
@@ -201,7 +205,7 @@ func (d *dialLog) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ ne
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err != nil {
-		d.addr, d.err = net.JoinHostPort(meta.Host, fmt.Sprint(meta.Port)), err
+		d.addr, d.err, d.connecting = net.JoinHostPort(meta.Host, fmt.Sprint(meta.Port)), err, true
 	}
 }
 
@@ -212,11 +216,11 @@ func (d *dialLog) OnBrokerWrite(meta kgo.BrokerMetadata, key int16, _ int, _, _ 
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.addr, d.err = net.JoinHostPort(meta.Host, fmt.Sprint(meta.Port)), err
+	d.addr, d.err, d.connecting = net.JoinHostPort(meta.Host, fmt.Sprint(meta.Port)), err, false
 }
 
-func (d *dialLog) last() (string, error) {
+func (d *dialLog) last() (string, error, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.addr, d.err
+	return d.addr, d.err, d.connecting
 }
