@@ -1,0 +1,557 @@
+// Package logdirs is the kafka-log-dirs applet: the Apache tool's exact
+// behaviour under its name, and kbox's native disk report (kbox log-dirs).
+package logdirs
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/logdirs"
+	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/spf13/cobra"
+)
+
+// ApacheVersion is the Apache Kafka version whose tool this applet
+// reproduces; --version prints it, as the Apache tool prints its own.
+const ApacheVersion = "4.4.0"
+
+//go:embed apache_help.txt
+var apacheHelp string
+
+// Applet registers kafka-log-dirs (native alias: kbox log-dirs).
+var Applet = cmdutil.Applet{
+	Name:  "kafka-log-dirs",
+	Alias: "log-dirs",
+	Short: short,
+	New:   NewCmd,
+}
+
+const short = "Log dir usage per broker, dir, topic and partition; replica health"
+
+// NewCmd builds the command.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:                "log-dirs",
+		Short:              short,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return run(ctx, f, args)
+		},
+	}
+}
+
+func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
+	apacheName := f.Invoked == "kafka-log-dirs"
+	if !apacheName {
+		for _, a := range args {
+			if a == "-h" || a == "--help" {
+				_, err := io.WriteString(f.IO.Out, nativeHelp)
+				return err
+			}
+			if a == "--" {
+				break
+			}
+		}
+	}
+	p, err := parseArgs(args)
+	if err != nil {
+		if apacheName {
+			return apacheFail(f, err.Error())
+		}
+		return nativeFlagError(err)
+	}
+	if apacheName && !p.has("output") {
+		return runApache(ctx, f, p, args)
+	}
+	return runNative(ctx, f, p)
+}
+
+func nativeFlagError(err error) error {
+	msg := err.Error()
+	var je *joptError
+	if errors.As(err, &je) && je.token != "" {
+		msg = "unknown flag: " + je.token
+	}
+	return &cmdutil.FlagError{Err: errors.New(msg)}
+}
+
+// apacheFail prints msg on stderr and exits 1, as LogDirsCommand.mainNoExit
+// does (the Java stack trace that follows it is left out).
+func apacheFail(f *cmdutil.Factory, msg string) error {
+	fmt.Fprintln(f.IO.ErrOut, msg)
+	return cmdutil.Exit(1)
+}
+
+func apacheUsage(f *cmdutil.Factory, msg string) error {
+	if msg != "" {
+		fmt.Fprintln(f.IO.ErrOut, msg)
+	}
+	io.WriteString(f.IO.ErrOut, apacheHelp)
+	return cmdutil.Exit(1)
+}
+
+// javaBootstrapRe is ClientUtils' host:port pattern.
+var javaBootstrapRe = regexp.MustCompile(`^.*?\[?([0-9a-zA-Z\-%._:]*)\]?:([0-9]+)$`)
+
+// validJavaBootstrap reports whether the Java admin client would accept
+// the bootstrap.servers value (a comma list of host:port).
+func validJavaBootstrap(s string) bool {
+	n := 0
+	for _, u := range strings.Split(s, ",") {
+		u = strings.TrimSpace(u)
+		if u == "" {
+			continue
+		}
+		m := javaBootstrapRe.FindStringSubmatch(u)
+		if m == nil || m[1] == "" {
+			return false
+		}
+		if port, err := strconv.Atoi(m[2]); err != nil || port > 65535 {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// javaParseInt is Integer.valueOf: optional sign, decimal digits, int32.
+func javaParseInt(s string) (int32, error) {
+	bad := numberFormatError(s)
+	if s == "" || s == "+" || s == "-" {
+		return 0, bad
+	}
+	body := s
+	if body[0] == '+' || body[0] == '-' {
+		body = body[1:]
+	}
+	for _, c := range body {
+		if c < '0' || c > '9' {
+			return 0, bad
+		}
+	}
+	v, err := strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, 32)
+	if err != nil {
+		return 0, bad
+	}
+	return int32(v), nil
+}
+
+// numberFormatError is Java's NumberFormatException message.
+type numberFormatError string
+
+func (e numberFormatError) Error() string { return `For input string: "` + string(e) + `"` }
+
+// splitNonEmpty is split(",") with empty items dropped.
+func splitNonEmpty(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func runApache(ctx context.Context, f *cmdutil.Factory, p *parsed, args []string) error {
+	const title = "This tool helps to query log directory usage on the specified brokers."
+	if len(args) == 0 || p.has("help") {
+		return apacheUsage(f, title)
+	}
+	if p.has("version") {
+		fmt.Fprintln(f.IO.Out, ApacheVersion)
+		return nil
+	}
+	if !p.has("bootstrap-server") {
+		return apacheUsage(f, `Missing required argument "[bootstrap-server]"`)
+	}
+	if !p.has("describe") {
+		return apacheUsage(f, `Missing required argument "[describe]"`)
+	}
+	// createAdminClient
+	cc, hasCC, err := p.single("command-config")
+	if err != nil {
+		return apacheFail(f, err.Error())
+	}
+	if hasCC {
+		if _, err := os.ReadFile(cc); err != nil {
+			// NoSuchFileException / AccessDeniedException: the message is the path.
+			return apacheFail(f, cc)
+		}
+	}
+	bs, _, err := p.single("bootstrap-server")
+	if err != nil {
+		return apacheFail(f, err.Error())
+	}
+	if !validJavaBootstrap(bs) {
+		return apacheFail(f, "Failed to create new KafkaAdminClient")
+	}
+	topicList, _, err := p.single("topic-list")
+	if err != nil {
+		return apacheFail(f, err.Error())
+	}
+	profile, _, err := p.single("profile")
+	if err != nil {
+		return apacheFail(f, err.Error())
+	}
+	conn, err := f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc, Profile: profile})
+	if err != nil {
+		return err
+	}
+	cl, err := connect(ctx, f, conn)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	cluster, err := logdirs.DescribeCluster(ctx, cl.Client, false)
+	if err != nil {
+		return cl.Explain(err)
+	}
+	brokerList, _, err := p.single("broker-list")
+	if err != nil {
+		return apacheFail(f, err.Error())
+	}
+	var input []int32
+	for _, s := range splitNonEmpty(brokerList) {
+		id, err := javaParseInt(s)
+		if err != nil {
+			return apacheFail(f, err.Error())
+		}
+		input = append(input, id)
+	}
+	ids := make([]int32, len(cluster))
+	for i, b := range cluster {
+		ids[i] = b.ID
+	}
+	plan := logdirs.PlanApache(ids, input)
+	if len(plan.Missing) > 0 {
+		return apacheFail(f, (&logdirs.UnknownBrokersError{Missing: plan.Missing, Cluster: plan.Cluster}).Error())
+	}
+	return apacheQuery(ctx, f, cl, plan.Existing, splitNonEmpty(topicList))
+}
+
+// apacheQuery prints the three lines of the Apache tool.
+func apacheQuery(ctx context.Context, f *cmdutil.Factory, cl *kafka.Client, brokers []int32, topics []string) error {
+	fmt.Fprintln(f.IO.Out, logdirs.QueryingLine)
+	to := cl.Settings.APITimeout
+	if to <= 0 {
+		to = 60 * time.Second
+	}
+	q := logdirs.QueryBrokers(ctx, cl.Client, brokers, logdirs.QueryOptions{Timeout: to})
+	if len(q.Failed) > 0 {
+		fb := q.Failed[0]
+		return fmt.Errorf("describe log dirs on broker %d: %v", fb.Broker, cl.Explain(fb.Err))
+	}
+	r := &logdirs.ApacheResult{Queried: brokers, Answers: q.Answered, Topics: topics}
+	return r.WriteApache(f.IO.Out)
+}
+
+func connect(ctx context.Context, f *cmdutil.Factory, conn *config.Connection) (*kafka.Client, error) {
+	defaults := config.NewProperties()
+	defaults.Set("client.id", "log-dirs-tool")
+	return f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{Defaults: defaults})
+}
+
+type nativeOpts struct {
+	view         string
+	sortBySize   bool
+	top          int
+	human        bool
+	skewPercent  float64
+	skewMinBytes int64
+	timeout      time.Duration
+	topics       map[string]bool
+	topicRegex   *regexp.Regexp
+	brokers      []int32
+}
+
+func parseNative(p *parsed) (*nativeOpts, error) {
+	o := &nativeOpts{view: logdirs.AggDir, skewPercent: 10, skewMinBytes: 1 << 20, timeout: 10 * time.Second}
+	get := func(name string) (string, bool, error) {
+		v, ok, err := p.single(name)
+		if err != nil {
+			return "", false, fmt.Errorf("flag --%s given more than once", name)
+		}
+		return v, ok, nil
+	}
+	if v, ok, err := get("aggregate-into"); err != nil {
+		return nil, err
+	} else if ok {
+		found := false
+		for _, a := range logdirs.Aggregations {
+			if v == a {
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("invalid --aggregate-into %q (allowed: %s)", v, strings.Join(logdirs.Aggregations, ", "))
+		}
+		o.view = v
+	}
+	if p.has("health") {
+		if p.has("aggregate-into") {
+			return nil, errors.New("--health and --aggregate-into cannot be used together")
+		}
+		o.view = logdirs.ViewHealth
+	}
+	o.sortBySize = p.has("sort-by-size")
+	o.human = p.has("human-readable")
+	if v, ok, err := get("top"); err != nil {
+		return nil, err
+	} else if ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("invalid --top %q: want a positive number", v)
+		}
+		o.top = n
+	}
+	if v, ok, err := get("skew-threshold"); err != nil {
+		return nil, err
+	} else if ok {
+		x, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+		if err != nil || x < 0 {
+			return nil, fmt.Errorf("invalid --skew-threshold %q: want a percentage such as 10", v)
+		}
+		o.skewPercent = x
+	}
+	if v, ok, err := get("skew-min-bytes"); err != nil {
+		return nil, err
+	} else if ok {
+		x, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || x < 0 {
+			return nil, fmt.Errorf("invalid --skew-min-bytes %q: want a byte count", v)
+		}
+		o.skewMinBytes = x
+	}
+	if v, ok, err := get("timeout"); err != nil {
+		return nil, err
+	} else if ok {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("invalid --timeout %q (use e.g. 10s)", v)
+		}
+		o.timeout = d
+	}
+	if v, ok, err := get("topic-list"); err != nil {
+		return nil, err
+	} else if ok {
+		o.topics = map[string]bool{}
+		for _, t := range splitNonEmpty(v) {
+			o.topics[strings.TrimSpace(t)] = true
+		}
+	}
+	if v, ok, err := get("topic-regex"); err != nil {
+		return nil, err
+	} else if ok {
+		re, err := regexp.Compile(v)
+		if err != nil {
+			return nil, fmt.Errorf("invalid --topic-regex: %v", err)
+		}
+		o.topicRegex = re
+	}
+	if v, ok, err := get("broker-list"); err != nil {
+		return nil, err
+	} else if ok {
+		for _, s := range splitNonEmpty(v) {
+			id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+			if err != nil {
+				return nil, fmt.Errorf("invalid broker id %q in --broker-list", s)
+			}
+			o.brokers = append(o.brokers, int32(id))
+		}
+	}
+	return o, nil
+}
+
+func runNative(ctx context.Context, f *cmdutil.Factory, p *parsed) error {
+	o, err := parseNative(p)
+	if err != nil {
+		return &cmdutil.FlagError{Err: err}
+	}
+	var ov config.Overrides
+	for name, dst := range map[string]*string{"bootstrap-server": &ov.Bootstrap, "command-config": &ov.CommandConfig, "profile": &ov.Profile, "output": &ov.Output} {
+		v, _, err := p.single(name)
+		if err != nil {
+			return &cmdutil.FlagError{Err: fmt.Errorf("flag --%s given more than once", name)}
+		}
+		*dst = v
+	}
+	conn, err := f.Connection(ov)
+	if err != nil {
+		return err
+	}
+	format := output.Table
+	if conn.Output != "" {
+		format, err = output.ParseFormat(conn.Output, output.Table, output.JSON, output.YAML, output.Apache)
+		if err != nil {
+			return &cmdutil.FlagError{Err: err}
+		}
+	}
+	cl, err := connect(ctx, f, conn)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	cluster, err := logdirs.DescribeCluster(ctx, cl.Client, true)
+	if err != nil {
+		return cl.Explain(err)
+	}
+	known := map[int32]logdirs.ClusterBroker{}
+	var all []int32
+	for _, b := range cluster {
+		known[b.ID] = b
+		all = append(all, b.ID)
+	}
+	targets := all
+	if len(o.brokers) > 0 {
+		var missing []string
+		targets = nil
+		seen := map[int32]bool{}
+		for _, id := range o.brokers {
+			if _, ok := known[id]; !ok {
+				missing = append(missing, strconv.Itoa(int(id)))
+			} else if !seen[id] {
+				seen[id] = true
+				targets = append(targets, id)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Errorf("unknown broker %s in --broker-list (cluster brokers: %s)", strings.Join(missing, ","), joinSorted(all))
+		}
+	}
+	sort.Slice(targets, func(i, j int) bool { return targets[i] < targets[j] })
+	if format == output.Apache {
+		var topics []string
+		for t := range o.topics {
+			topics = append(topics, t)
+		}
+		return apacheQuery(ctx, f, cl, targets, topics)
+	}
+	// Fenced brokers are registered but not serving (stopped or shutting
+	// down); clients cannot reach them, so they are reported, not asked.
+	var live []int32
+	var fenced []logdirs.BrokerFailure
+	for _, id := range targets {
+		if known[id].Fenced {
+			fenced = append(fenced, logdirs.BrokerFailure{Broker: id, Err: errors.New("fenced by the controller (broker stopped or not serving)")})
+		} else {
+			live = append(live, id)
+		}
+	}
+	q := logdirs.QueryBrokers(ctx, cl.Client, live, logdirs.QueryOptions{Timeout: o.timeout})
+	for i := range q.Failed {
+		q.Failed[i].Err = cl.Explain(q.Failed[i].Err)
+	}
+	q.Failed = append(q.Failed, fenced...)
+	sort.Slice(q.Failed, func(i, j int) bool { return q.Failed[i].Broker < q.Failed[j].Broker })
+	if len(q.Answered) == 0 {
+		return fmt.Errorf("no broker answered: %s", failedList(q.Failed))
+	}
+	in := logdirs.Input{Query: q, Hosts: map[int32]string{}}
+	for _, b := range cluster {
+		in.Hosts[b.ID] = fmt.Sprintf("%s:%d", b.Host, b.Port)
+	}
+	if o.topics != nil || o.topicRegex != nil {
+		in.Keep = func(t string) bool {
+			if o.topics != nil && !o.topics[t] {
+				return false
+			}
+			return o.topicRegex == nil || o.topicRegex.MatchString(t)
+		}
+	}
+	if o.view != logdirs.AggDir && o.view != logdirs.AggBroker {
+		md, err := cl.Admin().Metadata(ctx)
+		if err != nil {
+			f.Warn("cannot read partition leaders (%v); logical sizes are estimated from the largest replica", cl.Explain(err))
+		} else {
+			in.Leaders = map[string]map[int32]int32{}
+			for _, t := range md.Topics {
+				ps := map[int32]int32{}
+				for _, pd := range t.Partitions {
+					ps[pd.Partition] = pd.Leader
+				}
+				in.Leaders[t.Topic] = ps
+			}
+		}
+	}
+	rep := logdirs.BuildReport(in, logdirs.ReportOptions{View: o.view, SortBySize: o.sortBySize, Top: o.top, Human: o.human,
+		SkewPercent: o.skewPercent, SkewMinBytes: o.skewMinBytes})
+	if len(q.Failed) > 0 {
+		fmt.Fprintf(f.IO.ErrOut, "kbox: warning: partial result, no answer from %s\n", failedList(q.Failed))
+	}
+	return output.Print(f.IO, format, rep)
+}
+
+func failedList(fs []logdirs.BrokerFailure) string {
+	parts := make([]string, len(fs))
+	for i, fb := range fs {
+		parts[i] = fmt.Sprintf("broker %d (%v)", fb.Broker, fb.Err)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func joinSorted(ids []int32) string {
+	s := append([]int32(nil), ids...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	parts := make([]string, len(s))
+	for i, id := range s {
+		parts[i] = strconv.Itoa(int(id))
+	}
+	return strings.Join(parts, ",")
+}
+
+const nativeHelp = `Describe broker log directories: disk usage per broker, dir, topic and
+partition, topic sizes, replica health.
+
+Usage:
+  kbox log-dirs [flags]
+  kafka-log-dirs --bootstrap-server HOST:PORT --describe [--broker-list 1,2] [--topic-list a,b]
+
+Under the name kafka-log-dirs it behaves exactly like Apache Kafka's tool
+(two text lines, then one JSON line); any -o flag switches to this report.
+
+Connection:
+      --bootstrap-server LIST   broker addresses (default: the profile's)
+      --command-config FILE     Java client properties (security settings)
+      --profile NAME            connection profile
+      --timeout DURATION        per-broker answer deadline (default 10s)
+
+Selection:
+      --broker-list 1,2,3       brokers to ask (default: all registered)
+      --topic-list a,b          only these topics (exact names)
+      --topic-regex REGEX       only topics matching REGEX
+
+Report:
+      --aggregate-into VIEW     broker, dir (default), topic, partition or replica
+                                  dir:       size, volume total/usable, used%, partitions, error
+                                  topic:     physical (all replicas) and logical (leader only) size
+                                  partition: per partition, leader, physical/logical, lag, futures
+      --health                  replicas whose size differs from the leader's by more
+                                than the threshold, with offsetLag > 0, or future
+                                replicas (moves between dirs in progress)
+      --skew-threshold PCT      size skew to report, percent of the leader (default 10)
+      --skew-min-bytes N        ignore skews of at most N bytes (default 1048576)
+      --sort-by-size            largest first
+      --top N                   only the first N rows
+  -H, --human-readable          sizes in KiB/MiB/GiB in the table
+  -o, --output FORMAT           table (default), json, yaml, apache
+
+Brokers that do not answer are named on stderr; the others are reported.
+Exit status: 0 when at least one broker answered; 1 when none did or a
+requested broker does not exist; 2 on bad flags.
+`

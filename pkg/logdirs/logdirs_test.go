@@ -1,0 +1,321 @@
+package logdirs
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/kboxdev/kbox/pkg/output"
+)
+
+var update = flag.Bool("update", os.Getenv("UPDATE_GOLDEN") != "", "rewrite golden files")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("read golden (run with UPDATE_GOLDEN=1): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from golden:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func TestJavaStringHash(t *testing.T) {
+	for s, want := range map[string]int32{"": 0, "abc": 96354, "orders": -1008770331, "/var/lib/kafka/data": javaStringHash("/var/lib/kafka/data")} {
+		if got := javaStringHash(s); got != want {
+			t.Errorf("hash(%q) = %d, want %d", s, got, want)
+		}
+	}
+	// Overflow wraps like Java's int arithmetic.
+	if got := javaStringHash("polygenelubricants"); got != -2147483648 {
+		t.Errorf("hash(polygenelubricants) = %d, want Integer.MIN_VALUE", got)
+	}
+}
+
+func TestJavaIntSetOrder(t *testing.T) {
+	cases := []struct {
+		in      []int32
+		initial int
+		want    []int32
+	}{
+		{[]int32{3, 1, 2}, 0, []int32{1, 2, 3}},
+		// 17, 1 and 33 share bucket 1 of a 16-slot table: insertion order.
+		{[]int32{17, 1, 33, 0}, 0, []int32{0, 17, 1, 33}},
+		// 13 entries force a resize to 32: 17 moves after 16.
+		{[]int32{17, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16}, 0, []int32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16, 17}},
+		// new HashMap<>(3) has 4 slots: 5 (bucket 1) before 2.
+		{[]int32{2, 5}, 3, []int32{5, 2}},
+		{[]int32{1, 1, 2}, 0, []int32{1, 2}},
+	}
+	for _, c := range cases {
+		if got := javaIntSet(c.in, c.initial); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("javaIntSet(%v, %d) = %v, want %v", c.in, c.initial, got, c.want)
+		}
+	}
+}
+
+func TestPlanApache(t *testing.T) {
+	p := PlanApache([]int32{3, 1, 2}, nil)
+	if !reflect.DeepEqual(p.Existing, []int32{1, 2, 3}) || len(p.Missing) != 0 {
+		t.Fatalf("all brokers: %+v", p)
+	}
+	p = PlanApache([]int32{1, 2, 3}, []int32{7, 2, 5})
+	if !reflect.DeepEqual(p.Existing, []int32{2}) || !reflect.DeepEqual(p.Missing, []int32{5, 7}) {
+		t.Fatalf("with unknown: %+v", p)
+	}
+	e := &UnknownBrokersError{Missing: p.Missing, Cluster: p.Cluster}
+	want := "ERROR: The given brokers do not exist from --broker-list: 5,7. Current existent brokers: 1,2,3"
+	if e.Error() != want {
+		t.Fatalf("got %q", e.Error())
+	}
+}
+
+func TestJavaErrorClass(t *testing.T) {
+	for code, want := range map[int16]string{
+		0:    "",
+		56:   "org.apache.kafka.common.errors.KafkaStorageException",
+		57:   "org.apache.kafka.common.errors.LogDirNotFoundException",
+		-1:   "org.apache.kafka.common.errors.UnknownServerException",
+		9999: "org.apache.kafka.common.errors.UnknownServerException",
+		36:   "org.apache.kafka.common.errors.TopicAlreadyExistsException",
+	} {
+		if got := JavaErrorClass(code); got != want {
+			t.Errorf("JavaErrorClass(%d) = %q, want %q", code, got, want)
+		}
+	}
+}
+
+// fixture: three brokers; broker 1 has two dirs (one offline), broker 3
+// holds a future replica (a move between its dirs) and a lagging replica;
+// broker 4 did not answer.
+func fixture() Input {
+	q := &Query{
+		Answered: []BrokerDirs{
+			{Broker: 1, Dirs: []Dir{
+				{Path: "/data/k1/a", TotalBytes: 100 << 30, UsableBytes: 40 << 30, Replicas: []Replica{
+					{Topic: "orders", Partition: 0, Size: 5 << 20},
+					{Topic: "orders", Partition: 1, Size: 4 << 20},
+					{Topic: "logs", Partition: 0, Size: 900},
+				}},
+				{Path: "/data/k1/b", ErrCode: 56, TotalBytes: -1, UsableBytes: -1},
+			}},
+			{Broker: 2, Dirs: []Dir{
+				{Path: "/data/k2", TotalBytes: 100 << 30, UsableBytes: 90 << 30, Replicas: []Replica{
+					{Topic: "orders", Partition: 0, Size: 5 << 20},
+					{Topic: "orders", Partition: 1, Size: 4 << 20},
+					{Topic: "logs", Partition: 0, Size: 900},
+				}},
+			}},
+			{Broker: 3, Dirs: []Dir{
+				{Path: "/data/k3/x", TotalBytes: 50 << 30, UsableBytes: 10 << 30, Replicas: []Replica{
+					{Topic: "orders", Partition: 0, Size: 2 << 20, OffsetLag: 120},
+					{Topic: "orders", Partition: 1, Size: 4 << 20},
+				}},
+				{Path: "/data/k3/y", TotalBytes: 50 << 30, UsableBytes: 10 << 30, Replicas: []Replica{
+					{Topic: "orders", Partition: 1, Size: 1 << 20, OffsetLag: 3000, IsFuture: true},
+				}},
+			}},
+		},
+		Failed: []BrokerFailure{{Broker: 4, Err: errors.New("cannot connect to 127.0.0.1:9096: connection refused")}},
+	}
+	return Input{
+		Query:   q,
+		Hosts:   map[int32]string{1: "k1:9092", 2: "k2:9092", 3: "k3:9092", 4: "k4:9092"},
+		Leaders: map[string]map[int32]int32{"orders": {0: 1, 1: 2}, "logs": {0: 4}},
+	}
+}
+
+func render(t *testing.T, r *Report, f output.Format) []byte {
+	t.Helper()
+	ios, _, out, _ := output.Test()
+	if err := output.Print(ios, f, r); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
+}
+
+func TestReportGoldens(t *testing.T) {
+	views := append(append([]string(nil), Aggregations...), ViewHealth)
+	for _, v := range views {
+		for _, human := range []bool{false, true} {
+			o := ReportOptions{View: v, Human: human, SkewPercent: 10, SkewMinBytes: 1 << 20}
+			r := BuildReport(fixture(), o)
+			name := v
+			if human {
+				name += "-H"
+			}
+			golden(t, "table-"+name, render(t, r, output.Table))
+			if !human {
+				golden(t, "json-"+name, render(t, r, output.JSON))
+				golden(t, "yaml-"+name, render(t, r, output.YAML))
+			}
+		}
+	}
+}
+
+func TestReportSemantics(t *testing.T) {
+	in := fixture()
+	r := BuildReport(in, ReportOptions{View: AggTopic})
+	topics := *r.Topics
+	if len(topics) != 2 || topics[0].Topic != "logs" || topics[1].Topic != "orders" {
+		t.Fatalf("topics: %+v", topics)
+	}
+	o := topics[1]
+	// physical: every replica, future included; logical: leader replicas.
+	if o.PhysicalBytes != (5+4+5+4+2+4+1)<<20 || o.LogicalBytes != (5+4)<<20 || o.Replicas != 7 || o.Partitions != 2 {
+		t.Errorf("orders: %+v", o)
+	}
+	// logs' leader (4) did not answer: estimated from the largest replica.
+	if topics[0].LogicalBytes != 900 || topics[0].LogicalEstimated != 1 {
+		t.Errorf("logs: %+v", topics[0])
+	}
+
+	r = BuildReport(in, ReportOptions{View: AggTopic, SortBySize: true, Top: 1})
+	if len(*r.Topics) != 1 || (*r.Topics)[0].Topic != "orders" {
+		t.Errorf("sort/top: %+v", *r.Topics)
+	}
+
+	r = BuildReport(in, ReportOptions{View: ViewHealth, SkewPercent: 10, SkewMinBytes: 1 << 20})
+	var got []string
+	for _, h := range *r.Health {
+		got = append(got, h.Topic+"/"+itoa32(h.Partition)+"@"+itoa32(h.Broker)+":"+h.Dir)
+	}
+	// orders-0 on 3 is 3 MiB behind the 5 MiB leader and lags; orders-1's
+	// future replica on 3 is a move in progress. Equal replicas are fine.
+	want := []string{"orders/0@3:/data/k3/x", "orders/1@3:/data/k3/y"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("health rows %v, want %v", got, want)
+	}
+	if h := (*r.Health)[0]; !reflect.DeepEqual(h.Issues, []string{"size-skew", "offset-lag"}) || *h.SkewBytes != 3<<20 {
+		t.Errorf("orders-0 issue: %+v", h)
+	}
+	// A higher threshold drops the skew but keeps the lag.
+	r = BuildReport(in, ReportOptions{View: ViewHealth, SkewPercent: 70, SkewMinBytes: 0})
+	if h := (*r.Health)[0]; !reflect.DeepEqual(h.Issues, []string{"offset-lag"}) {
+		t.Errorf("threshold 70: %+v", h)
+	}
+
+	r = BuildReport(in, ReportOptions{View: AggDir})
+	d := (*r.Dirs)[1]
+	if d.Dir != "/data/k1/b" || d.Error == nil || *d.Error != "offline (KAFKA_STORAGE_ERROR)" || d.TotalBytes != nil {
+		t.Errorf("offline dir: %+v", d)
+	}
+	if u := (*r.Dirs)[0]; *u.UsedPercent != 60 || u.Partitions != 3 {
+		t.Errorf("dir usage: %+v", u)
+	}
+	// Broker totals count a volume shared by two dirs once.
+	r = BuildReport(in, ReportOptions{View: AggBroker})
+	if b := (*r.Brokers)[2]; *b.TotalBytes != 50<<30 || b.Partitions != 3 {
+		t.Errorf("broker 3: %+v", b)
+	}
+	if len(r.FailedBrokers) != 1 || r.FailedBrokers[0].Broker != 4 {
+		t.Errorf("failed: %+v", r.FailedBrokers)
+	}
+
+	in.Keep = func(t string) bool { return t == "logs" }
+	r = BuildReport(in, ReportOptions{View: AggDir})
+	if (*r.Dirs)[0].SizeBytes != 900 {
+		t.Errorf("topic filter: %+v", (*r.Dirs)[0])
+	}
+}
+
+func TestReportJSONShape(t *testing.T) {
+	r := BuildReport(Input{Query: &Query{}}, ReportOptions{View: AggDir})
+	var m map[string]any
+	if err := json.Unmarshal(render(t, r, output.JSON), &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m["dirs"]; !ok {
+		t.Errorf("empty view must still be present: %v", m)
+	}
+	if _, ok := m["topics"]; ok {
+		t.Errorf("unselected view present: %v", m)
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for _, c := range []struct {
+		n     int64
+		human bool
+		want  string
+	}{{1536, false, "1536"}, {1023, true, "1023 B"}, {1536, true, "1.5 KiB"}, {5 << 30, true, "5.0 GiB"}} {
+		if got := FormatBytes(c.n, c.human); got != c.want {
+			t.Errorf("FormatBytes(%d,%v) = %q, want %q", c.n, c.human, got, c.want)
+		}
+	}
+}
+
+func TestApacheGolden(t *testing.T) {
+	in := fixture()
+	r := &ApacheResult{Queried: []int32{1, 2, 3}, Answers: in.Query.Answered}
+	var b bytes.Buffer
+	if err := r.WriteApache(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "apache", b.Bytes())
+	// The JSON line parses, and --topic-list filters partitions only.
+	r.Topics = []string{"logs", "missing"}
+	b.Reset()
+	if err := r.WriteApache(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "apache-topic-list", b.Bytes())
+	lines := bytes.Split(bytes.TrimSpace(b.Bytes()), []byte("\n"))
+	var doc struct {
+		Brokers []struct {
+			Broker  int
+			LogDirs []struct {
+				Partitions []struct{ Partition string }
+				Error      *string
+				LogDir     string
+			}
+		}
+		Version int
+	}
+	if err := json.Unmarshal(lines[1], &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Version != 1 || len(doc.Brokers) != 3 || len(doc.Brokers[0].LogDirs) != 2 {
+		t.Fatalf("doc: %+v", doc)
+	}
+	n := 0
+	for _, br := range doc.Brokers {
+		for _, d := range br.LogDirs {
+			for _, p := range d.Partitions {
+				if p.Partition != "logs-0" {
+					t.Errorf("unfiltered partition %s", p.Partition)
+				}
+				n++
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("want 2 logs-0 replicas, got %d", n)
+	}
+}
+
+func TestJacksonString(t *testing.T) {
+	var b bytes.Buffer
+	r := &ApacheResult{Queried: []int32{1}, Answers: []BrokerDirs{{Broker: 1, Dirs: []Dir{{Path: "/a\"b\\c\t/<é>\x01"}}}}}
+	if err := r.WriteApache(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "Received log directory information from brokers 1\n" +
+		`{"brokers":[{"broker":1,"logDirs":[{"partitions":[],"error":null,"logDir":"/a\"b\\c\t/<é>\u0001"}]}],"version":1}` + "\n"
+	if b.String() != want {
+		t.Errorf("got  %s\nwant %s", b.String(), want)
+	}
+}
