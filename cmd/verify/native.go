@@ -1,0 +1,149 @@
+package verify
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/output"
+	pv "github.com/kboxdev/kbox/pkg/verify"
+	"github.com/spf13/cobra"
+)
+
+// NativeApplet is `kbox verify`: the verdict on verifiable tool logs.
+var NativeApplet = cmdutil.Applet{
+	Name:  "kbox-verify",
+	Alias: "verify",
+	Short: "Check verifiable producer/consumer logs: was acknowledged data lost, duplicated or reordered?",
+	New:   newVerifyCmd,
+}
+
+func newVerifyCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Check verifiable producer/consumer logs: was acknowledged data lost, duplicated or reordered?",
+	}
+	cmd.AddCommand(newCheckCmd(f))
+	return cmd
+}
+
+type checkOptions struct {
+	producerLogs    []string
+	consumerLogs    []string
+	idempotent      bool
+	allowRedelivery bool
+	bootstrap       string
+	commandConfig   string
+	examples        int
+	output          string
+}
+
+func newCheckCmd(f *cmdutil.Factory) *cobra.Command {
+	var o checkOptions
+	cmd := &cobra.Command{
+		Use:   "check --producer-log FILE --consumer-log FILE",
+		Short: "Apply the delivery rules R1-R9 to producer and consumer event logs",
+		Long: `Reads the JSON event streams of kafka-verifiable-producer and
+kafka-verifiable-consumer (kbox's or Apache's; non-JSON lines are ignored)
+and reports lost, duplicated, reordered and inconsistent records.
+Run the consumers with --verbose so values can be compared.
+The consumer logs must be members of one consumer group.
+
+Exit status: 0 valid, 3 invalid, 1 on error.`,
+		Example: `  # logs of a run against a cluster under a rolling restart
+  kbox verify check --producer-log p.log --consumer-log c1.log --consumer-log c2.log
+  # with the re-read diagnosis of missing records, as JSON
+  kbox verify check --producer-log p.log --consumer-log c.log --bootstrap-server b:9092 -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return checkRun(cmd.Context(), f, o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&o.producerLogs, "producer-log", nil, "producer event log (repeatable)")
+	fl.StringArrayVar(&o.consumerLogs, "consumer-log", nil, "consumer event log (repeatable)")
+	fl.BoolVar(&o.idempotent, "idempotent", false, "producers ran with idempotence or transactions: duplicate values are a failure")
+	fl.BoolVar(&o.allowRedelivery, "allow-redelivery", false, "consumers were killed hard: duplicate offsets are only a warning")
+	fl.StringVar(&o.bootstrap, "bootstrap-server", "", "re-read missing records from this cluster (lost-in-log vs lost-in-consumption)")
+	fl.StringVar(&o.commandConfig, "command-config", "", "Java client properties file for --bootstrap-server")
+	fl.IntVar(&o.examples, "examples", 10, "examples shown per anomaly type")
+	fl.StringVarP(&o.output, "output", "o", "", "output format: table (default), json or yaml")
+	return cmd
+}
+
+func readLogs(paths []string) ([]*pv.Log, error) {
+	var out []*pv.Log
+	for _, p := range paths {
+		fh, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		l, err := pv.ReadLog(p, fh)
+		fh.Close()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if len(o.producerLogs) == 0 || len(o.consumerLogs) == 0 {
+		return cmdutil.FlagErrorf("need at least one --producer-log and one --consumer-log")
+	}
+	format := output.Table
+	g := o.output
+	if g == "" {
+		g = f.Globals.Output
+	}
+	if g != "" {
+		var err error
+		if format, err = output.ParseFormat(g, output.Table, output.JSON, output.YAML); err != nil {
+			return &cmdutil.FlagError{Err: err}
+		}
+	}
+	prods, err := readLogs(o.producerLogs)
+	if err != nil {
+		return err
+	}
+	cons, err := readLogs(o.consumerLogs)
+	if err != nil {
+		return err
+	}
+	opts := pv.Options{Idempotent: o.idempotent, AllowRedelivery: o.allowRedelivery, Examples: o.examples}
+	if o.bootstrap != "" {
+		conn, err := f.Connection(config.Overrides{Bootstrap: o.bootstrap, CommandConfig: o.commandConfig})
+		if err != nil {
+			return err
+		}
+		cl, err := f.ConnectedClient(ctx, conn, kafka.Consumer, kafka.Options{})
+		if err != nil {
+			return err
+		}
+		defer cl.Close()
+		opts.Present = func(m []pv.Missing) (map[pv.Missing]bool, error) {
+			rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+			defer cancel()
+			return pv.Reread(rctx, cl.Client, m)
+		}
+	}
+	r := pv.Check(prods, cons, opts)
+	if format == output.Table {
+		if err := r.WriteText(f.IO.Out); err != nil {
+			return err
+		}
+	} else if err := output.Print(f.IO, format, r); err != nil {
+		return err
+	}
+	if !r.Valid {
+		return cmdutil.Exit(cmdutil.ExitVerifyFailed)
+	}
+	return nil
+}

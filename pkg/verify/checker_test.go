@@ -1,0 +1,224 @@
+package verify
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// logOf builds a Log from encoded event lines (so the encoders and the
+// decoder are exercised together), with a non-JSON line mixed in.
+func logOf(t *testing.T, name string, lines ...[]byte) *Log {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("Option --producer.config has been deprecated\n")
+	for _, l := range lines {
+		b.Write(l)
+	}
+	b.WriteString("[2025-01-01 00:00:00,000] WARN something (org.apache.kafka)\n")
+	l, err := ReadLog(name, &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func sp(s string) *string { return &s }
+
+// clean builds a producer log acking values 0..n-1 on t-0 (offsets 0..n-1)
+// and a consumer log that reads them in two polls with commits.
+func clean(t *testing.T, n int) (prod, cons [][]byte) {
+	prod = append(prod, StartupComplete(1))
+	for i := 0; i < n; i++ {
+		prod = append(prod, SendSuccess(2, nil, fmt.Sprint(i), "t", 0, int64(i)))
+	}
+	prod = append(prod, ShutdownComplete(3), ToolData(3, int64(n), int64(n), -1, 1000))
+	tp := []TP{{"t", 0}}
+	cons = append(cons, StartupComplete(1), PartitionsAssigned(2, tp))
+	half := n / 2
+	for _, r := range [][2]int{{0, half}, {half, n}} {
+		for i := r[0]; i < r[1]; i++ {
+			cons = append(cons, RecordData(5, nil, sp(fmt.Sprint(i)), "t", 0, int64(i)))
+		}
+		cons = append(cons, RecordsConsumed(5, int64(r[1]-r[0]), []PartitionData{{Topic: "t", Partition: 0, Count: int64(r[1] - r[0]), MinOffset: int64(r[0]), MaxOffset: int64(r[1] - 1)}}))
+		cons = append(cons, OffsetsCommitted(6, []CommitData{{"t", 0, int64(r[1])}}, nil))
+	}
+	cons = append(cons, PartitionsRevoked(7, tp), ShutdownComplete(8))
+	return prod, cons
+}
+
+func run(t *testing.T, prod, cons [][]byte, o Options) *Report {
+	t.Helper()
+	return Check([]*Log{logOf(t, "producer", prod...)}, []*Log{logOf(t, "consumer", cons...)}, o)
+}
+
+func TestCleanRunIsValid(t *testing.T) {
+	prod, cons := clean(t, 10)
+	r := run(t, prod, cons, Options{Idempotent: true})
+	if !r.Valid || len(r.Anomalies) != 0 {
+		var b bytes.Buffer
+		_ = r.WriteText(&b)
+		t.Fatalf("clean run invalid:\n%s", b.String())
+	}
+	if r.Stats.Acked != 10 || r.Stats.Consumed != 10 || r.Stats.UniqueConsumed != 10 {
+		t.Errorf("stats %+v", r.Stats)
+	}
+}
+
+// drop removes the i-th line matching pred.
+func drop(lines [][]byte, pred func(string) bool) [][]byte {
+	var out [][]byte
+	done := false
+	for _, l := range lines {
+		if !done && pred(string(l)) {
+			done = true
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func has(sub string) func(string) bool {
+	return func(s string) bool { return strings.Contains(s, sub) }
+}
+
+// TestRules: every rule turns its anomaly into the expected verdict.
+// Removing a rule from Check makes its case fail.
+func TestRules(t *testing.T) {
+	cases := []struct {
+		name    string
+		mutate  func(prod, cons [][]byte) ([][]byte, [][]byte)
+		opts    Options
+		typ     string
+		invalid bool
+	}{
+		{"R1 lost", func(p, c [][]byte) ([][]byte, [][]byte) {
+			return p, drop(c, has(`"value":"3"`))
+		}, Options{}, AnLost, true},
+		{"R1b lost in log", func(p, c [][]byte) ([][]byte, [][]byte) {
+			return p, drop(c, has(`"value":"3"`))
+		}, Options{Present: func([]Missing) (map[Missing]bool, error) { return map[Missing]bool{}, nil }}, AnLostInLog, true},
+		{"R1b lost in consumption", func(p, c [][]byte) ([][]byte, [][]byte) {
+			return p, drop(c, has(`"value":"3"`))
+		}, Options{Present: func(m []Missing) (map[Missing]bool, error) { return map[Missing]bool{m[0]: true}, nil }}, AnLostInConsumption, true},
+		{"R2 duplicate warn", func(p, c [][]byte) ([][]byte, [][]byte) {
+			// the same value produced twice, at two offsets, consumed twice
+			p = append(p, SendSuccess(2, nil, "1", "t", 0, 10))
+			c = append(c, RecordData(9, nil, sp("1"), "t", 0, 10))
+			return p, c
+		}, Options{AllowRedelivery: true}, AnDuplicate, false},
+		{"R2 duplicate fail when idempotent", func(p, c [][]byte) ([][]byte, [][]byte) {
+			p = append(p, SendSuccess(2, nil, "1", "t", 0, 10))
+			c = append(c, RecordData(9, nil, sp("1"), "t", 0, 10))
+			return p, c
+		}, Options{Idempotent: true}, AnDuplicate, true},
+		{"R2b duplicate offset", func(p, c [][]byte) ([][]byte, [][]byte) {
+			return p, append(c, RecordData(9, nil, sp("2"), "t", 0, 2))
+		}, Options{}, AnDuplicateOffset, true},
+		{"R3 nonmonotonic send", func(p, c [][]byte) ([][]byte, [][]byte) {
+			p[3], p[4] = p[4], p[3]
+			return p, c
+		}, Options{}, AnNonmonotonicSend, true},
+		{"R3 poll skip", func(p, c [][]byte) ([][]byte, [][]byte) {
+			// second poll claims to start at 6 instead of 5
+			for i, l := range c {
+				if strings.Contains(string(l), `"minOffset":5`) {
+					c[i] = RecordsConsumed(5, 4, []PartitionData{{Topic: "t", Partition: 0, Count: 4, MinOffset: 6, MaxOffset: 9}})
+				}
+			}
+			return p, c
+		}, Options{}, AnPollSkip, true},
+		{"R3 nonmonotonic poll", func(p, c [][]byte) ([][]byte, [][]byte) {
+			for i, l := range c {
+				if strings.Contains(string(l), `"minOffset":5`) {
+					c[i] = RecordsConsumed(5, 6, []PartitionData{{Topic: "t", Partition: 0, Count: 6, MinOffset: 4, MaxOffset: 9}})
+				}
+			}
+			return p, c
+		}, Options{}, AnNonmonotonicPoll, true},
+		{"R3 consumed behind group commit", func(p, c [][]byte) ([][]byte, [][]byte) {
+			c2 := [][]byte{PartitionsAssigned(10, []TP{{"t", 0}}), RecordsConsumed(11, 2, []PartitionData{{Topic: "t", Partition: 0, Count: 2, MinOffset: 3, MaxOffset: 4}})}
+			return p, append(c, c2...)
+		}, Options{}, AnBehindCommit, true},
+		{"R4 commit ahead of position", func(p, c [][]byte) ([][]byte, [][]byte) {
+			for i, l := range c {
+				if strings.Contains(string(l), `"offset":5}],"success"`) {
+					c[i] = OffsetsCommitted(6, []CommitData{{"t", 0, 7}}, nil)
+				}
+			}
+			return p, c
+		}, Options{}, AnCommitAhead, true},
+		{"R4 consume unassigned", func(p, c [][]byte) ([][]byte, [][]byte) {
+			return p, drop(c, has(EvAssigned))
+		}, Options{}, AnUnassignedConsume, true},
+		{"R4 commit unassigned", func(p, c [][]byte) ([][]byte, [][]byte) {
+			c = append(c[:len(c)-2], OffsetsCommitted(7, []CommitData{{"t", 1, 0}}, nil), c[len(c)-2], c[len(c)-1])
+			return p, c
+		}, Options{}, AnUnassignedCommit, true},
+		{"R4 uncommitted at close", func(p, c [][]byte) ([][]byte, [][]byte) {
+			c = drop(c, has(`"offset":10}],"success"`))
+			return p, drop(c, has(EvRevoked))
+		}, Options{}, AnUncommittedAtClose, false},
+		{"R5 aborted read", func(p, c [][]byte) ([][]byte, [][]byte) {
+			p = append(p, SendError(3, "t", nil, "99", "class org.apache.kafka.common.errors.RecordTooLargeException", sp("too large")))
+			return p, append(c, RecordData(9, nil, sp("99"), "t", 0, 10))
+		}, Options{}, AnAbortedRead, true},
+		{"R5 indeterminate is info", func(p, c [][]byte) ([][]byte, [][]byte) {
+			p = append(p, SendError(3, "t", nil, "99", "class org.apache.kafka.common.errors.TimeoutException", nil))
+			return p, append(c, RecordData(9, nil, sp("99"), "t", 0, 10))
+		}, Options{}, AnIndeterminateSeen, false},
+		{"R6 inconsistent offsets", func(p, c [][]byte) ([][]byte, [][]byte) {
+			for i, l := range c {
+				if strings.Contains(string(l), `"value":"4"`) {
+					c[i] = RecordData(5, nil, sp("four"), "t", 0, 4)
+				}
+			}
+			return p, c
+		}, Options{}, AnInconsistentOffset, true},
+		{"R8 no acks", func(p, c [][]byte) ([][]byte, [][]byte) {
+			return [][]byte{StartupComplete(1)}, c
+		}, Options{}, AnNoAcks, true},
+		{"R9 unseen", func(p, c [][]byte) ([][]byte, [][]byte) {
+			return append(p, SendSuccess(4, nil, "10", "t", 0, 10)), c
+		}, Options{}, AnUnseen, false},
+		{"client data loss", func(p, c [][]byte) ([][]byte, [][]byte) { return p, c },
+			Options{DataLoss: []string{"t-0: lost offsets 3-5"}}, AnClientDataLoss, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			prod, cons := clean(t, 10)
+			prod, cons = tc.mutate(prod, cons)
+			r := run(t, prod, cons, tc.opts)
+			if r.Count(tc.typ) == 0 {
+				var b bytes.Buffer
+				_ = r.WriteText(&b)
+				t.Fatalf("no %s anomaly:\n%s", tc.typ, b.String())
+			}
+			if r.Valid == tc.invalid {
+				t.Errorf("valid=%v, want %v (%v)", r.Valid, !tc.invalid, r.BadErrorTypes)
+			}
+		})
+	}
+}
+
+// Without record_data (no --verbose) losses are still found by offset.
+func TestOffsetOnlyMode(t *testing.T) {
+	prod, cons := clean(t, 10)
+	var c2 [][]byte
+	for _, l := range cons {
+		if !strings.Contains(string(l), EvRecordData) {
+			c2 = append(c2, l)
+		}
+	}
+	r := run(t, prod, c2, Options{})
+	if !r.Valid || r.Stats.ValuesChecked {
+		t.Fatalf("offset-only clean run: valid=%v %v", r.Valid, r.BadErrorTypes)
+	}
+	c2 = drop(c2, has(`"minOffset":5`))
+	r = run(t, prod, c2, Options{})
+	if r.Count(AnUnseen) != 5 {
+		t.Errorf("want 5 unseen, got %+v", r.Anomalies)
+	}
+}

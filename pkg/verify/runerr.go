@@ -1,0 +1,50 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// JavaErrorClass maps a produce error to the Java exception class name
+// and message Apache's VerifiableProducer would print.
+func JavaErrorClass(err error, topic string, partition int32) (class, msg string) {
+	const pkg = "org.apache.kafka.common.errors."
+	var ke *kerr.Error
+	switch {
+	case errors.Is(err, kgo.ErrRecordTimeout):
+		return pkg + "TimeoutException", fmt.Sprintf("Expiring 1 record(s) for %s-%d: delivery timeout has passed since batch creation", topic, partition)
+	case errors.Is(err, kgo.ErrRecordRetries):
+		return pkg + "TimeoutException", err.Error()
+	case errors.Is(err, context.Canceled), errors.Is(err, kgo.ErrClientClosed):
+		return "org.apache.kafka.common.errors.InterruptException", err.Error()
+	case errors.As(err, &ke):
+		switch ke {
+		case kerr.RequestTimedOut:
+			return pkg + "TimeoutException", ke.Description
+		case kerr.MessageTooLarge:
+			return pkg + "RecordTooLargeException", ke.Description
+		case kerr.CorruptMessage:
+			return pkg + "CorruptRecordException", ke.Description
+		case kerr.RecordListTooLarge:
+			return pkg + "RecordBatchTooLargeException", ke.Description
+		}
+		return pkg + camel(ke.Message) + "Exception", ke.Description
+	}
+	return "org.apache.kafka.common.KafkaException", err.Error()
+}
+
+// camel turns NOT_ENOUGH_REPLICAS into NotEnoughReplicas.
+func camel(s string) string {
+	var b strings.Builder
+	for _, w := range strings.Split(strings.ToLower(s), "_") {
+		if w != "" {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
+}
