@@ -1,0 +1,296 @@
+package perf
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// NativeApplet is `kbox perf produce|consume|merge`.
+var NativeApplet = cmdutil.Applet{Name: "kbox-perf", Alias: "perf", Short: "Native load tests with HDR latency, JSON/CSV results and merge", New: NewNativeCmd}
+
+// NewNativeCmd builds `kbox perf`.
+func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{Use: "perf", Short: "Native load tests with HDR latency, JSON/CSV results and merge"}
+	cmd.AddCommand(newProduceCmd(f), newConsumeCmd(f), newMergeCmd(f))
+	return cmd
+}
+
+type common struct {
+	bootstrap, configFile, out string
+	props                      []string
+	interval                   time.Duration
+}
+
+func (c *common) flags(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&c.bootstrap, "bootstrap-server", "", "brokers (default: profile)")
+	fl.StringVar(&c.configFile, "command-config", "", "Java client properties file")
+	fl.StringArrayVarP(&c.props, "property", "X", nil, "client property key=value (repeatable)")
+	fl.DurationVar(&c.interval, "interval", 5*time.Second, "interval of the per-interval series")
+	fl.StringVarP(&c.out, "output", "o", "", "result format: table, json (with the encoded histogram and the interval series) or csv")
+}
+
+func (c *common) connection(f *cmdutil.Factory, extra map[string]string) (*config.Connection, error) {
+	props := config.NewProperties()
+	for k, v := range extra {
+		if v != "" {
+			props.Set(k, v)
+		}
+	}
+	for _, kv := range c.props {
+		k, v, ok := cutKV(kv)
+		if !ok {
+			return nil, cmdutil.FlagErrorf("--property %q: want key=value", kv)
+		}
+		props.Set(k, v)
+	}
+	return f.Connection(config.Overrides{Bootstrap: c.bootstrap, CommandConfig: c.configFile, Properties: props})
+}
+
+func cutKV(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '=' {
+			return s[:i], s[i+1:], i > 0
+		}
+	}
+	return "", "", false
+}
+
+func progressLine(f *cmdutil.Factory, verb string) func(perf.Progress) {
+	if !f.IO.IsStdoutTTY() {
+		return nil
+	}
+	return func(p perf.Progress) {
+		w := ""
+		if p.Warmup {
+			w = " (warm-up)"
+		}
+		tgt := ""
+		if p.Target > 0 {
+			tgt = fmt.Sprintf("/%d", p.Target)
+		}
+		fmt.Fprintf(f.IO.ErrOut, "\r\033[K%6.1fs %s %d%s  %.0f rec/s  p99 %.2f ms%s", p.Elapsed.Seconds(), verb, p.Done, tgt, p.Rate, p.P99Ms, w)
+	}
+}
+
+func emit(f *cmdutil.Factory, format string, res *perf.Result) error {
+	if f.IO.IsStdoutTTY() && format != "json" && format != "csv" {
+		fmt.Fprint(f.IO.ErrOut, "\r\033[K")
+	}
+	switch format {
+	case "", "table":
+		return output.WriteTable(f.IO, res.Header(), res.Rows())
+	case "json":
+		return output.WriteJSON(f.IO.Out, res, false)
+	case "csv":
+		w := csv.NewWriter(f.IO.Out)
+		_ = w.Write(res.CSVHeader())
+		_ = w.Write(res.CSVRow())
+		w.Flush()
+		return w.Error()
+	}
+	return cmdutil.FlagErrorf("unknown output format %q (allowed: table, json, csv)", format)
+}
+
+func newProduceCmd(f *cmdutil.Factory) *cobra.Command {
+	var c common
+	var cfg perf.ProduceConfig
+	var producers int
+	var acks, compression string
+	cmd := &cobra.Command{
+		Use:   "produce --topic T (--records N | --duration D) [flags]",
+		Short: "Produce load; every acknowledged record's latency goes into an HDR histogram",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfg.Topic == "" {
+				return cmdutil.FlagErrorf("--topic is required")
+			}
+			if cfg.Records <= 0 && cfg.Duration <= 0 {
+				return cmdutil.FlagErrorf("give --records N or --duration D")
+			}
+			if cfg.RecordSize <= 0 || producers <= 0 {
+				return cmdutil.FlagErrorf("--record-size and --producers must be positive")
+			}
+			format := c.out
+			if format == "" {
+				format = f.Globals.Output
+			}
+			conn, err := c.connection(f, map[string]string{"acks": acks, "compression.type": compression})
+			if err != nil {
+				return err
+			}
+			if format == "" {
+				format = conn.Output
+			}
+			defaults := config.NewProperties()
+			defaults.Set("client.id", "kbox-perf-producer")
+			var clients []*kgo.Client
+			var settings []string
+			for i := 0; i < producers; i++ {
+				cl, err := f.ConnectedClient(cmd.Context(), conn, kafka.Producer, kafka.Options{Defaults: defaults,
+					Tune: func(s *kafka.Settings) { s.MaxRecordBytes = cfg.RecordSize }})
+				if err != nil {
+					return err
+				}
+				defer cl.Close()
+				clients = append(clients, cl.Client)
+				settings = cl.Settings.EffectiveSorted()
+			}
+			cfg.Settings, cfg.Interval = settings, c.interval
+			res, err := perf.Produce(cmd.Context(), clients, cfg, progressLine(f, "acked"))
+			if res != nil {
+				if e := emit(f, format, res); e != nil {
+					return e
+				}
+			}
+			return err
+		},
+	}
+	c.flags(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&cfg.Topic, "topic", "", "topic to produce to")
+	fl.Int64Var(&cfg.Records, "records", 0, "records to produce (total over all producers)")
+	fl.DurationVar(&cfg.Duration, "duration", 0, "run for this long instead of a count")
+	fl.IntVar(&cfg.RecordSize, "record-size", 1024, "value size in bytes")
+	fl.Float64Var(&cfg.Rate, "throughput", -1, "target records/s in total (-1: unthrottled); latency is then measured from the intended send time")
+	fl.IntVar(&producers, "producers", 1, "producer goroutines, each with its own client")
+	fl.IntVar(&cfg.KeyCardinality, "key-cardinality", 0, "keyed records with this many distinct keys (0: no keys)")
+	fl.Int64Var(&cfg.WarmupRecords, "warmup-records", 0, "records excluded from the statistics")
+	fl.DurationVar(&cfg.WarmupDuration, "warmup-duration", 0, "time at the start excluded from the statistics")
+	fl.BoolVar(&cfg.RepeatPayload, "repeat-payload", false, "send the same value every time (compression results become meaningless)")
+	fl.Int64Var(&cfg.Seed, "random-seed", 0, "seed of the payload generator")
+	fl.StringVar(&acks, "acks", "", "acks: all, 1 or 0")
+	fl.StringVar(&compression, "compression", "", "compression.type: none, gzip, snappy, lz4, zstd")
+	return cmd
+}
+
+func newConsumeCmd(f *cmdutil.Factory) *cobra.Command {
+	var c common
+	var cfg perf.ConsumeConfig
+	var consumers int
+	var group string
+	var fromLatest bool
+	cmd := &cobra.Command{
+		Use:   "consume --topic T --records N [flags]",
+		Short: "Consume load; end-to-end latency from record timestamps in an HDR histogram",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfg.Topic == "" {
+				return cmdutil.FlagErrorf("--topic is required")
+			}
+			if consumers <= 0 {
+				return cmdutil.FlagErrorf("--consumers must be positive")
+			}
+			if group == "" {
+				group = fmt.Sprintf("kbox-perf-%d", time.Now().UnixNano())
+			}
+			reset := "earliest"
+			if fromLatest {
+				reset = "latest"
+			}
+			conn, err := c.connection(f, map[string]string{"group.id": group, "auto.offset.reset": reset})
+			if err != nil {
+				return err
+			}
+			format := c.out
+			if format == "" {
+				format = f.Globals.Output
+			}
+			if format == "" {
+				format = conn.Output
+			}
+			defaults := config.NewProperties()
+			defaults.Set("client.id", "kbox-perf-consumer")
+			var clients []*kgo.Client
+			var settings []string
+			for i := 0; i < consumers; i++ {
+				cl, err := f.ConnectedClient(cmd.Context(), conn, kafka.Consumer, kafka.Options{Defaults: defaults, Extra: []kgo.Opt{kgo.ConsumeTopics(cfg.Topic)}})
+				if err != nil {
+					return err
+				}
+				defer cl.Close()
+				clients = append(clients, cl.Client)
+				settings = cl.Settings.EffectiveSorted()
+				cfg.MaxPollRecords = cl.Settings.MaxPollRecords
+			}
+			cfg.Settings, cfg.Interval = settings, c.interval
+			res, err := perf.Consume(cmd.Context(), clients, cfg, progressLine(f, "received"))
+			if res != nil {
+				if e := emit(f, format, res); e != nil {
+					return e
+				}
+			}
+			if errors.Is(err, perf.ErrIdle) {
+				return fmt.Errorf("stopped after %d of %d records: %v", res.Records+res.WarmupRecords, cfg.Records, err)
+			}
+			return err
+		},
+	}
+	c.flags(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&cfg.Topic, "topic", "", "topic to consume")
+	fl.Int64Var(&cfg.Records, "records", 0, "records to consume (total)")
+	fl.DurationVar(&cfg.Duration, "duration", 0, "run for this long")
+	fl.DurationVar(&cfg.IdleTimeout, "timeout", 10*time.Second, "stop when no record arrives for this long")
+	fl.Int64Var(&cfg.WarmupRecords, "warmup-records", 0, "records excluded from the statistics")
+	fl.IntVar(&consumers, "consumers", 1, "consumer goroutines in one group, each with its own client")
+	fl.StringVar(&group, "group", "", "group id (default: a fresh one)")
+	fl.BoolVar(&fromLatest, "from-latest", false, "start at the end when the group has no offsets")
+	return cmd
+}
+
+func newMergeCmd(f *cmdutil.Factory) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge RESULT.json...",
+		Short: "Merge JSON results of several runs into exact aggregate percentiles",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var rs []*perf.Result
+			for _, a := range args {
+				r, err := readResultFile(a)
+				if err != nil {
+					return fmt.Errorf("%s: %v", a, err)
+				}
+				rs = append(rs, r)
+			}
+			m, err := perf.Merge(rs)
+			if err != nil {
+				return err
+			}
+			if out == "" {
+				out = f.Globals.Output
+			}
+			return emit(f, out, m)
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "table, json or csv")
+	return cmd
+}
+
+func readResultFile(path string) (*perf.Result, error) {
+	var rd io.Reader
+	if path == "-" {
+		rd = os.Stdin
+	} else {
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		rd = fh
+	}
+	return perf.ReadResult(rd)
+}

@@ -1,0 +1,292 @@
+package perf
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SweepRun is one repeat of one cell.
+type SweepRun struct {
+	Result     *Result `json:"result,omitempty"`
+	CPUSec     float64 `json:"cpu_sec"`     // process CPU time (user+system) during the run
+	CPUPercent float64 `json:"cpu_percent"` // CPUSec over the run's wall time, in % of one core
+	Error      string  `json:"error,omitempty"`
+}
+
+// CellResult is a cell with its runs and their summary.
+type CellResult struct {
+	Cell
+	Key   string     `json:"key"`
+	Topic string     `json:"topic"`
+	Runs  []SweepRun `json:"runs"`
+	// Summary over the runs: medians of the rates, the spread of records/s
+	// ((max-min)/median in %), and latency from the merged histograms.
+	RecordsPerSec float64        `json:"records_per_sec"`
+	MBPerSec      float64        `json:"mb_per_sec"`
+	SpreadPct     float64        `json:"spread_pct"`
+	CPUPercent    float64        `json:"cpu_percent"`
+	Records       int64          `json:"records"`
+	Failed        int64          `json:"failed"`
+	Errors        int            `json:"errors"` // failed records + failed runs
+	Latency       LatencySummary `json:"latency"`
+	Histogram     string         `json:"histogram,omitempty"`
+}
+
+// OK reports whether the cell measured anything.
+func (c *CellResult) OK() bool { return c.Records > 0 }
+
+// Summarize recomputes the cell's summary from its runs.
+func (c *CellResult) Summarize() error {
+	var rates, mbs, cpus []float64
+	h := NewLatency()
+	c.Records, c.Failed, c.Errors = 0, 0, 0
+	for _, r := range c.Runs {
+		if r.Error != "" {
+			c.Errors++
+		}
+		if r.Result == nil {
+			continue
+		}
+		c.Failed += r.Result.Failed
+		c.Errors += int(r.Result.Failed)
+		if r.Result.Records == 0 {
+			continue
+		}
+		c.Records += r.Result.Records
+		rates = append(rates, r.Result.RecordsPerSec)
+		mbs = append(mbs, r.Result.MBPerSec)
+		cpus = append(cpus, r.CPUPercent)
+		rh, err := DecodeLatency(r.Result.Histogram)
+		if err != nil {
+			return err
+		}
+		h.Merge(rh)
+	}
+	c.RecordsPerSec, c.MBPerSec, c.CPUPercent = median(rates), median(mbs), median(cpus)
+	c.SpreadPct = 0
+	if len(rates) > 1 && c.RecordsPerSec > 0 {
+		sort.Float64s(rates)
+		c.SpreadPct = (rates[len(rates)-1] - rates[0]) / c.RecordsPerSec * 100
+	}
+	c.Latency = h.Summary()
+	c.Histogram = ""
+	if h.Count() > 0 {
+		enc, err := h.Encode()
+		if err != nil {
+			return err
+		}
+		c.Histogram = enc
+	}
+	return nil
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// SweepResult is a whole sweep: its plan and every finished cell. It is
+// also the results file a sweep writes after each cell and resumes from.
+type SweepResult struct {
+	FormatVersion int          `json:"format_version"`
+	Kind          string       `json:"kind"` // "sweep"
+	Plan          SweepPlan    `json:"plan"`
+	Started       time.Time    `json:"started"`
+	Updated       time.Time    `json:"updated"`
+	Complete      bool         `json:"complete"`
+	Objective     string       `json:"objective,omitempty"`
+	Cells         []CellResult `json:"cells"`
+}
+
+// Cell returns the finished cell with the key, if any.
+func (r *SweepResult) Cell(key string) *CellResult {
+	for i := range r.Cells {
+		if r.Cells[i].Key == key {
+			return &r.Cells[i]
+		}
+	}
+	return nil
+}
+
+// ReadSweep decodes a sweep results file.
+func ReadSweep(rd io.Reader) (*SweepResult, error) {
+	var r SweepResult
+	if err := json.NewDecoder(rd).Decode(&r); err != nil {
+		return nil, fmt.Errorf("not a kbox sweep results file: %v", err)
+	}
+	if r.Kind != "sweep" {
+		return nil, errors.New("not a kbox sweep results file: kind is not \"sweep\"")
+	}
+	if r.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("unsupported format_version %d (want %d)", r.FormatVersion, FormatVersion)
+	}
+	return &r, nil
+}
+
+// LoadResume reads a results file to resume from. A missing file is a
+// fresh start (nil, nil); a file from a different plan is an error.
+func LoadResume(path string, plan *SweepPlan) (*SweepResult, error) {
+	fh, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	prev, err := ReadSweep(fh)
+	if err != nil {
+		return nil, fmt.Errorf("results file %s: %v", path, err)
+	}
+	if err := plan.Compatible(&prev.Plan); err != nil {
+		return nil, fmt.Errorf("results file %s: %v; remove it or choose another --results file", path, err)
+	}
+	return prev, nil
+}
+
+// Pending returns the cells of the plan that prev has not finished.
+func Pending(cells []Cell, prev *SweepResult) []Cell {
+	if prev == nil {
+		return cells
+	}
+	var out []Cell
+	for _, c := range cells {
+		if prev.Cell(c.Key()) == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// SaveSweep writes the results file atomically (a crash never leaves a
+// half-written file).
+func SaveSweep(path string, r *SweepResult) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Objective orders a sweep's cells.
+type Objective struct {
+	Kind     string  // throughput, p99 or throughput-at-p99
+	MaxP99Ms float64 // for throughput-at-p99
+}
+
+// String is the objective as given on the command line.
+func (o Objective) String() string {
+	if o.Kind == "throughput-at-p99" {
+		return "throughput-at-p99<=" + strconv.FormatFloat(o.MaxP99Ms, 'f', -1, 64) + "ms"
+	}
+	return o.Kind
+}
+
+// ParseObjective parses throughput, p99 or throughput-at-p99<=X (X in ms,
+// optionally with an ms or s suffix).
+func ParseObjective(s string) (Objective, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	switch t {
+	case "", "throughput":
+		return Objective{Kind: "throughput"}, nil
+	case "p99", "latency":
+		return Objective{Kind: "p99"}, nil
+	}
+	if rest, ok := strings.CutPrefix(t, "throughput-at-p99<="); ok {
+		mult := 1.0
+		switch {
+		case strings.HasSuffix(rest, "ms"):
+			rest = strings.TrimSuffix(rest, "ms")
+		case strings.HasSuffix(rest, "s"):
+			rest, mult = strings.TrimSuffix(rest, "s"), 1000
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+		if err == nil && v > 0 {
+			return Objective{Kind: "throughput-at-p99", MaxP99Ms: v * mult}, nil
+		}
+	}
+	return Objective{}, fmt.Errorf("--objective %q: want throughput, p99 or throughput-at-p99<=X (X in ms, e.g. throughput-at-p99<=50ms)", s)
+}
+
+// Meets reports whether a cell satisfies the objective's constraint.
+func (o Objective) Meets(c *CellResult) bool {
+	if !c.OK() {
+		return false
+	}
+	return o.Kind != "throughput-at-p99" || c.Latency.P99Ms <= o.MaxP99Ms
+}
+
+// Rank orders cells best first: cells that measured nothing come last;
+// under throughput-at-p99<=X, cells over the limit come after the ones
+// within it (then by p99). Ties keep the plan's order.
+func (o Objective) Rank(cells []CellResult) []int {
+	idx := make([]int, len(cells))
+	for i := range idx {
+		idx[i] = i
+	}
+	better := func(a, b *CellResult) bool {
+		if a.OK() != b.OK() {
+			return a.OK()
+		}
+		if !a.OK() {
+			return false
+		}
+		switch o.Kind {
+		case "p99":
+			if a.Latency.P99Ms != b.Latency.P99Ms {
+				return a.Latency.P99Ms < b.Latency.P99Ms
+			}
+			return a.RecordsPerSec > b.RecordsPerSec
+		case "throughput-at-p99":
+			ma, mb := o.Meets(a), o.Meets(b)
+			if ma != mb {
+				return ma
+			}
+			if !ma {
+				return a.Latency.P99Ms < b.Latency.P99Ms
+			}
+		}
+		return a.RecordsPerSec > b.RecordsPerSec
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return better(&cells[idx[i]], &cells[idx[j]]) })
+	return idx
+}
+
+// Best returns the index of the best cell, or -1 when no cell meets the
+// objective.
+func (o Objective) Best(cells []CellResult) int {
+	r := o.Rank(cells)
+	if len(r) == 0 || !o.Meets(&cells[r[0]]) {
+		return -1
+	}
+	return r[0]
+}
