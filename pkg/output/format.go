@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -98,14 +99,40 @@ func WriteJSON(w io.Writer, v any, pretty bool) error {
 	return enc.Encode(v)
 }
 
-// WriteYAML writes v as YAML with two-space indentation.
+// WriteYAML writes v as YAML with two-space indentation. The value goes
+// through its JSON form first, so YAML has the same field names and order as
+// JSON for every result type (one schema, two syntaxes).
 func WriteYAML(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, v, false); err != nil {
+		return err
+	}
+	var node yaml.Node
+	if err := yaml.Unmarshal(buf.Bytes(), &node); err != nil {
+		return err
+	}
+	clearStyle(&node)
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
-	if err := enc.Encode(v); err != nil {
+	if err := enc.Encode(&node); err != nil {
 		return err
 	}
 	return enc.Close()
+}
+
+// clearStyle drops the flow style and quoting that parsing JSON leaves on
+// the nodes, so the output is block-style YAML.
+func clearStyle(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode {
+		if n.Tag == "!!str" {
+			n.Style = 0
+		}
+	} else {
+		n.Style = 0
+	}
+	for _, c := range n.Content {
+		clearStyle(c)
+	}
 }
 
 // WriteTable renders rows. On a terminal it draws a light box table; when
