@@ -26,7 +26,7 @@ func newVerifyCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "verify",
 		Short: "Check verifiable producer/consumer logs: was acknowledged data lost, duplicated or reordered?",
 	}
-	cmd.AddCommand(newCheckCmd(f))
+	cmd.AddCommand(newCheckCmd(f), newRunCmd(f))
 	return cmd
 }
 

@@ -119,8 +119,12 @@ type RunConfig struct {
 	ProducerLogs []io.Writer
 	ConsumerLogs []io.Writer
 	// StartOffsets are the partitions' end offsets before the run (the
-	// consumers start there); nil for a new topic.
+	// consumers start there); their keys are the topic's partitions.
 	StartOffsets map[int32]int64
+	// JoinTimeout bounds the wait, before producing, for the group to
+	// assign every partition to min(consumers, partitions) members
+	// (default 30 s; the run goes on after it).
+	JoinTimeout time.Duration
 }
 
 // Progress is a snapshot of a run.
@@ -135,28 +139,28 @@ type Progress struct {
 
 // Run is a verification run in flight.
 type Run struct {
-	cfg        RunConfig
-	prodRecs   []*Recorder
-	consRecs   []*Recorder
-	sent       atomic.Int64
-	acked      atomic.Int64
-	sendErrs   atomic.Int64
-	consumed   atomic.Int64
-	mu         sync.Mutex
-	lastAcked  map[int32]int64
-	consumedTo map[int32]int64 // highest consumed offset
-	dataLoss   []string
-	stopProd   context.CancelFunc
-	prodCtx    context.Context
-	stopCons   context.CancelFunc
-	consCtx    context.Context
-	prodWG     sync.WaitGroup
-	consWG     sync.WaitGroup
-	prodDone   chan struct{}
-	producers  []*kgo.Client
-	consumers  []*kgo.Client
-	errMu      sync.Mutex
-	errs       []error
+	cfg          RunConfig
+	prodRecs     []*Recorder
+	consRecs     []*Recorder
+	sent         atomic.Int64
+	acked        atomic.Int64
+	sendErrs     atomic.Int64
+	consumed     atomic.Int64
+	mu           sync.Mutex
+	lastAcked    map[int32]int64
+	consumedTo   map[int32]int64  // highest consumed offset
+	assigned     []map[int32]bool // per consumer
+	produceStart time.Time
+	dataLoss     []string
+	stopProd     context.CancelFunc
+	prodCtx      context.Context
+	stopCons     context.CancelFunc
+	consCtx      context.Context
+	prodWG       sync.WaitGroup
+	consWG       sync.WaitGroup
+	prodDone     chan struct{}
+	producers    []*kgo.Client
+	consumers    []*kgo.Client
 }
 
 // StartRun validates cfg, builds every client and starts consumers and
@@ -192,13 +196,23 @@ func StartRun(cfg RunConfig) (*Run, error) {
 		r.producers = append(r.producers, cl)
 	}
 	for i := 0; i < cfg.Consumers; i++ {
+		r.assigned = append(r.assigned, map[int32]bool{})
+	}
+	for i := 0; i < cfg.Consumers; i++ {
 		rec := r.consRecs[i]
 		cb := func(name string) func(context.Context, *kgo.Client, map[string][]int32) {
 			return func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
 				var parts []PartitionData
+				r.mu.Lock()
 				for _, tp := range tpsOf(m) {
 					parts = append(parts, PartitionData{Topic: tp.Topic, Partition: tp.Partition})
+					if name == EvAssigned {
+						r.assigned[i][tp.Partition] = true
+					} else {
+						delete(r.assigned[i], tp.Partition)
+					}
 				}
+				r.mu.Unlock()
 				rec.Add(Event{Timestamp: nowMs(), Name: name, Parts: parts})
 			}
 		}
@@ -221,6 +235,13 @@ func StartRun(cfg RunConfig) (*Run, error) {
 		r.consWG.Add(1)
 		go func() { defer r.consWG.Done(); r.consume(i, cl) }()
 	}
+	if cfg.JoinTimeout <= 0 {
+		cfg.JoinTimeout = 30 * time.Second
+	}
+	for deadline := time.Now().Add(cfg.JoinTimeout); !r.joined() && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.produceStart = time.Now()
 	per, extra := cfg.Messages/int64(cfg.Producers), cfg.Messages%int64(cfg.Producers)
 	for i, cl := range r.producers {
 		n := per
@@ -236,6 +257,25 @@ func StartRun(cfg RunConfig) (*Run, error) {
 	}
 	go func() { r.prodWG.Wait(); close(r.prodDone) }()
 	return r, nil
+}
+
+// joined reports whether every partition is assigned and min(consumers,
+// partitions) consumers have partitions.
+func (r *Run) joined() bool {
+	parts := len(r.cfg.StartOffsets)
+	if parts == 0 {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	members, total := 0, 0
+	for _, a := range r.assigned {
+		if len(a) > 0 {
+			members++
+		}
+		total += len(a)
+	}
+	return total >= parts && members >= min(parts, len(r.assigned))
 }
 
 func pick(ws []io.Writer, i int) io.Writer {
@@ -268,12 +308,6 @@ func (r *Run) onDataLoss(who string) func(string, int32) {
 		r.dataLoss = append(r.dataLoss, fmt.Sprintf("%s: franz-go detected data loss on %s-%d", who, topic, partition))
 		r.mu.Unlock()
 	}
-}
-
-func (r *Run) fail(err error) {
-	r.errMu.Lock()
-	r.errs = append(r.errs, err)
-	r.errMu.Unlock()
 }
 
 // produce is the drop-in producer's loop for producer i: values "i.n",
@@ -424,7 +458,8 @@ func (r *Run) commitSync(cl *kgo.Client, rec *Recorder, offsets map[string]map[i
 			}
 		}
 	})
-	rec.Add(Event{Timestamp: nowMs(), Name: EvOffsetsCommitted, Offsets: commits, Error: errMsg})
+	ok := errMsg == nil
+	rec.Add(Event{Timestamp: nowMs(), Name: EvOffsetsCommitted, Offsets: commits, Error: errMsg, Success: &ok})
 }
 
 // Progress returns the current counters; lag is the number of acked
@@ -449,6 +484,9 @@ func (r *Run) Progress() Progress {
 	}
 	return p
 }
+
+// ProduceStart is when the producers started (after the group joined).
+func (r *Run) ProduceStart() time.Time { return r.produceStart }
 
 // ProducersDone is closed once every producer has sent its share (or was
 // stopped) and flushed.

@@ -1,0 +1,153 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func kfakeRun(t *testing.T, producers, consumers int, n int64, logs bool) (*Run, []*bytes.Buffer, []*Log, []*Log, []string) {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	seeds := kgo.SeedBrokers(c.ListenAddrs()...)
+	adm, err := kgo.NewClient(seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	ends, err := kadm.NewClient(adm).ListEndOffsets(context.Background(), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := map[int32]int64{}
+	ends.Each(func(lo kadm.ListedOffset) { start[lo.Partition] = lo.Offset })
+	var bufs []*bytes.Buffer
+	cfg := RunConfig{
+		Topic: "t", Messages: n, Producers: producers, Consumers: consumers, Throughput: -1, StartOffsets: start,
+		NewProducer: func(_ int, onLoss func(string, int32)) (*kgo.Client, error) {
+			return kgo.NewClient(seeds, kgo.ProducerOnDataLossDetected(onLoss), kgo.DisableIdempotentWrite(), kgo.RecordRetries(0))
+		},
+		NewConsumer: func(_ int, extra []kgo.Opt) (*kgo.Client, error) {
+			return kgo.NewClient(append([]kgo.Opt{seeds, kgo.ConsumerGroup("g"), kgo.DisableAutoCommit(),
+				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(100 * time.Millisecond)}, extra...)...)
+		},
+	}
+	if logs {
+		for i := 0; i < producers; i++ {
+			b := &bytes.Buffer{}
+			bufs = append(bufs, b)
+			cfg.ProducerLogs = append(cfg.ProducerLogs, b)
+		}
+	}
+	r, err := StartRun(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if !r.WaitCaughtUp(ctx) {
+		t.Fatalf("not caught up: %+v", r.Progress())
+	}
+	p, cs, dl := r.Finish(10 * time.Second)
+	return r, bufs, p, cs, dl
+}
+
+// TestRunKfake: two producers and two consumers against kfake produce a
+// valid verdict with every value consumed once, and the mirrored producer
+// log is the drop-in tool's JSON lines, readable by `verify check`.
+func TestRunKfake(t *testing.T) {
+	const n = 3001
+	r, bufs, prods, cons, dl := kfakeRun(t, 2, 2, n, true)
+	if p := r.Progress(); p.Acked != n || p.Sent != n || p.Lag != 0 || !p.ProducersDone {
+		t.Fatalf("progress %+v", p)
+	}
+	rep := NewRunReport(prods, cons, Options{DataLoss: dl}, RunInfo{CaughtUp: true})
+	if !rep.Valid || rep.Stats.Acked != n || rep.Stats.UniqueConsumed != n || len(rep.Anomalies) != 0 {
+		t.Fatalf("verdict %+v", rep.Report)
+	}
+	// Producer 0 sends 1501 values "0.0".."0.1500", producer 1 "1.0".."1.1499".
+	acked := 0
+	for _, e := range prods[1].Events {
+		if e.Name == EvSendSuccess {
+			if !strings.HasPrefix(*e.Value, "1.") {
+				t.Fatalf("producer 1 value %q", *e.Value)
+			}
+			acked++
+		}
+	}
+	if acked != 1500 {
+		t.Fatalf("producer 1 acked %d", acked)
+	}
+	mirrored, err := ReadLog("p0", bytes.NewReader(bufs[0].Bytes()))
+	if err != nil || len(mirrored.Events) != len(prods[0].Events) {
+		t.Fatalf("mirror: %v, %d vs %d events", err, len(mirrored.Events), len(prods[0].Events))
+	}
+	last := bufs[0].String()
+	if !strings.Contains(last, `"name":"tool_data","sent":1501,"acked":1501,"target_throughput":-1,"avg_throughput":`) {
+		t.Fatalf("tool_data missing: %s", last[max(0, len(last)-300):])
+	}
+	// Every consumer poll was followed by a successful commit.
+	for _, l := range cons {
+		polls, commits := 0, 0
+		for _, e := range l.Events {
+			switch e.Name {
+			case EvRecordsConsumed:
+				polls++
+			case EvOffsetsCommitted:
+				if e.Success == nil || !*e.Success {
+					t.Fatalf("%s: failed commit %+v", l.Name, e)
+				}
+				commits++
+			}
+		}
+		if polls != commits {
+			t.Fatalf("%s: %d polls, %d commits", l.Name, polls, commits)
+		}
+	}
+}
+
+// TestRunReportAnomalies: the run-level anomalies and franz-go's data-loss
+// signals make the verdict invalid (or warn for a failed --during).
+func TestRunReportAnomalies(t *testing.T) {
+	_, _, prods, cons, _ := kfakeRun(t, 1, 1, 200, false)
+	rep := NewRunReport(prods, cons, Options{}, RunInfo{CaughtUp: true, During: &DuringInfo{Command: "false", ExitCode: 1}})
+	if !rep.Valid || rep.Count(AnDuringFailed) != 1 {
+		t.Fatalf("failed --during: %+v", rep.Report)
+	}
+	rep = NewRunReport(prods, cons, Options{}, RunInfo{CaughtUp: false})
+	if rep.Valid || rep.Count(AnNotCaughtUp) != 1 || len(rep.BadErrorTypes) != 1 {
+		t.Fatalf("not caught up: %+v", rep.Report)
+	}
+	rep = NewRunReport(prods, cons, Options{DataLoss: []string{"consumer-0: data loss on t-1"}}, RunInfo{CaughtUp: true})
+	if rep.Valid || rep.Count(AnClientDataLoss) != 1 {
+		t.Fatalf("data loss: %+v", rep.Report)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil || !strings.Contains(b.String(), "INVALID: client-data-loss") || !strings.Contains(b.String(), "run: ") {
+		t.Fatalf("text: %v %s", err, b.String())
+	}
+}
+
+// TestStartRunValidation: bad configurations fail before any client is built.
+func TestStartRunValidation(t *testing.T) {
+	for _, c := range []RunConfig{
+		{Topic: "", Messages: 1, Producers: 1, Consumers: 1, Throughput: -1},
+		{Topic: "t", Messages: 0, Producers: 1, Consumers: 1, Throughput: -1},
+		{Topic: "t", Messages: 1, Producers: 0, Consumers: 1, Throughput: -1},
+		{Topic: "t", Messages: 1, Producers: 1, Consumers: 1, Throughput: 0},
+	} {
+		if _, err := StartRun(c); err == nil {
+			t.Errorf("%+v: no error", c)
+		}
+	}
+}
