@@ -1,0 +1,664 @@
+// Package topics is the kafka-topics applet: a drop-in for Apache's
+// kafka-topics.sh (TopicCommand of Kafka 4.4) with kbox's native output
+// formats and a dry-run mode.
+package topics
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/pkg/topics"
+	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// ApacheVersion is the Apache Kafka version whose TopicCommand this applet
+// reproduces; --version prints it, as the Apache script prints its own.
+const ApacheVersion = "4.4.0"
+
+// apacheOptions is the option table jopt-simple prints for TopicCommand of
+// Kafka 4.4.0, captured from the real tool (see testdata/).
+//
+//go:embed apache_options.txt
+var apacheOptions string
+
+const nativeHelp = `
+kbox extensions (not in Apache's kafka-topics):
+  -o, --output FORMAT     apache (default), table, wide, json, yaml; "-o help" prints the schema
+  --dry-run               validate create/alter/delete on the broker and print what would happen
+  --disable-rack-aware    compute a non-rack-aware replica assignment client-side (create, alter)
+  --profile NAME          connection profile (see "kbox profile")
+`
+
+// Applet registers kafka-topics.
+const short = "Create, delete, describe, or change a topic"
+
+// Applet is the applet table entry.
+var Applet = cmdutil.Applet{Name: "kafka-topics", Alias: "topics", Short: short, New: NewCmd}
+
+// NewCmd builds the applet command. Flags are parsed by the jopt-simple
+// emulation, not cobra.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:                "topics",
+		Short:              short,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return Run(cmd.Context(), f, args)
+		},
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			return complete(cmd.Context(), f, args, toComplete)
+		},
+	}
+}
+
+type runner struct {
+	f   *cmdutil.Factory
+	p   *parsed
+	out io.Writer
+	err io.Writer
+}
+
+func (r *runner) usage(msg string) error {
+	fmt.Fprint(r.err, msg+"\n"+apacheOptions)
+	if strings.HasPrefix(r.f.Invoked, "kbox ") && msg == helpMessage {
+		fmt.Fprint(r.err, nativeHelp)
+	}
+	return cmdutil.Exit(1)
+}
+
+// execError prints Apache's "Error while executing topic command" line on
+// stdout and exits 1.
+func (r *runner) execError(err error) error {
+	fmt.Fprintf(r.out, "Error while executing topic command : %s\n", err.Error())
+	return cmdutil.Exit(1)
+}
+
+const helpMessage = "This tool helps to create, delete, describe, or change a topic."
+
+// Run executes kafka-topics with Apache's argv.
+func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r := &runner{f: f, out: f.IO.Out, err: f.IO.ErrOut}
+	p, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintln(r.err, err.Error())
+		return cmdutil.Exit(1)
+	}
+	r.p = p
+	if len(args) == 0 {
+		return r.usage("Create, delete, describe, or change a topic.")
+	}
+	if p.has("help") {
+		return r.usage(helpMessage)
+	}
+	if p.has("version") {
+		fmt.Fprintln(r.out, ApacheVersion)
+		return nil
+	}
+	format, err := r.format()
+	if err != nil {
+		fmt.Fprintf(r.err, "%v\n", err)
+		return cmdutil.Exit(1)
+	}
+	if format == "help" {
+		_, err := io.WriteString(r.out, schemaHelp)
+		return err
+	}
+
+	haveBootstrap := p.has("bootstrap-server") || r.profileBootstrap()
+	outNotes, errNotes, cerr := p.checkArgs(haveBootstrap)
+	for _, n := range errNotes {
+		fmt.Fprintln(r.err, n)
+	}
+	for _, n := range outNotes {
+		fmt.Fprintln(r.out, n)
+	}
+	if cerr != nil {
+		var ue *UsageError
+		if errors.As(cerr, &ue) {
+			return r.usage(ue.Msg)
+		}
+		fmt.Fprintln(r.err, cerr.Error())
+		return cmdutil.Exit(1)
+	}
+	// TopicService(commandConfig(), bootstrapServer()): the file is read
+	// first, then the single-valued bootstrap server.
+	cc, err := p.single("command-config")
+	if err != nil {
+		return r.execError(err)
+	}
+	if cc != nil {
+		if _, serr := os.Stat(*cc); serr != nil {
+			return r.execError(fmt.Errorf("%s (No such file or directory)", *cc))
+		}
+	}
+	// jopt reports a repeated --bootstrap-server lazily, inside the try.
+	bs, err := p.single("bootstrap-server")
+	if err != nil {
+		return r.execError(err)
+	}
+	var bootstrap string
+	if bs != nil {
+		bootstrap = *bs
+	}
+	act, err := r.prepare()
+	if err != nil {
+		return r.execError(err)
+	}
+	if act.warnCollision {
+		fmt.Fprintln(r.out, topics.CollisionWarning)
+	}
+	if act.preErr != nil {
+		return r.execError(act.preErr)
+	}
+	ov := config.Overrides{Bootstrap: bootstrap, Output: r.outputFlag()}
+	if cc != nil {
+		ov.CommandConfig = *cc
+	}
+	if prof, _ := p.single("profile"); prof != nil {
+		ov.Profile = *prof
+	}
+	conn, err := f.Connection(ov)
+	if err != nil {
+		return r.execError(err)
+	}
+	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	if err != nil {
+		return r.execError(err)
+	}
+	defer cl.Close()
+	svc := &topics.Service{Client: cl.Client, Admin: cl.Admin()}
+	if cl.Settings.RequestTimeout > 0 {
+		svc.TimeoutMs = int32(cl.Settings.RequestTimeout.Milliseconds())
+	}
+	err = act.run(ctx, r, svc, format)
+	if err == nil {
+		return nil
+	}
+	var ee *cmdutil.ExitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return r.execError(cl.Explain(err))
+}
+
+// profileBootstrap reports whether kbox's own configuration (profile,
+// KBOX_BOOTSTRAP_SERVERS) supplies a bootstrap server, so that
+// --bootstrap-server may be left out (a kbox extension).
+func (r *runner) profileBootstrap() bool {
+	ov := config.Overrides{}
+	if prof, _ := r.p.single("profile"); prof != nil {
+		ov.Profile = *prof
+	}
+	if ov.Profile == "" {
+		ov.Profile = r.f.Globals.Profile
+	}
+	conn, err := r.f.Loader().Resolve(ov)
+	return err == nil && len(conn.Bootstrap) > 0
+}
+
+func (r *runner) outputFlag() string {
+	if v := r.p.values["output"]; len(v) > 0 {
+		return v[len(v)-1]
+	}
+	return ""
+}
+
+// format decides the output format: -o, then KBOX_OUTPUT / profile / the
+// global flag; Apache's text is the default.
+func (r *runner) format() (string, error) {
+	v := r.outputFlag()
+	if v == "" {
+		v = r.f.Globals.Output
+	}
+	if v == "" {
+		v = r.f.Getenv("KBOX_OUTPUT")
+	}
+	if v == "" {
+		ov := config.Overrides{}
+		if prof, _ := r.p.single("profile"); prof != nil {
+			ov.Profile = *prof
+		}
+		if ov.Profile == "" {
+			ov.Profile = r.f.Globals.Profile
+		}
+		if conn, err := r.f.Loader().Resolve(ov); err == nil {
+			v = conn.Output
+		}
+	}
+	if v == "" || v == "apache" {
+		return "apache", nil
+	}
+	if v == "help" {
+		return "help", nil
+	}
+	fm, err := output.ParseFormat(v, output.Apache, output.Table, output.Wide, output.JSON, output.YAML)
+	if err != nil {
+		return "", err
+	}
+	return string(fm), nil
+}
+
+// action is a prepared action: everything Apache parses lazily has been
+// parsed, in Apache's order, before connecting.
+type action struct {
+	warnCollision bool
+	preErr        error // raised after the collision warning
+	run           func(ctx context.Context, r *runner, svc *topics.Service, format string) error
+}
+
+func (r *runner) prepare() (*action, error) {
+	p := r.p
+	switch {
+	case p.has("create"):
+		return r.prepareCreate()
+	case p.has("alter"):
+		return r.prepareAlter()
+	case p.has("list"):
+		topic, err := p.single("topic")
+		if err != nil {
+			return nil, err
+		}
+		if topic != nil {
+			if _, err := topics.NewFilter(*topic); err != nil {
+				return nil, err
+			}
+		}
+		return &action{run: func(ctx context.Context, r *runner, svc *topics.Service, format string) error {
+			names, _, err := svc.ListTopics(ctx, topic, p.has("exclude-internal"))
+			if err != nil {
+				return err
+			}
+			return r.print(format, &topics.TopicList{Names: names})
+		}}, nil
+	case p.has("describe"):
+		return r.prepareDescribe()
+	default:
+		return r.prepareDelete()
+	}
+}
+
+func (r *runner) print(format string, v any) error {
+	switch format {
+	case "apache":
+		return v.(output.ApacheWriter).WriteApache(r.out)
+	case "json", "yaml":
+		if n, ok := v.(interface{ Native() any }); ok {
+			v = n.Native()
+		}
+	}
+	return output.Print(r.f.IO, output.Format(format), v)
+}
+
+type commandTopicPartition struct {
+	name       string
+	partitions *int
+	rf         *int
+	assignment [][]int32
+	configs    map[string]string
+}
+
+// newCTP is CommandTopicPartition's constructor: the values are read (and
+// so validated) in this order.
+func (r *runner) newCTP() (*commandTopicPartition, error) {
+	p := r.p
+	c := &commandTopicPartition{}
+	t, err := p.single("topic")
+	if err != nil {
+		return nil, err
+	}
+	c.name = *t
+	if c.partitions, err = p.integer("partitions"); err != nil {
+		return nil, err
+	}
+	if c.rf, err = p.integer("replication-factor"); err != nil {
+		return nil, err
+	}
+	ra, err := p.single("replica-assignment")
+	if err != nil {
+		return nil, err
+	}
+	if ra != nil && *ra != "" {
+		if c.assignment, err = topics.ParseReplicaAssignment(*ra); err != nil {
+			return nil, err
+		}
+	}
+	if c.configs, err = topics.ParseConfigs(p.values["config"]); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (r *runner) prepareCreate() (*action, error) {
+	c, err := r.newCTP()
+	if err != nil {
+		return nil, err
+	}
+	act := &action{warnCollision: topics.HasCollisionChars(c.name)}
+	if c.rf != nil && (*c.rf > 32767 || *c.rf < 1) {
+		act.preErr = errors.New("The replication factor must be between 1 and 32767 inclusive")
+		return act, nil
+	}
+	if c.partitions != nil && *c.partitions < 1 {
+		act.preErr = errors.New("The partitions must be greater than 0")
+		return act, nil
+	}
+	dry := r.p.has("dry-run")
+	act.run = func(ctx context.Context, r *runner, svc *topics.Service, format string) error {
+		req := topics.CreateRequest{Name: c.name, Partitions: -1, ReplicationFactor: -1, Assignment: c.assignment, Configs: c.configs, ValidateOnly: dry}
+		if c.partitions != nil {
+			req.Partitions = int32(*c.partitions)
+		}
+		if c.rf != nil {
+			req.ReplicationFactor = int16(*c.rf)
+		}
+		if r.p.has("disable-rack-aware") && len(c.assignment) == 0 {
+			a, err := clientAssignment(ctx, svc, c)
+			if err != nil {
+				return err
+			}
+			req.Assignment = a
+		}
+		res, err := svc.Create(ctx, req)
+		if err != nil {
+			if r.p.has("if-not-exists") && errors.Is(err, kerr.TopicAlreadyExists) {
+				return nil
+			}
+			return err
+		}
+		switch {
+		case format == "json" || format == "yaml":
+			return output.Print(r.f.IO, output.Format(format), res)
+		case dry:
+			fmt.Fprintf(r.out, "Dry run: topic %s would be created with %d partition(s) and replication factor %d (validated by the broker; nothing was changed).\n", res.Name, res.Partitions, res.ReplicationFactor)
+		default:
+			fmt.Fprintf(r.out, "Created topic %s.\n", c.name)
+		}
+		return nil
+	}
+	return act, nil
+}
+
+// clientAssignment computes the plain (non-rack-aware) assignment of Kafka's
+// classic placement for --disable-rack-aware.
+func clientAssignment(ctx context.Context, svc *topics.Service, c *commandTopicPartition) ([][]int32, error) {
+	cluster, err := svc.Metadata(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(cluster.Brokers) == 0 {
+		return nil, errors.New("no live brokers")
+	}
+	parts, rf := 0, 0
+	if c.partitions != nil {
+		parts = *c.partitions
+	}
+	if c.rf != nil {
+		rf = *c.rf
+	}
+	if parts == 0 || rf == 0 {
+		ids := make([]int32, 0, len(cluster.Brokers))
+		for _, b := range cluster.Brokers {
+			ids = append(ids, b.ID)
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		dp, drf, err := svc.BrokerDefaults(ctx, ids[0])
+		if err != nil {
+			return nil, err
+		}
+		if parts == 0 {
+			parts = dp
+		}
+		if rf == 0 {
+			rf = drf
+		}
+	}
+	return topics.AssignReplicas(parts, rf, cluster.Brokers, false, -1, -1, 0)
+}
+
+func notFound(topic *string) error {
+	return fmt.Errorf("Topic '%s' does not exist as expected", *topic)
+}
+
+func (r *runner) prepareAlter() (*action, error) {
+	c, err := r.newCTP()
+	if err != nil {
+		return nil, err
+	}
+	topic := &c.name
+	if _, err := topics.NewFilter(c.name); err != nil {
+		return nil, err
+	}
+	dry := r.p.has("dry-run")
+	return &action{run: func(ctx context.Context, r *runner, svc *topics.Service, format string) error {
+		names, cluster, err := svc.ListTopics(ctx, topic, r.p.has("exclude-internal"))
+		if err != nil {
+			return err
+		}
+		if len(names) == 0 {
+			if !r.p.has("if-exists") && c.name != "" {
+				return notFound(topic)
+			}
+			return nil
+		}
+		current := map[string]int{}
+		for _, n := range names {
+			current[n] = len(cluster.Topics[n].Partitions)
+		}
+		req := topics.AlterRequest{Topics: names, Count: int32(*c.partitions), Assignment: c.assignment, ValidateOnly: dry}
+		if r.p.has("disable-rack-aware") && len(c.assignment) == 0 {
+			// Place the new partitions client-side with the plain
+			// (non-rack-aware) variant of Kafka's classic algorithm.
+			req.NewAssignments = map[string][][]int32{}
+			for _, n := range names {
+				parts := cluster.Topics[n].Partitions
+				if *c.partitions <= len(parts) || len(parts) == 0 {
+					continue // the broker refuses it with its own message
+				}
+				a, err := topics.AssignReplicas(*c.partitions-len(parts), len(parts[0].Replicas), cluster.Brokers, false, -1, -1, len(parts))
+				if err != nil {
+					return err
+				}
+				req.NewAssignments[n] = a
+			}
+		}
+		res, err := svc.Alter(ctx, req, current)
+		if err != nil {
+			return err
+		}
+		switch {
+		case format == "json" || format == "yaml":
+			return output.Print(r.f.IO, output.Format(format), res)
+		case dry:
+			for _, a := range res {
+				fmt.Fprintf(r.out, "Dry run: topic %s would go from %d to %d partition(s) (validated by the broker; nothing was changed).\n", a.Topic, a.OldPartitions, a.NewPartitions)
+			}
+		}
+		return nil
+	}}, nil
+}
+
+func (r *runner) prepareDelete() (*action, error) {
+	topic, err := r.p.single("topic")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := topics.NewFilter(*topic); err != nil {
+		return nil, err
+	}
+	dry := r.p.has("dry-run")
+	return &action{run: func(ctx context.Context, r *runner, svc *topics.Service, format string) error {
+		names, _, err := svc.ListTopics(ctx, topic, r.p.has("exclude-internal"))
+		if err != nil {
+			return err
+		}
+		if len(names) == 0 && !r.p.has("if-exists") && *topic != "" {
+			return notFound(topic)
+		}
+		if dry {
+			if format == "json" || format == "yaml" {
+				return output.Print(r.f.IO, output.Format(format), map[string]any{"dryRun": true, "delete": nonNilStrings(names)})
+			}
+			for _, n := range names {
+				fmt.Fprintf(r.out, "Dry run: topic %s would be deleted (nothing was changed).\n", n)
+			}
+			return nil
+		}
+		if err := svc.Delete(ctx, names); err != nil {
+			return err
+		}
+		if format == "json" || format == "yaml" {
+			return output.Print(r.f.IO, output.Format(format), map[string]any{"deleted": nonNilStrings(names)})
+		}
+		return nil
+	}}, nil
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func (r *runner) prepareDescribe() (*action, error) {
+	p := r.p
+	topicID, err := p.single("topic-id")
+	if err != nil {
+		return nil, err
+	}
+	var id *[16]byte
+	if topicID != nil {
+		v, err := topics.ParseTopicID(*topicID)
+		if err != nil {
+			return nil, err
+		}
+		if v != ([16]byte{}) {
+			id = &v
+		}
+	}
+	topic, err := p.single("topic")
+	if err != nil {
+		return nil, err
+	}
+	if id == nil && topic != nil {
+		if _, err := topics.NewFilter(*topic); err != nil {
+			return nil, err
+		}
+	}
+	limit, err := p.integer("partition-size-limit-per-response")
+	if err != nil {
+		return nil, err
+	}
+	o := topics.DescribeOptions{
+		UnderReplicated:     p.has("under-replicated-partitions"),
+		Unavailable:         p.has("unavailable-partitions"),
+		UnderMinISR:         p.has("under-min-isr-partitions"),
+		AtMinISR:            p.has("at-min-isr-partitions"),
+		TopicsWithOverrides: p.has("topics-with-overrides"),
+	}
+	if limit != nil {
+		o.PartitionLimit = int32(*limit)
+	}
+	return &action{run: func(ctx context.Context, r *runner, svc *topics.Service, format string) error {
+		o.Wide = format == "wide"
+		excl := p.has("exclude-internal")
+		var names []string
+		var cluster *topics.Cluster
+		var err error
+		if id != nil {
+			cluster, err = svc.Metadata(ctx)
+			if err != nil {
+				return err
+			}
+			for n, t := range cluster.Topics {
+				if t.TopicID == *id && !(excl && t.IsInternal) {
+					names = append(names, n)
+				}
+			}
+			o.ByID = true
+			if len(names) == 0 && !p.has("if-exists") {
+				return fmt.Errorf("TopicId '%s' does not exist as expected", topics.TopicIDString(*id))
+			}
+		} else {
+			names, cluster, err = svc.ListTopics(ctx, topic, excl)
+			if err != nil {
+				return err
+			}
+			if len(names) == 0 && topic != nil && *topic != "" && !p.has("if-exists") {
+				return notFound(topic)
+			}
+		}
+		d, err := svc.Describe(ctx, names, cluster, o)
+		if err != nil {
+			return err
+		}
+		return r.print(format, d)
+	}}, nil
+}
+
+// complete offers topic names from the cluster after --topic.
+func complete(ctx context.Context, f *cmdutil.Factory, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) == 0 || args[len(args)-1] != "--topic" {
+		if strings.HasPrefix(toComplete, "--") {
+			var out []string
+			for _, s := range specs {
+				if strings.HasPrefix("--"+s.name, toComplete) {
+					out = append(out, "--"+s.name)
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		}
+		return nil, cobra.ShellCompDirectiveDefault
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	p, _ := parseArgs(args[:len(args)-1])
+	ov := config.Overrides{}
+	if p != nil {
+		if bs, _ := p.single("bootstrap-server"); bs != nil {
+			ov.Bootstrap = *bs
+		}
+		if cc, _ := p.single("command-config"); cc != nil {
+			ov.CommandConfig = *cc
+		}
+	}
+	conn, err := f.Loader().Resolve(ov)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	cl, err := kafka.NewClient(conn, kafka.Admin, kafka.Options{})
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	defer cl.Close()
+	if err := cl.Connect(ctx); err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	svc := &topics.Service{Client: cl.Client, Admin: cl.Admin()}
+	names, _, err := svc.ListTopics(ctx, nil, false)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, n := range names {
+		if strings.HasPrefix(n, toComplete) {
+			out = append(out, n)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}

@@ -1,0 +1,668 @@
+package topics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// DescribeOptions select what --describe shows.
+type DescribeOptions struct {
+	UnderReplicated       bool
+	Unavailable           bool
+	UnderMinISR           bool
+	AtMinISR              bool
+	TopicsWithOverrides   bool
+	PartitionLimit        int32 // DescribeTopicPartitions page size; 0 = 2000
+	Wide                  bool  // also fetch offsets and replica sizes
+	ExcludeInternalTopics bool
+	// ByID describes through Metadata, as Apache's admin client does for
+	// topic ids (so Elr/LastKnownElr print N/A).
+	ByID bool
+}
+
+func (o DescribeOptions) report() bool {
+	return o.UnderReplicated || o.Unavailable || o.UnderMinISR || o.AtMinISR
+}
+
+// ConfigEntry is a non-default topic config as shown in Configs:.
+type ConfigEntry struct {
+	Name      string  `json:"name" yaml:"name"`
+	Value     *string `json:"value" yaml:"value"`
+	Source    string  `json:"source" yaml:"source"`
+	Sensitive bool    `json:"sensitive,omitempty" yaml:"sensitive,omitempty"`
+}
+
+// Partition is one partition of a described topic.
+type Partition struct {
+	Partition        int32   `json:"partition" yaml:"partition"`
+	Leader           *int32  `json:"leader" yaml:"leader"`
+	Replicas         []int32 `json:"replicas" yaml:"replicas"`
+	ISR              []int32 `json:"isr" yaml:"isr"`
+	AddingReplicas   []int32 `json:"addingReplicas,omitempty" yaml:"addingReplicas,omitempty"`
+	RemovingReplicas []int32 `json:"removingReplicas,omitempty" yaml:"removingReplicas,omitempty"`
+	Reassigning      bool    `json:"reassigning,omitempty" yaml:"reassigning,omitempty"`
+	// ELR and LastKnownELR are null when the broker lacks
+	// DescribeTopicPartitions (Apache prints N/A).
+	ELR             []int32         `json:"elr" yaml:"elr"`
+	LastKnownELR    []int32         `json:"lastKnownElr" yaml:"lastKnownElr"`
+	UnderReplicated bool            `json:"underReplicated" yaml:"underReplicated"`
+	Unavailable     bool            `json:"unavailable" yaml:"unavailable"`
+	UnderMinISR     bool            `json:"underMinIsr" yaml:"underMinIsr"`
+	AtMinISR        bool            `json:"atMinIsr" yaml:"atMinIsr"`
+	LogStartOffset  *int64          `json:"logStartOffset,omitempty" yaml:"logStartOffset,omitempty"`
+	HighWatermark   *int64          `json:"highWatermark,omitempty" yaml:"highWatermark,omitempty"`
+	ReplicaSizes    map[int32]int64 `json:"replicaSizes,omitempty" yaml:"replicaSizes,omitempty"`
+
+	show bool
+}
+
+// Topic is one described topic.
+type Topic struct {
+	Name              string        `json:"name" yaml:"name"`
+	ID                string        `json:"id" yaml:"id"`
+	Internal          bool          `json:"internal" yaml:"internal"`
+	PartitionCount    int           `json:"partitionCount" yaml:"partitionCount"`
+	ReplicationFactor int           `json:"replicationFactor" yaml:"replicationFactor"`
+	MinISR            *int          `json:"minInsyncReplicas,omitempty" yaml:"minInsyncReplicas,omitempty"`
+	MinISRSource      string        `json:"minInsyncReplicasSource,omitempty" yaml:"minInsyncReplicasSource,omitempty"`
+	Configs           []ConfigEntry `json:"configs" yaml:"configs"`
+	Partitions        []Partition   `json:"partitions" yaml:"partitions"`
+
+	showTopic bool
+}
+
+// Description is the result of --describe. Topics are in Apache's order
+// (Java HashMap order of the names).
+type Description struct {
+	Topics []Topic `json:"topics" yaml:"topics"`
+	opts   DescribeOptions
+}
+
+type partInfo struct {
+	p         kmsg.DescribeTopicPartitionsResponseTopicPartition
+	hasElr    bool
+	topicID   [16]byte
+	internal  bool
+	partCount int
+}
+
+// describeTopicPartitions pages through DescribeTopicPartitions.
+func (s *Service) describeTopicPartitions(ctx context.Context, names []string, limit int32) (map[string][]kmsg.DescribeTopicPartitionsResponseTopicPartition, map[string]kmsg.DescribeTopicPartitionsResponseTopic, error) {
+	parts := map[string][]kmsg.DescribeTopicPartitionsResponseTopicPartition{}
+	tops := map[string]kmsg.DescribeTopicPartitionsResponseTopic{}
+	if limit <= 0 {
+		limit = 2000
+	}
+	remaining := append([]string(nil), names...)
+	var cursor *kmsg.DescribeTopicPartitionsRequestCursor
+	for len(remaining) > 0 {
+		req := kmsg.NewPtrDescribeTopicPartitionsRequest()
+		req.ResponsePartitionLimit = limit
+		req.Cursor = cursor
+		for _, n := range remaining {
+			t := kmsg.NewDescribeTopicPartitionsRequestTopic()
+			t.Topic = n
+			req.Topics = append(req.Topics, t)
+		}
+		resp, err := req.RequestWith(ctx, s.Client)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, t := range resp.Topics {
+			if t.Topic == nil {
+				continue
+			}
+			if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+				return nil, nil, BrokerError(t.ErrorCode, nil)
+			}
+			prev, seen := tops[*t.Topic]
+			if seen {
+				prev.Partitions = nil
+			}
+			tops[*t.Topic] = t
+			parts[*t.Topic] = append(parts[*t.Topic], t.Partitions...)
+		}
+		if resp.NextCursor == nil {
+			break
+		}
+		cursor = &kmsg.DescribeTopicPartitionsRequestCursor{Topic: resp.NextCursor.Topic, Partition: resp.NextCursor.Partition}
+		// The cursor names the topic to resume from; keep it and later ones.
+		i := sort.SearchStrings(remaining, resp.NextCursor.Topic)
+		remaining = remaining[i:]
+	}
+	return parts, tops, nil
+}
+
+func unsupported(err error) bool {
+	if errors.Is(err, kerr.UnsupportedVersion) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "does not support") || strings.Contains(msg, "too old")
+}
+
+// Describe gathers what `kafka-topics --describe` prints for the sorted
+// topic names (already filtered).
+func (s *Service) Describe(ctx context.Context, names []string, c *Cluster, o DescribeOptions) (*Description, error) {
+	d := &Description{opts: o}
+	if len(names) == 0 {
+		return d, nil
+	}
+	// DescribeConfigs and ListPartitionReassignments do not depend on the
+	// partition descriptions: run them alongside (wall time is the max, not
+	// the sum, of the three round trips).
+	var (
+		wg         sync.WaitGroup
+		cfgByTopic map[string][]rawConfig
+		cfgErr     error
+		reassign   = map[string]map[int32]kadm.ListPartitionReassignmentsResponse{}
+	)
+	wg.Add(2)
+	defer wg.Wait()
+	go func() {
+		defer wg.Done()
+		cfgByTopic, cfgErr = s.describeTopicConfigs(ctx, names)
+	}()
+	go func() {
+		defer wg.Done()
+		set := kadm.TopicsSet{}
+		for _, n := range names {
+			for _, p := range c.Topics[n].Partitions {
+				set.Add(n, p.Partition)
+			}
+		}
+		// Errors (unsupported version, no cluster authorization) mean
+		// "no reassignments", as in Apache.
+		if ra, err := s.Admin.ListPartitionReassignments(ctx, set); err == nil {
+			for _, r := range ra.Sorted() {
+				if reassign[r.Topic] == nil {
+					reassign[r.Topic] = map[int32]kadm.ListPartitionReassignmentsResponse{}
+				}
+				reassign[r.Topic][r.Partition] = r
+			}
+		}
+	}()
+	infos := map[string][]partInfo{}
+	var parts map[string][]kmsg.DescribeTopicPartitionsResponseTopicPartition
+	var tops map[string]kmsg.DescribeTopicPartitionsResponseTopic
+	var err error = kerr.UnsupportedVersion
+	if !o.ByID {
+		parts, tops, err = s.describeTopicPartitions(ctx, names, o.PartitionLimit)
+	}
+	switch {
+	case err == nil:
+		for _, n := range names {
+			t, ok := tops[n]
+			if !ok {
+				return nil, BrokerError(kerr.UnknownTopicOrPartition.Code, nil)
+			}
+			for _, p := range parts[n] {
+				infos[n] = append(infos[n], partInfo{p: p, hasElr: true, topicID: t.TopicID, internal: t.IsInternal})
+			}
+			if len(parts[n]) == 0 {
+				infos[n] = []partInfo{{topicID: t.TopicID, internal: t.IsInternal, partCount: -1}}
+			}
+		}
+	case unsupported(err):
+		for _, n := range names {
+			t, ok := c.Topics[n]
+			if !ok {
+				return nil, BrokerError(kerr.UnknownTopicOrPartition.Code, nil)
+			}
+			for _, mp := range t.Partitions {
+				infos[n] = append(infos[n], partInfo{p: kmsg.DescribeTopicPartitionsResponseTopicPartition{
+					ErrorCode: mp.ErrorCode, Partition: mp.Partition, LeaderID: mp.Leader, LeaderEpoch: mp.LeaderEpoch,
+					Replicas: mp.Replicas, ISR: mp.ISR, OfflineReplicas: mp.OfflineReplicas,
+				}, topicID: t.TopicID, internal: t.IsInternal})
+			}
+		}
+	default:
+		return nil, err
+	}
+
+	wg.Wait()
+	if cfgErr != nil {
+		return nil, cfgErr
+	}
+
+	for _, n := range DescribeTopicOrder(names) {
+		ti := infos[n]
+		rc := cfgByTopic[n]
+		t := Topic{Name: n}
+		if len(ti) > 0 {
+			if ti[0].topicID != ([16]byte{}) {
+				t.ID = TopicIDString(ti[0].topicID)
+			}
+			t.Internal = ti[0].internal
+		}
+		// Configs: non-default entries in Java HashMap order.
+		byName := make(map[string]rawConfig, len(rc))
+		order := make([]string, 0, len(rc))
+		for _, ce := range rc {
+			byName[ce.Name] = ce
+			order = append(order, ce.Name)
+		}
+		for _, k := range JavaHashMapOrder(order, -1) {
+			ce := byName[k]
+			if ce.Name == "min.insync.replicas" && ce.Value != nil {
+				if v, err := strconv.Atoi(*ce.Value); err == nil {
+					t.MinISR = &v
+					t.MinISRSource = sourceName(ce.Source)
+				}
+			}
+			if ce.Source == kmsg.ConfigSourceDefaultConfig {
+				continue
+			}
+			e := ConfigEntry{Name: k, Source: sourceName(ce.Source), Sensitive: ce.Sensitive}
+			if !ce.Sensitive {
+				e.Value = ce.Value
+			}
+			t.Configs = append(t.Configs, e)
+		}
+		sort.Slice(ti, func(i, j int) bool { return ti[i].p.Partition < ti[j].p.Partition })
+		for _, pi := range ti {
+			if pi.partCount == -1 {
+				continue
+			}
+			p := pi.p
+			part := Partition{Partition: p.Partition, Replicas: nonNil(p.Replicas), ISR: nonNil(p.ISR)}
+			if p.LeaderID >= 0 && c.Live[p.LeaderID] {
+				l := p.LeaderID
+				part.Leader = &l
+			}
+			if pi.hasElr {
+				part.ELR, part.LastKnownELR = nonNil(p.EligibleLeaderReplicas), nonNil(p.LastKnownELR)
+			}
+			rf := len(p.Replicas)
+			if r, ok := reassign[n][p.Partition]; ok {
+				part.AddingReplicas, part.RemovingReplicas = nonNil(r.AddingReplicas), nonNil(r.RemovingReplicas)
+				part.Reassigning = true
+				if reassignmentInProgress(p.Replicas, r) {
+					rf = len(r.Replicas) - len(r.AddingReplicas)
+				}
+			}
+			part.UnderReplicated = rf-len(p.ISR) > 0
+			part.Unavailable = part.Leader == nil
+			if t.MinISR != nil {
+				part.UnderMinISR = part.Leader == nil || len(p.ISR) < *t.MinISR
+				part.AtMinISR = len(p.ISR) == *t.MinISR
+			} else {
+				part.UnderMinISR = part.Leader == nil
+			}
+			part.show = !o.report() ||
+				(o.UnderReplicated && part.UnderReplicated) ||
+				(o.Unavailable && part.Unavailable) ||
+				(o.UnderMinISR && part.UnderMinISR) ||
+				(o.AtMinISR && part.AtMinISR)
+			if len(t.Partitions) == 0 {
+				t.ReplicationFactor = rf
+			}
+			t.Partitions = append(t.Partitions, part)
+		}
+		t.PartitionCount = len(t.Partitions)
+		t.showTopic = !o.report() && (!o.TopicsWithOverrides || len(t.Configs) > 0)
+		if o.TopicsWithOverrides {
+			for i := range t.Partitions {
+				t.Partitions[i].show = false
+			}
+		}
+		d.Topics = append(d.Topics, t)
+	}
+	if o.Wide {
+		if err := s.addWide(ctx, d, names); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+func (s *Service) addWide(ctx context.Context, d *Description, names []string) error {
+	starts, err := s.Admin.ListStartOffsets(ctx, names...)
+	if err != nil && len(starts) == 0 {
+		return err
+	}
+	ends, err := s.Admin.ListEndOffsets(ctx, names...)
+	if err != nil && len(ends) == 0 {
+		return err
+	}
+	set := kadm.TopicsSet{}
+	for _, t := range d.Topics {
+		for _, p := range t.Partitions {
+			set.Add(t.Name, p.Partition)
+		}
+	}
+	dirs, _ := s.Admin.DescribeAllLogDirs(ctx, set)
+	for ti := range d.Topics {
+		t := &d.Topics[ti]
+		for pi := range t.Partitions {
+			p := &t.Partitions[pi]
+			if o, ok := starts.Lookup(t.Name, p.Partition); ok && o.Err == nil {
+				v := o.Offset
+				p.LogStartOffset = &v
+			}
+			if o, ok := ends.Lookup(t.Name, p.Partition); ok && o.Err == nil {
+				v := o.Offset
+				p.HighWatermark = &v
+			}
+		}
+	}
+	dirs.Each(func(ld kadm.DescribedLogDir) {
+		ld.Topics.Each(func(lp kadm.DescribedLogDirPartition) {
+			if lp.IsFuture {
+				return
+			}
+			for ti := range d.Topics {
+				t := &d.Topics[ti]
+				if t.Name != lp.Topic {
+					continue
+				}
+				for pi := range t.Partitions {
+					p := &t.Partitions[pi]
+					if p.Partition == lp.Partition {
+						if p.ReplicaSizes == nil {
+							p.ReplicaSizes = map[int32]int64{}
+						}
+						p.ReplicaSizes[lp.Broker] = lp.Size
+					}
+				}
+			}
+		})
+	})
+	return nil
+}
+
+func reassignmentInProgress(replicas []int32, r kadm.ListPartitionReassignmentsResponse) bool {
+	changing := map[int32]bool{}
+	for _, x := range r.AddingReplicas {
+		changing[x] = true
+	}
+	for _, x := range r.RemovingReplicas {
+		changing[x] = true
+	}
+	for _, x := range replicas {
+		if changing[x] {
+			return true
+		}
+	}
+	return false
+}
+
+func nonNil(v []int32) []int32 {
+	if v == nil {
+		return []int32{}
+	}
+	return v
+}
+
+func sourceName(s kmsg.ConfigSource) string {
+	switch s {
+	case kmsg.ConfigSourceDynamicTopicConfig:
+		return "DYNAMIC_TOPIC_CONFIG"
+	case kmsg.ConfigSourceDynamicBrokerConfig:
+		return "DYNAMIC_BROKER_CONFIG"
+	case kmsg.ConfigSourceDynamicDefaultBrokerConfig:
+		return "DYNAMIC_DEFAULT_BROKER_CONFIG"
+	case kmsg.ConfigSourceStaticBrokerConfig:
+		return "STATIC_BROKER_CONFIG"
+	case kmsg.ConfigSourceDefaultConfig:
+		return "DEFAULT_CONFIG"
+	case kmsg.ConfigSourceDynamicBrokerLoggerConfig:
+		return "DYNAMIC_BROKER_LOGGER_CONFIG"
+	case kmsg.ConfigSourceClientMetricsConfig:
+		return "CLIENT_METRICS_CONFIG"
+	case kmsg.ConfigSourceGroupConfig:
+		return "GROUP_CONFIG"
+	}
+	return "UNKNOWN"
+}
+
+func joinIDs(v []int32) string {
+	ss := make([]string, len(v))
+	for i, x := range v {
+		ss[i] = strconv.Itoa(int(x))
+	}
+	return strings.Join(ss, ",")
+}
+
+func (e ConfigEntry) valueString() string {
+	if e.Value == nil {
+		return "null"
+	}
+	return *e.Value
+}
+
+// WriteApache prints exactly what kafka-topics --describe prints.
+func (d *Description) WriteApache(w io.Writer) error {
+	var b strings.Builder
+	for _, t := range d.Topics {
+		if t.showTopic {
+			b.WriteString("Topic: " + t.Name)
+			if t.ID != "" {
+				b.WriteString("\tTopicId: " + t.ID)
+			}
+			fmt.Fprintf(&b, "\tPartitionCount: %d\tReplicationFactor: %d\tConfigs: ", t.PartitionCount, t.ReplicationFactor)
+			for i, c := range t.Configs {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(c.Name + "=" + c.valueString())
+			}
+			b.WriteByte('\n')
+		}
+		for _, p := range t.Partitions {
+			if !p.show {
+				continue
+			}
+			leader := "none"
+			if p.Leader != nil {
+				leader = strconv.Itoa(int(*p.Leader))
+			}
+			fmt.Fprintf(&b, "\tTopic: %s\tPartition: %d\tLeader: %s\tReplicas: %s\tIsr: %s", t.Name, p.Partition, leader, joinIDs(p.Replicas), joinIDs(p.ISR))
+			if p.Reassigning {
+				b.WriteString("\tAdding Replicas: " + joinIDs(p.AddingReplicas) + "\tRemoving Replicas: " + joinIDs(p.RemovingReplicas))
+			}
+			if p.ELR != nil {
+				b.WriteString("\tElr: " + joinIDs(p.ELR))
+			} else {
+				b.WriteString("\tElr: N/A")
+			}
+			if p.LastKnownELR != nil {
+				b.WriteString("\tLastKnownElr: " + joinIDs(p.LastKnownELR))
+			} else {
+				b.WriteString("\tLastKnownElr: N/A")
+			}
+			b.WriteByte('\n')
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// visible returns the topics and partitions the filters select, for the
+// native formats (which follow the same selection).
+func (d *Description) visible() []Topic {
+	var out []Topic
+	for _, t := range d.Topics {
+		if !t.showTopic && !anyShown(t.Partitions) {
+			continue
+		}
+		c := t
+		c.Partitions = nil
+		for _, p := range t.Partitions {
+			if p.show || (!d.opts.report() && !d.opts.TopicsWithOverrides) {
+				c.Partitions = append(c.Partitions, p)
+			}
+		}
+		if c.Partitions == nil {
+			c.Partitions = []Partition{}
+		}
+		if c.Configs == nil {
+			c.Configs = []ConfigEntry{}
+		}
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func anyShown(ps []Partition) bool {
+	for _, p := range ps {
+		if p.show {
+			return true
+		}
+	}
+	return false
+}
+
+// Native returns the value printed by -o json|yaml: topics sorted by name,
+// filtered like the Apache output.
+func (d *Description) Native() any {
+	v := d.visible()
+	if v == nil {
+		v = []Topic{}
+	}
+	return struct {
+		Topics []Topic `json:"topics" yaml:"topics"`
+	}{v}
+}
+
+// Header is the -o table header: one row per partition.
+func (d *Description) Header() []string {
+	return []string{"TOPIC", "PARTITION", "LEADER", "REPLICAS", "ISR", "ELR", "STATUS"}
+}
+
+// Rows are the -o table rows.
+func (d *Description) Rows() [][]string {
+	var rows [][]string
+	for _, t := range d.visible() {
+		for _, p := range t.Partitions {
+			rows = append(rows, []string{t.Name, strconv.Itoa(int(p.Partition)), leaderString(p), joinIDs(p.Replicas), joinIDs(p.ISR), elrString(p), status(p)})
+		}
+		if len(t.Partitions) == 0 {
+			rows = append(rows, []string{t.Name, "-", "-", "-", "-", "-", "configs: " + strconv.Itoa(len(t.Configs))})
+		}
+	}
+	return rows
+}
+
+// WideHeader adds offsets and replica sizes.
+func (d *Description) WideHeader() []string {
+	return append(d.Header(), "LOG-START", "HIGH-WATERMARK", "REPLICA-SIZES")
+}
+
+// WideRows are the -o wide rows.
+func (d *Description) WideRows() [][]string {
+	var rows [][]string
+	for _, t := range d.visible() {
+		for _, p := range t.Partitions {
+			r := []string{t.Name, strconv.Itoa(int(p.Partition)), leaderString(p), joinIDs(p.Replicas), joinIDs(p.ISR), elrString(p), status(p)}
+			r = append(r, optInt(p.LogStartOffset), optInt(p.HighWatermark), sizes(p))
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+func optInt(v *int64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatInt(*v, 10)
+}
+
+func sizes(p Partition) string {
+	if len(p.ReplicaSizes) == 0 {
+		return "-"
+	}
+	var parts []string
+	for _, b := range p.Replicas {
+		if s, ok := p.ReplicaSizes[b]; ok {
+			parts = append(parts, fmt.Sprintf("%d:%d", b, s))
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+func leaderString(p Partition) string {
+	if p.Leader == nil {
+		return "none"
+	}
+	return strconv.Itoa(int(*p.Leader))
+}
+
+func elrString(p Partition) string {
+	if p.ELR == nil {
+		return "N/A"
+	}
+	if len(p.ELR) == 0 {
+		return "-"
+	}
+	return joinIDs(p.ELR)
+}
+
+func status(p Partition) string {
+	var s []string
+	if p.Unavailable {
+		s = append(s, "unavailable")
+	}
+	if p.UnderReplicated {
+		s = append(s, "under-replicated")
+	}
+	if p.UnderMinISR {
+		s = append(s, "under-min-isr")
+	} else if p.AtMinISR {
+		s = append(s, "at-min-isr")
+	}
+	if p.Reassigning {
+		s = append(s, "reassigning")
+	}
+	if len(s) == 0 {
+		return "ok"
+	}
+	return strings.Join(s, ",")
+}
+
+// TopicList is the result of --list.
+type TopicList struct {
+	Names []string
+}
+
+// WriteApache prints the names joined by newlines with one println: an
+// empty result prints one empty line.
+func (l *TopicList) WriteApache(w io.Writer) error {
+	_, err := io.WriteString(w, strings.Join(l.Names, "\n")+"\n")
+	return err
+}
+
+// Header is the -o table header.
+func (l *TopicList) Header() []string { return []string{"TOPIC"} }
+
+// Rows are the -o table rows.
+func (l *TopicList) Rows() [][]string {
+	rows := make([][]string, len(l.Names))
+	for i, n := range l.Names {
+		rows[i] = []string{n}
+	}
+	return rows
+}
+
+// Native is the -o json|yaml value.
+func (l *TopicList) Native() any {
+	n := l.Names
+	if n == nil {
+		n = []string{}
+	}
+	return struct {
+		Topics []string `json:"topics" yaml:"topics"`
+	}{n}
+}

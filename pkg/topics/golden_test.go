@@ -1,0 +1,100 @@
+package topics
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func i32(v int32) *int32   { return &v }
+func str(s string) *string { return &s }
+
+func sampleDescription() *Description {
+	return &Description{Topics: []Topic{
+		{Name: "orders", ID: "Mu7CMF_ZRxqzfkcw5hZDiw", PartitionCount: 2, ReplicationFactor: 3, showTopic: true,
+			Configs: []ConfigEntry{{Name: "min.insync.replicas", Value: str("2")}, {Name: "cleanup.policy", Value: str("compact")}, {Name: "secret", Sensitive: true}},
+			Partitions: []Partition{
+				{Partition: 0, Leader: i32(1), Replicas: []int32{1, 2, 3}, ISR: []int32{1, 2, 3}, ELR: []int32{}, LastKnownELR: []int32{}, show: true},
+				{Partition: 1, Leader: nil, Replicas: []int32{2, 3, 4}, ISR: []int32{}, ELR: []int32{3}, LastKnownELR: []int32{2}, show: true,
+					Unavailable: true, UnderReplicated: true, UnderMinISR: true,
+					Reassigning: true, AddingReplicas: []int32{4}, RemovingReplicas: []int32{1}},
+			}},
+		{Name: "legacy", PartitionCount: 1, ReplicationFactor: 1, showTopic: true, Configs: nil,
+			Partitions: []Partition{{Partition: 0, Leader: i32(5), Replicas: []int32{5}, ISR: []int32{5}, show: true}}},
+		{Name: "hidden", PartitionCount: 1, ReplicationFactor: 1, showTopic: false,
+			Partitions: []Partition{{Partition: 0, Leader: i32(5), Replicas: []int32{5}, ISR: []int32{5}, show: false}}},
+	}}
+}
+
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs\ngot:\n%q\nwant:\n%q", name, got, want)
+	}
+}
+
+// The Apache format: tabs, the trailing space of an empty Configs:/Elr:,
+// Leader: none, the reassignment fields between Isr and Elr, N/A without
+// DescribeTopicPartitions, no TopicId for a zero id, "null" for sensitive
+// values.
+func TestDescribeApacheGolden(t *testing.T) {
+	var b bytes.Buffer
+	if err := sampleDescription().WriteApache(&b); err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "describe.golden", b.Bytes())
+}
+
+func TestListApache(t *testing.T) {
+	var b bytes.Buffer
+	_ = (&TopicList{}).WriteApache(&b)
+	if b.String() != "\n" {
+		t.Errorf("empty list prints %q, want one empty line", b.String())
+	}
+	b.Reset()
+	_ = (&TopicList{Names: []string{"a", "b"}}).WriteApache(&b)
+	if b.String() != "a\nb\n" {
+		t.Errorf("list prints %q", b.String())
+	}
+}
+
+func TestNativeFormats(t *testing.T) {
+	d := sampleDescription()
+	rows := d.Rows()
+	// "hidden" is filtered out; topics sorted by name.
+	if len(rows) != 3 || rows[0][0] != "legacy" || rows[1][0] != "orders" {
+		t.Fatalf("rows %v", rows)
+	}
+	if rows[2][2] != "none" || rows[2][6] != "unavailable,under-replicated,under-min-isr,reassigning" {
+		t.Errorf("partition 1 row %v", rows[2])
+	}
+	if rows[0][5] != "N/A" || rows[1][5] != "-" {
+		t.Errorf("elr cells %q %q", rows[0][5], rows[1][5])
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	if err := enc.Encode(d.Native()); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"name":"legacy"`, `"elr":null`, `"leader":null`, `"addingReplicas":[4]`, `"value":null`, `"sensitive":true`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("json lacks %s: %s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "hidden") {
+		t.Errorf("json shows a filtered topic")
+	}
+}
