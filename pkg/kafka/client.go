@@ -139,6 +139,8 @@ func explainDial(addr string, err error, s *Settings) error {
 		dnsErr     *net.DNSError
 	)
 	switch {
+	case errors.Is(err, kerr.SaslAuthenticationFailed) && s.SASLMechanism == "OAUTHBEARER":
+		return &ConnError{addr, "authentication failed: the broker rejected the OAUTHBEARER token (check its signature, issuer, audience, scope and expiry)"}
 	case errors.Is(err, kerr.SaslAuthenticationFailed):
 		return &ConnError{addr, fmt.Sprintf("authentication failed for user %q with %s (check the username and password)", s.SASLUser, s.SASLMechanism)}
 	case errors.Is(err, kerr.UnsupportedSaslMechanism):

@@ -38,13 +38,20 @@ func (r Role) String() string {
 	return "client"
 }
 
-// Ignored is a property kbox did not apply, with the reason.
+// Ignored is a property kbox did not apply, with the reason. With Warning
+// set, the property was applied but deserves a warning (Reason says why).
 type Ignored struct {
-	Name   string
-	Reason string
+	Name    string
+	Reason  string
+	Warning bool
 }
 
-func (i Ignored) String() string { return fmt.Sprintf("ignoring property %s: %s", i.Name, i.Reason) }
+func (i Ignored) String() string {
+	if i.Warning {
+		return fmt.Sprintf("property %s: %s", i.Name, i.Reason)
+	}
+	return fmt.Sprintf("ignoring property %s: %s", i.Name, i.Reason)
+}
 
 // property is one row of the Java → kgo table.
 type property struct {
@@ -114,9 +121,8 @@ var properties = map[string]property{
 	"ssl.provider":                          {roles: Common, reason: "Java security providers do not apply to Go's TLS"},
 	"ssl.secure.random.implementation":      {roles: Common, reason: "Go's TLS uses crypto/rand"},
 	"ssl.engine.factory.class":              {roles: Common, reason: "Java SSL engine factories do not apply to Go's TLS"},
-	"sasl.kerberos.service.name":            {roles: Common, reason: "GSSAPI (Kerberos) is not supported yet"},
-	"sasl.login.callback.handler.class":     {roles: Common, reason: "Java login callback handlers cannot run in a Go client"},
-	"sasl.client.callback.handler.class":    {roles: Common, reason: "Java callback handlers cannot run in a Go client"},
+	"sasl.login.callback.handler.class":     {roles: Common, apply: func(s *Settings, v string) error { s.loginHandler = strings.TrimSpace(v); return nil }},
+	"sasl.client.callback.handler.class":    {roles: Common, apply: func(s *Settings, v string) error { s.clientHandler = strings.TrimSpace(v); return nil }},
 	"sasl.login.class":                      {roles: Common, reason: "Java login classes cannot run in a Go client"},
 
 	// --- producer ---
@@ -166,6 +172,17 @@ var properties = map[string]property{
 	"share.acknowledgement.mode":    {roles: Consumer, reason: "share groups are not supported"},
 }
 
+func init() {
+	for _, rows := range []map[string]property{oauthRows(), awsRows(), kerberosRows()} {
+		for k, v := range rows {
+			if _, dup := properties[k]; dup {
+				panic("kafka: duplicate property row " + k)
+			}
+			properties[k] = v
+		}
+	}
+}
+
 // KnownProperty reports whether name is a Java client property kbox knows,
 // and whether it has a franz-go equivalent.
 func KnownProperty(name string) (known, mapped bool) {
@@ -197,15 +214,15 @@ func Parse(props *config.Properties, role Role) (*Settings, error) {
 		p, ok := properties[k]
 		switch {
 		case !ok:
-			s.Ignored = append(s.Ignored, Ignored{k, "unknown property"})
+			s.Ignored = append(s.Ignored, Ignored{Name: k, Reason: "unknown property"})
 		case p.apply == nil:
 			if p.roles&role != 0 {
-				s.Ignored = append(s.Ignored, Ignored{k, p.reason})
+				s.Ignored = append(s.Ignored, Ignored{Name: k, Reason: p.reason})
 			}
 		case p.roles&role == 0:
 			// A valid property for another kind of client (a shared
 			// client.properties); Java also skips it with a warning.
-			s.Ignored = append(s.Ignored, Ignored{k, "not used by " + role.String() + " clients"})
+			s.Ignored = append(s.Ignored, Ignored{Name: k, Reason: "not used by " + role.String() + " clients"})
 		default:
 			if err := p.apply(s, v); err != nil {
 				return nil, propError(k, v, err)

@@ -161,8 +161,8 @@ func TestTruststoreErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Opts(); err == nil || !strings.Contains(err.Error(), "ssl.truststore.type") {
-		t.Fatalf("JKS default type: %v", err)
+	if _, err := s.Opts(); err == nil || !strings.Contains(err.Error(), "ssl.truststore.location") || !strings.Contains(err.Error(), "/nonexistent/ca.jks") {
+		t.Fatalf("JKS default type, missing file: %v", err)
 	}
 	s, _ = Parse(props(t, "security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location=/nonexistent/ca.pem\n"), Admin)
 	if _, err := s.Opts(); err == nil || !strings.Contains(err.Error(), "/nonexistent/ca.pem") {
@@ -179,6 +179,8 @@ func TestEveryTableRowParsesAnExample(t *testing.T) {
 		"partitioner.adaptive.partitioning.enable": "true", "enable.auto.commit": "false", "allow.auto.create.topics": "false",
 		"check.crcs": "true", "compression.gzip.level": "5", "compression.lz4.level": "9", "compression.zstd.level": "3",
 		"group.remote.assignor": "", "ssl.enabled.protocols": "TLSv1.2", "ssl.cipher.suites": "",
+		"sasl.login.refresh.min.period.seconds": "60", "sasl.login.refresh.window.factor": "0.8", "sasl.login.refresh.window.jitter": "0.05",
+		"sasl.oauthbearer.header.urlencode": "false", "sasl.oauthbearer.jwt.retriever.class": "org.apache.kafka.common.security.oauthbearer.FileJwtRetriever",
 	}
 	for _, name := range PropertyNames() {
 		p := properties[name]

@@ -38,6 +38,14 @@ type Settings struct {
 	jaas             string
 	saslPassword     string
 	TLS              TLSSettings
+	oauth            oauthProps
+	tokens           *tokenCache
+	aws              awsProps
+	awsProv          *awsProvider
+	krb              kerberosProps
+	krbLogin         *kerberosLogin
+	loginHandler     string // sasl.login.callback.handler.class
+	clientHandler    string // sasl.client.callback.handler.class
 
 	// producer
 	Acks                  string // all, 0, 1
@@ -100,6 +108,7 @@ func newSettings(role Role) *Settings {
 		DialTimeout:         10 * time.Second,
 		MetricsPush:         role != Admin,
 		SecurityProtocol:    "PLAINTEXT",
+		oauth:               defaultOAuthProps(),
 		Acks:                "all",
 		idempotence:         true,
 		Linger:              5 * time.Millisecond,
@@ -166,6 +175,17 @@ func (s *Settings) finish() error {
 }
 
 func (s *Settings) finishSecurity() error {
+	if s.tlsOn() {
+		if _, _, skipped, err := s.TLS.versions(); err != nil {
+			return err
+		} else if len(skipped) > 0 {
+			s.Ignored = append(s.Ignored, Ignored{Name: "ssl.enabled.protocols", Reason: fmt.Sprintf("%s not supported by Go's TLS; using TLSv1.2/TLSv1.3 only", strings.Join(skipped, ","))})
+		}
+		if s.TLS.SkipHostnameVerification {
+			s.Ignored = append(s.Ignored, Ignored{Name: "ssl.endpoint.identification.algorithm", Warning: true,
+				Reason: "is empty: broker host names are NOT checked against their certificates; any holder of a certificate from your CA can impersonate a broker (set it to https)"})
+		}
+	}
 	sasl := s.SecurityProtocol == "SASL_PLAINTEXT" || s.SecurityProtocol == "SASL_SSL"
 	if !sasl {
 		return nil
@@ -174,27 +194,54 @@ func (s *Settings) finishSecurity() error {
 	if mech == "" {
 		mech = "GSSAPI" // Java's default
 	}
+	const supported = "supported: GSSAPI, PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER, AWS_MSK_IAM"
 	switch mech {
-	case "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512":
-	case "GSSAPI", "OAUTHBEARER", "AWS_MSK_IAM":
-		return &PropertyError{"sasl.mechanism", fmt.Sprintf("%s is not supported yet (supported: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)", mech)}
+	case "GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER", "AWS_MSK_IAM":
 	default:
-		return &PropertyError{"sasl.mechanism", fmt.Sprintf("unknown mechanism %q (supported: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512)", s.SASLMechanism)}
+		return &PropertyError{"sasl.mechanism", fmt.Sprintf("unknown mechanism %q (%s)", s.SASLMechanism, supported)}
 	}
 	s.SASLMechanism = mech
+	if err := s.checkHandlers(mech); err != nil {
+		return err
+	}
+	var opts map[string]string
+	if s.jaas != "" {
+		e, err := config.ParseClientJAAS(s.jaas)
+		if err != nil {
+			return &PropertyError{"sasl.jaas.config", err.Error()}
+		}
+		opts = e.Options
+	}
+	switch mech {
+	case "OAUTHBEARER":
+		return s.finishOAuth(opts)
+	case "AWS_MSK_IAM":
+		return s.finishAWS(opts)
+	case "GSSAPI":
+		return s.finishKerberos(opts)
+	}
 	if s.jaas == "" {
 		return &PropertyError{"sasl.jaas.config", "not set: a username and password are required for " + mech}
 	}
-	e, err := config.ParseClientJAAS(s.jaas)
-	if err != nil {
-		return &PropertyError{"sasl.jaas.config", err.Error()}
-	}
-	user, hasUser := e.Options["username"]
-	pw, hasPw := e.Options["password"]
+	user, hasUser := opts["username"]
+	pw, hasPw := opts["password"]
 	if !hasUser || !hasPw {
 		return &PropertyError{"sasl.jaas.config", "username and password options are required for " + mech}
 	}
 	s.SASLUser, s.saslPassword = user, pw
+	return nil
+}
+
+// checkHandlers accepts the Java callback handler classes whose behaviour
+// kbox implements for mech, and warns about any other (a custom Java class
+// cannot run here).
+func (s *Settings) checkHandlers(mech string) error {
+	if h := s.loginHandler; h != "" && !(mech == "OAUTHBEARER" && oauthCallbackHandlers[h]) {
+		s.Ignored = append(s.Ignored, Ignored{Name: "sasl.login.callback.handler.class", Reason: "Java login callback handlers cannot run in a Go client"})
+	}
+	if h := s.clientHandler; h != "" && !(mech == "AWS_MSK_IAM" && awsCallbackHandlers[h]) {
+		s.Ignored = append(s.Ignored, Ignored{Name: "sasl.client.callback.handler.class", Reason: "Java callback handlers cannot run in a Go client"})
+	}
 	return nil
 }
 
@@ -210,6 +257,14 @@ func (s *Settings) saslMechanism() sasl.Mechanism {
 		return scram.Auth{User: s.SASLUser, Pass: s.saslPassword}.AsSha256Mechanism()
 	case "SCRAM-SHA-512":
 		return scram.Auth{User: s.SASLUser, Pass: s.saslPassword}.AsSha512Mechanism()
+	case "OAUTHBEARER":
+		if s.tokens != nil {
+			return s.tokens.mechanism()
+		}
+	case "AWS_MSK_IAM":
+		return s.awsMechanism()
+	case "GSSAPI":
+		return s.kerberosMechanism()
 	}
 	return nil
 }
