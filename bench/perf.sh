@@ -4,7 +4,16 @@
 # table of medians and ratios (kbox/Apache). Client CPU seconds and peak RSS
 # come from GNU time (-f "%U %S %M"); for Apache that is the whole JVM.
 #
-# Usage: bench/perf.sh [ROW...]     rows: p1k p10k c500 (default: all)
+# Usage: bench/perf.sh [ROW...]     (default: all rows)
+# Rows:  p1k p10k                     unthrottled / 10,000 rec/s, 1 KiB
+#        bs4k-l0 bs4k-l50 bs16k-l0 bs16k-l50 bs32k-l0 bs32k-l50
+#                                     batch.size 4/16/32 KiB x linger.ms 0/50
+#        comp-none comp-gzip comp-snappy comp-lz4 comp-zstd   compression.type
+#        acks-0 acks-1 acks-all       acks
+#        c500 c2000                   consumer, max.poll.records 500 / 2000
+#        f50 f100                     consumer, fetch.max.bytes 50 / 100 MiB
+# Producer rows other than p10k are unthrottled, 1 KiB records. Consumer rows
+# read RECORDS records; the topic is filled once (by kbox) if it has fewer.
 # Env:   RECORDS (default 300000; the issue's 1M does not fit this 2-core box
 #        in the time budget), PAIRS (3), KBOX_BIN (default: go build),
 #        KBOX_TESTBED_DIR (default /tmp/tb-perf-bench).
@@ -64,11 +73,35 @@ print(f'| {d} | {f(k[0],0)} / {f(a[0],0)} ({r(k[0],a[0])}) | {f(k[1],2)} / {f(a[
 PY
 }
 
+# prow NAME DESC PROP=VALUE...: an unthrottled 1 KiB producer row with the
+# given client properties (--command-property, the 4.4 name).
+prow() {
+  local name=$1 desc=$2; shift 2
+  row "$name" "produce 1 KiB × $RECORDS, $desc" \
+    "$work/kafka-producer-perf-test" "${P[@]}" --num-records "$RECORDS" --throughput -1 --command-property "$@" -- \
+    "$tb" apache kafka-producer-perf-test "${P[@]}" --num-records "$RECORDS" --throughput -1 --command-property "$@"
+}
+# crow NAME DESC PROP=VALUE...: a consumer row reading RECORDS records.
+crow() {
+  local name=$1 desc=$2; shift 2
+  row "$name" "consume $RECORDS × 1 KiB, $desc" \
+    "$work/kafka-consumer-perf-test" --topic bench --bootstrap-server "$bs" --num-records "$RECORDS" --command-property "$@" -- \
+    "$tb" apache kafka-consumer-perf-test --topic bench --bootstrap-server "$bs" --num-records "$RECORDS" --command-property "$@"
+}
+
 echo "| row | records/s kbox / Apache (ratio) | MB/s | p50 ms | p99 ms | client CPU s (ratio) | peak RSS MiB (ratio) |"
 echo "|---|---|---|---|---|---|---|"
-rows=("$@"); [[ ${#rows[@]} -eq 0 ]] && rows=(p1k p10k c500)
+rows=("$@"); [[ ${#rows[@]} -eq 0 ]] && rows=(p1k p10k bs4k-l0 bs4k-l50 bs16k-l0 bs16k-l50 bs32k-l0 bs32k-l50
+  comp-none comp-gzip comp-snappy comp-lz4 comp-zstd acks-0 acks-1 acks-all c500 c2000 f50 f100)
 P=(--topic bench --record-size 1024 --bootstrap-server "$bs")
 for r in "${rows[@]}"; do
+  if [[ $r =~ ^(c500|c2000|f50|f100)$ && ! -e $work/filled ]]; then
+    have=$( ("$tb" apache kafka-get-offsets --bootstrap-server "$bs" --topic bench 2>/dev/null || true) | awk -F: '{s += $3} END {print s + 0}')
+    if ((have < RECORDS)); then
+      "$work/kafka-producer-perf-test" "${P[@]}" --num-records $((RECORDS - have)) --throughput -1 >/dev/null
+    fi
+    touch "$work/filled"
+  fi
   case $r in
   p1k) row p1k "produce 1 KiB × $RECORDS, unthrottled" \
       "$work/kafka-producer-perf-test" "${P[@]}" --num-records "$RECORDS" --throughput -1 -- \
@@ -79,6 +112,13 @@ for r in "${rows[@]}"; do
   c500) row c500 "consume $RECORDS × 1 KiB, max.poll.records 500" \
       "$work/kafka-consumer-perf-test" --topic bench --bootstrap-server "$bs" --num-records "$RECORDS" --command-property max.poll.records=500 -- \
       "$tb" apache kafka-consumer-perf-test --topic bench --bootstrap-server "$bs" --num-records "$RECORDS" --command-property max.poll.records=500 ;;
+  bs*-l*) b=${r#bs}; b=${b%%-*}; l=${r##*-l}
+      prow "$r" "batch.size ${b%k} KiB, linger.ms $l" batch.size=$((${b%k} * 1024)) linger.ms="$l" ;;
+  comp-*) prow "$r" "compression.type ${r#comp-}" compression.type="${r#comp-}" ;;
+  acks-*) prow "$r" "acks ${r#acks-}" acks="${r#acks-}" ;;
+  c2000) crow c2000 "max.poll.records 2000" max.poll.records=2000 ;;
+  f50) crow f50 "fetch.max.bytes 50 MiB" fetch.max.bytes=52428800 ;;
+  f100) crow f100 "fetch.max.bytes 100 MiB" fetch.max.bytes=104857600 ;;
   *) echo "unknown row $r" >&2; exit 2 ;;
   esac
 done

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -67,7 +68,7 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 		res      = &ApacheProducerResult{}
 		resMu    sync.Mutex
 	)
-	startMs := NowMs()
+	startMs, start := NowMs(), time.Now()
 	thr := NewApacheThrottler(cfg.Throughput, startMs)
 	var txnSize int64
 	var txnStart int64
@@ -141,7 +142,7 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 			}
 			txnSize = 0
 		}
-		if thr.ShouldThrottle(i, sendStartMs) {
+		if thr.ShouldThrottleElapsed(i, time.Since(start)) {
 			thr.Throttle(ctx)
 		}
 	}

@@ -32,6 +32,16 @@ func TestApacheThrottler(t *testing.T) {
 	if NewApacheThrottler(-1, 0).ShouldThrottle(1e9, 1) {
 		t.Fatal("-1 never throttles")
 	}
+	// Sub-millisecond resolution: 5 records after 100 µs is 50000/s.
+	if !th.ShouldThrottleElapsed(5, 100*time.Microsecond) {
+		t.Fatal("a burst in the first millisecond must be throttled")
+	}
+	if th.ShouldThrottleElapsed(0, 0) || th.ShouldThrottleElapsed(4, 5*time.Millisecond) {
+		t.Fatal("elapsed 0 or 800/s must not throttle")
+	}
+	if NewApacheThrottler(-1, 0).ShouldThrottleElapsed(1e9, time.Nanosecond) {
+		t.Fatal("-1 never throttles")
+	}
 }
 
 func TestPacerDue(t *testing.T) {
