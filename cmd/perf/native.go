@@ -23,7 +23,7 @@ var NativeApplet = cmdutil.Applet{Name: "kbox-perf", Alias: "perf", Short: "Nati
 // NewNativeCmd builds `kbox perf`.
 func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "perf", Short: "Native load tests with HDR latency, JSON/CSV results and merge"}
-	cmd.AddCommand(newProduceCmd(f), newConsumeCmd(f), newMergeCmd(f))
+	cmd.AddCommand(newProduceCmd(f), newConsumeCmd(f), newMergeCmd(f), newSweepCmd(f), newE2ENativeCmd(f))
 	return cmd
 }
 

@@ -112,7 +112,7 @@ func ParseVary(spec, mode string) (Dimension, error) {
 	name, list, ok := strings.Cut(spec, "=")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" {
-		return Dimension{}, fmt.Errorf("--vary %q: want NAME=V1,V2,...", spec)
+		return Dimension{}, fmt.Errorf("--vary %q: want NAME=V1,V2 (a comma-separated list of values)", spec)
 	}
 	var vals []string
 	for _, v := range strings.Split(list, ",") {
@@ -255,7 +255,7 @@ func (c Cell) Get(name string) (string, bool) {
 // (every dimension at its first value) and varies one dimension at a time.
 func Expand(dims []Dimension, strategy string) ([]Cell, error) {
 	if len(dims) == 0 {
-		return nil, errors.New("give at least one --vary NAME=V1,V2,...")
+		return nil, errors.New("give at least one --vary NAME=V1,V2 (a comma-separated list of values)")
 	}
 	seen := map[string]bool{}
 	for _, d := range dims {

@@ -290,3 +290,68 @@ func (o Objective) Best(cells []CellResult) int {
 	}
 	return r[0]
 }
+
+// MergeSweeps combines results files of the same sweep run at the same time
+// on several machines: for every cell, the n-th runs of all files are
+// merged into one run (perf.Merge: counts add up over the union of the
+// time spans, exact percentiles from the merged histograms, CPU added),
+// then the cell is summarized again. A single file is returned
+// re-summarized (to re-render a report).
+func MergeSweeps(rs []*SweepResult) (*SweepResult, error) {
+	if len(rs) == 0 {
+		return nil, errors.New("nothing to merge")
+	}
+	out := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: rs[0].Plan, Started: rs[0].Started, Complete: true, Objective: rs[0].Objective}
+	for i, r := range rs[1:] {
+		if err := rs[0].Plan.Compatible(&r.Plan); err != nil {
+			return nil, fmt.Errorf("file %d: %v", i+2, err)
+		}
+	}
+	for _, c := range rs[0].Cells {
+		cr := CellResult{Cell: c.Cell, Key: c.Key, Topic: c.Topic}
+		for n := 0; ; n++ {
+			var parts []*Result
+			run := SweepRun{}
+			for _, r := range rs {
+				oc := r.Cell(c.Key)
+				if oc == nil || n >= len(oc.Runs) {
+					continue
+				}
+				o := oc.Runs[n]
+				run.CPUSec += o.CPUSec
+				run.CPUPercent += o.CPUPercent
+				if o.Error != "" && run.Error == "" {
+					run.Error = o.Error
+				}
+				if o.Result != nil {
+					parts = append(parts, o.Result)
+				}
+			}
+			if len(parts) == 0 && run.Error == "" {
+				break
+			}
+			if len(parts) > 0 {
+				m, err := Merge(parts)
+				if err != nil {
+					return nil, fmt.Errorf("cell %d: %v", c.Index, err)
+				}
+				m.Settings, m.Intervals = parts[0].Settings, parts[0].Intervals
+				run.Result = m
+			}
+			cr.Runs = append(cr.Runs, run)
+		}
+		for _, r := range rs[1:] {
+			if r.Cell(c.Key) == nil {
+				out.Complete = false
+			}
+		}
+		if err := cr.Summarize(); err != nil {
+			return nil, fmt.Errorf("cell %d: %v", c.Index, err)
+		}
+		out.Cells = append(out.Cells, cr)
+	}
+	for _, r := range rs {
+		out.Complete = out.Complete && r.Complete
+	}
+	return out, nil
+}

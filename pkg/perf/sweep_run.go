@@ -14,9 +14,10 @@ import (
 // user's connection plus a cell's properties, and topic administration.
 type SweepEnv interface {
 	// Clients builds n connected clients for role with the extra
-	// properties applied over the user's. settings are the effective
+	// properties applied over the user's (consumers in one fresh group,
+	// subscribed to topic from the start). settings are the effective
 	// client settings ("name=value" sorted, no secrets).
-	Clients(ctx context.Context, role kafka.Role, n int, props map[string]string, w Workload) (cls []*kgo.Client, settings []string, maxPoll int, err error)
+	Clients(ctx context.Context, role kafka.Role, n int, props map[string]string, w Workload, topic string) (cls []*kgo.Client, settings []string, maxPoll int, err error)
 	// CreateTopic creates a topic; created is false when it existed.
 	CreateTopic(ctx context.Context, name string, partitions, replicationFactor int) (created bool, err error)
 	// DeleteTopics deletes topics.
@@ -203,7 +204,7 @@ func remove(list []string, s string) []string {
 
 // fill produces n records of the cell's shape for a consume sweep.
 func (s *Sweeper) fill(ctx context.Context, topic string, w Workload, n int64) error {
-	cls, _, _, err := s.Env.Clients(ctx, kafka.Producer, 1, nil, w)
+	cls, _, _, err := s.Env.Clients(ctx, kafka.Producer, 1, nil, w, topic)
 	if err != nil {
 		return err
 	}
@@ -232,9 +233,9 @@ func (s *Sweeper) runOne(ctx context.Context, c Cell, topic string, rep int, pro
 	var maxPoll int
 	var err error
 	if s.Plan.Mode == "produce" {
-		cls, settings, _, err = s.Env.Clients(ctx, kafka.Producer, w.Producers, w.Props, w)
+		cls, settings, _, err = s.Env.Clients(ctx, kafka.Producer, w.Producers, w.Props, w, topic)
 	} else {
-		cls, settings, maxPoll, err = s.Env.Clients(ctx, kafka.Consumer, w.Consumers, w.Props, w)
+		cls, settings, maxPoll, err = s.Env.Clients(ctx, kafka.Consumer, w.Consumers, w.Props, w, topic)
 	}
 	if err != nil {
 		run.Error = err.Error()

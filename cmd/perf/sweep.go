@@ -1,0 +1,608 @@
+package perf
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func newSweepCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sweep produce|consume --topic-prefix P --records N --vary NAME=V1,V2,... [flags]",
+		Short: "Run a perf test over a grid of client settings and workload dimensions; table, JSON/CSV, HTML/PNG report",
+	}
+	cmd.AddCommand(newSweepModeCmd(f, "produce"), newSweepModeCmd(f, "consume"), newSweepMergeCmd(f))
+	return cmd
+}
+
+func newSweepMergeCmd(f *cmdutil.Factory) *cobra.Command {
+	var out, objective string
+	var reports []string
+	cmd := &cobra.Command{
+		Use:   "merge RESULTS.json...",
+		Short: "Merge sweep results files run at the same time on several machines (or re-render one): table, JSON/CSV, report",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			obj, err := perf.ParseObjective(objective)
+			if err != nil {
+				return err
+			}
+			o := &sweepOpts{reports: reports}
+			if err := checkReports(reports); err != nil {
+				return err
+			}
+			var rs []*perf.SweepResult
+			for _, a := range args {
+				fh, err := os.Open(a)
+				if err != nil {
+					return err
+				}
+				r, err := perf.ReadSweep(fh)
+				fh.Close()
+				if err != nil {
+					return fmt.Errorf("%s: %v", a, err)
+				}
+				rs = append(rs, r)
+			}
+			m, err := perf.MergeSweeps(rs)
+			if err != nil {
+				return err
+			}
+			m.Objective = obj.String()
+			if out == "" {
+				out = f.Globals.Output
+			}
+			switch out {
+			case "", "table", "json", "csv":
+			default:
+				return cmdutil.FlagErrorf("unknown output format %q (allowed: table, json, csv)", out)
+			}
+			if err := o.emit(f, out, m, obj); err != nil {
+				return err
+			}
+			for _, r := range reports {
+				if err := writeReport(r, m, obj); err != nil {
+					return fmt.Errorf("--report %s: %v", r, err)
+				}
+				fmt.Fprintf(f.IO.ErrOut, "report written to %s\n", r)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "table, json or csv")
+	cmd.Flags().StringVar(&objective, "objective", "throughput", "order cells by throughput, p99 or throughput-at-p99<=X (X in ms)")
+	cmd.Flags().StringArrayVar(&reports, "report", nil, "write a report: FILE.html or FILE.png; repeatable")
+	return cmd
+}
+
+type sweepOpts struct {
+	common
+	plan        perf.SweepPlan
+	recordSize  string
+	vary        []string
+	grid, one   bool
+	keepTopics  bool
+	maxRecords  int64
+	objective   string
+	reports     []string
+	results     string
+	dryRun      bool
+	idleTimeout time.Duration
+	seed        int64
+}
+
+func newSweepModeCmd(f *cmdutil.Factory, mode string) *cobra.Command {
+	o := &sweepOpts{}
+	o.plan.Mode = mode
+	long := `Runs one full perf run per cell (one at a time, warm-up excluded), repeats each
+cell --repeat times (median and spread), and prints the cells sorted by the
+objective with the best marked and the settings that differ from the baseline
+(each dimension's first value) highlighted.
+
+--vary NAME=V1,V2,... takes a Java ` + mode + ` client property (batch.size,
+linger.ms, compression.type, acks, max.poll.records, fetch.max.bytes, ...) or a
+workload dimension: record-size, partitions, replication-factor,
+key-cardinality, and producers (produce) or consumers (consume). Byte sizes
+accept 16k, 1m. Dimensions that change the topic get a fresh topic per cell
+(deleted afterwards unless --keep-topics); a consume sweep fills its topic once.
+
+With --results FILE the sweep saves every finished cell there and, when run
+again with the same settings after an interruption, resumes where it stopped.`
+	cmd := &cobra.Command{
+		Use:   mode + " --topic-prefix P --records N --vary NAME=V1,V2,... [--vary ...] [flags]",
+		Short: "Sweep a " + mode + " perf test over client settings and workload dimensions",
+		Long:  long,
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return o.run(cmd, f) },
+	}
+	o.common.flags(cmd)
+	fl := cmd.Flags()
+	fl.Lookup("interval").DefValue = "1s"
+	o.interval = time.Second
+	fl.Lookup("output").Usage = "result format: table (with a chart), json (every run with its histogram) or csv"
+	fl.StringVar(&o.plan.TopicPrefix, "topic-prefix", "", "name (prefix) of the topics the sweep creates")
+	fl.Int64Var(&o.plan.Records, "records", 0, "measured records per run (warm-up records come on top)")
+	fl.StringVar(&o.recordSize, "record-size", "1k", "value size (bytes; 16k, 1m accepted)")
+	fl.Float64Var(&o.plan.Throughput, "throughput", -1, "target records/s per "+mode+" run (-1: unthrottled)")
+	if mode == "consume" {
+		fl.Lookup("throughput").Hidden = true
+		fl.DurationVar(&o.idleTimeout, "timeout", 10*time.Second, "a run fails when no record arrives for this long")
+	}
+	fl.StringArrayVar(&o.vary, "vary", nil, "NAME=V1,V2,... a client property or workload dimension to vary (repeatable)")
+	fl.BoolVar(&o.grid, "grid", false, "run every combination of the values (default)")
+	fl.BoolVar(&o.one, "one-at-a-time", false, "vary one dimension at a time from the baseline (each dimension's first value)")
+	fl.IntVar(&o.plan.Repeat, "repeat", 1, "runs per cell (median and spread)")
+	fl.Int64Var(&o.plan.WarmupRecords, "warmup-records", 0, "records at the start of each run excluded from the statistics")
+	fl.IntVar(&o.plan.Producers, "producers", 1, "producers per run (each with its own client)")
+	fl.IntVar(&o.plan.Consumers, "consumers", 1, "consumers per run, in one fresh group")
+	if mode == "produce" {
+		fl.Lookup("consumers").Hidden = true
+	} else {
+		fl.Lookup("producers").Hidden = true
+	}
+	fl.IntVar(&o.plan.Partitions, "partitions", 1, "partitions of the topics the sweep creates")
+	fl.IntVar(&o.plan.ReplicationFactor, "replication-factor", 1, "replication factor of the topics the sweep creates")
+	fl.IntVar(&o.plan.KeyCardinality, "key-cardinality", 0, "keyed records with this many distinct keys (0: no keys)")
+	fl.BoolVar(&o.keepTopics, "keep-topics", false, "keep the topics the sweep created")
+	fl.Int64Var(&o.maxRecords, "max-records", 50_000_000, "refuse a sweep that would move more records than this in total (0: no limit)")
+	fl.StringVar(&o.objective, "objective", "throughput", "order cells by throughput, p99 or throughput-at-p99<=X (X in ms)")
+	fl.StringArrayVar(&o.reports, "report", nil, "write a report: FILE.html (self-contained, charts as inline SVG) or FILE.png (summary chart); repeatable")
+	fl.StringVar(&o.results, "results", "", "results file: saved after every cell, resumed from when it exists")
+	fl.BoolVar(&o.dryRun, "dry-run", false, "print the cells and totals and exit")
+	fl.Int64Var(&o.seed, "random-seed", 0, "seed of the payload generator")
+	return cmd
+}
+
+// prepare validates everything that can be checked without a broker.
+func (o *sweepOpts) prepare() ([]perf.Cell, perf.Objective, error) {
+	var obj perf.Objective
+	size, err := perf.ParseSize(o.recordSize)
+	if err != nil || size < 1 || size > 100<<20 {
+		return nil, obj, cmdutil.FlagErrorf("--record-size %s: want a size from 1 byte to 100m", o.recordSize)
+	}
+	o.plan.RecordSize = int(size)
+	if o.grid && o.one {
+		return nil, obj, cmdutil.FlagErrorf("--grid and --one-at-a-time exclude each other")
+	}
+	o.plan.Strategy = perf.StrategyGrid
+	if o.one {
+		o.plan.Strategy = perf.StrategyOneAtATime
+	}
+	if err := o.plan.Validate(); err != nil {
+		return nil, obj, cmdutil.FlagErrorf("%v", err)
+	}
+	if o.plan.Throughput <= 0 {
+		o.plan.Throughput = -1
+	}
+	if len(o.vary) == 0 {
+		return nil, obj, cmdutil.FlagErrorf("give at least one --vary NAME=V1,V2 (a comma-separated list of values)")
+	}
+	o.plan.Dimensions = nil
+	for _, v := range o.vary {
+		d, err := perf.ParseVary(v, o.plan.Mode)
+		if err != nil {
+			// One line naming the property (no usage hint), nothing run.
+			return nil, obj, err
+		}
+		o.plan.Dimensions = append(o.plan.Dimensions, d)
+	}
+	cells, err := perf.Expand(o.plan.Dimensions, o.plan.Strategy)
+	if err != nil {
+		return nil, obj, err
+	}
+	if obj, err = perf.ParseObjective(o.objective); err != nil {
+		return nil, obj, err
+	}
+	if err := checkReports(o.reports); err != nil {
+		return nil, obj, err
+	}
+	return cells, obj, nil
+}
+
+func checkReports(reports []string) error {
+	for _, r := range reports {
+		switch strings.ToLower(filepath.Ext(r)) {
+		case ".html", ".htm", ".png":
+		default:
+			return cmdutil.FlagErrorf("--report %s: the file name must end in .html or .png", r)
+		}
+	}
+	return nil
+}
+
+func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
+	cells, obj, err := o.prepare()
+	if err != nil {
+		return err
+	}
+	format := o.out
+	if format == "" {
+		format = f.Globals.Output
+	}
+	switch format {
+	case "", "table", "json", "csv":
+	default:
+		return cmdutil.FlagErrorf("unknown output format %q (allowed: table, json, csv)", format)
+	}
+	tot := o.plan.Totals(cells)
+	f.IO.ErrOut.Write([]byte(describe(&o.plan, tot) + "\n"))
+	if o.maxRecords > 0 && tot.Total() > o.maxRecords {
+		return fmt.Errorf("the sweep would move %s records, more than --max-records %s; lower --records, --repeat or the number of values, or raise --max-records",
+			thousands(tot.Total()), thousands(o.maxRecords))
+	}
+	if o.dryRun {
+		for _, c := range cells {
+			fmt.Fprintf(f.IO.Out, "cell %d: %s\n", c.Index, c.Label())
+		}
+		return nil
+	}
+	conn, err := o.connection(f, nil)
+	if err != nil {
+		return err
+	}
+	if format == "" {
+		format = conn.Output
+	}
+	o.plan.Properties = redacted(conn.Props)
+	var prev *perf.SweepResult
+	if o.results != "" {
+		if prev, err = perf.LoadResume(o.results, &o.plan); err != nil {
+			return err
+		}
+		if prev != nil {
+			fmt.Fprintf(f.IO.ErrOut, "resuming from %s: %d of %d cells already done\n", o.results, len(cells)-len(perf.Pending(cells, prev)), len(cells))
+		}
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	env, err := newSweepEnv(ctx, f, conn)
+	if err != nil {
+		return err
+	}
+	defer env.close()
+	sw := &perf.Sweeper{Plan: o.plan, Env: env, Interval: o.interval, KeepTopics: o.keepTopics, Seed: o.seed,
+		IdleTimeout: o.idleTimeout, Events: progressPrinter(f, len(cells))}
+	if o.results != "" {
+		sw.Save = func(r *perf.SweepResult) error {
+			r.Objective = obj.String()
+			return perf.SaveSweep(o.results, r)
+		}
+	}
+	res, runErr := sw.Run(ctx, cells, prev)
+	if f.IO.IsStdoutTTY() {
+		fmt.Fprint(f.IO.ErrOut, "\r\033[K")
+	}
+	if res != nil {
+		res.Objective = obj.String()
+	}
+	if errors.Is(runErr, context.Canceled) {
+		msg := "interrupted"
+		if res != nil {
+			msg = fmt.Sprintf("interrupted after %d of %d cells", len(res.Cells), len(cells))
+		}
+		if o.results != "" {
+			return fmt.Errorf("%s; run the same command again to resume from %s", msg, o.results)
+		}
+		return fmt.Errorf("%s; pass --results FILE to make a sweep resumable", msg)
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if err := o.emit(f, format, res, obj); err != nil {
+		return err
+	}
+	for _, r := range o.reports {
+		if err := writeReport(r, res, obj); err != nil {
+			return fmt.Errorf("--report %s: %v", r, err)
+		}
+		fmt.Fprintf(f.IO.ErrOut, "report written to %s\n", r)
+	}
+	failed := 0
+	for _, c := range res.Cells {
+		if !c.OK() {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d cells measured nothing (see ERRORS; run with -o json for the messages)", failed, len(res.Cells))
+	}
+	return nil
+}
+
+func describe(p *perf.SweepPlan, t perf.Totals) string {
+	var names []string
+	for _, d := range p.Dimensions {
+		names = append(names, fmt.Sprintf("%s (%d)", d.Name, len(d.Values)))
+	}
+	s := fmt.Sprintf("sweep %s: %d cells (%s of %s) x %d repeat(s) x %s records (%s + %s warm-up) = %s records",
+		p.Mode, t.Cells, p.Strategy, strings.Join(names, " x "), p.Repeat, thousands(t.RunRecords), thousands(p.Records), thousands(p.WarmupRecords), thousands(t.Records))
+	if t.FillTopics > 0 {
+		s += fmt.Sprintf(", plus %s to fill %d topic(s)", thousands(t.FillRecords), t.FillTopics)
+	}
+	return s
+}
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func redacted(p *config.Properties) []string {
+	if p == nil {
+		return nil
+	}
+	var out []string
+	for _, k := range p.Keys() {
+		v, _ := p.Get(k)
+		if config.IsSecretKey(k) {
+			v = "[hidden]"
+		}
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func writeReport(path string, res *perf.SweepResult, obj perf.Objective) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if strings.EqualFold(filepath.Ext(path), ".png") {
+		err = perf.WritePNGReport(tmp, res, obj)
+	} else {
+		err = perf.WriteHTMLReport(tmp, res, obj)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	_ = os.Chmod(tmp.Name(), 0o644)
+	return os.Rename(tmp.Name(), path)
+}
+
+func (o *sweepOpts) emit(f *cmdutil.Factory, format string, res *perf.SweepResult, obj perf.Objective) error {
+	switch format {
+	case "json":
+		return output.WriteJSON(f.IO.Out, res, true)
+	case "csv":
+		w := csv.NewWriter(f.IO.Out)
+		_ = w.WriteAll(res.CSV(obj))
+		return w.Error()
+	}
+	mark := func(s string) string { return s + "*" }
+	if f.IO.IsStdoutTTY() {
+		mark = func(s string) string { return "\033[1;33m" + s + "\033[0m" }
+	}
+	t := res.Table(obj, mark)
+	if err := output.WriteTable(f.IO, t.Header, t.Rows); err != nil {
+		return err
+	}
+	legend := "* differs from the baseline (each dimension's first value)"
+	if f.IO.IsStdoutTTY() {
+		legend = "highlighted: differs from the baseline (each dimension's first value)"
+	}
+	fmt.Fprintf(f.IO.Out, "objective %s; %s; latency from %s\n", obj, legend, basisOf(res))
+	if ch := perf.TerminalChart(res); ch != "" {
+		fmt.Fprintf(f.IO.Out, "\n%s\n", ch)
+	}
+	return nil
+}
+
+func basisOf(res *perf.SweepResult) string {
+	for _, c := range res.Cells {
+		for _, r := range c.Runs {
+			if r.Result != nil {
+				return r.Result.LatencyBasis
+			}
+		}
+	}
+	return "-"
+}
+
+// progressPrinter shows the running cell, its rate and the time left: a
+// rewritten line on a terminal, one plain line per finished run when piped.
+func progressPrinter(f *cmdutil.Factory, cells int) func(perf.SweepEvent) {
+	tty := f.IO.IsStdoutTTY()
+	var mu sync.Mutex
+	eta := func(e perf.SweepEvent) string {
+		if e.DoneRecords <= 0 || e.Elapsed <= 0 || e.AllRecords <= e.DoneRecords {
+			return ""
+		}
+		rate := float64(e.DoneRecords) / e.Elapsed.Seconds()
+		left := time.Duration(float64(e.AllRecords-e.DoneRecords) / rate * float64(time.Second))
+		return "  ETA " + left.Round(time.Second).String()
+	}
+	head := func(e perf.SweepEvent) string {
+		rep := ""
+		if e.Runs > 0 {
+			rep = fmt.Sprintf("[run %d/%d] ", e.Position, e.Runs)
+		}
+		return fmt.Sprintf("%scell #%d/%d %s (repeat %d)", rep, e.Cell.Index, cells, e.Cell.Label(), e.Repeat)
+	}
+	return func(e perf.SweepEvent) {
+		mu.Lock()
+		defer mu.Unlock()
+		w := f.IO.ErrOut
+		switch e.Kind {
+		case perf.EventFill:
+			if tty {
+				fmt.Fprint(w, "\r\033[K")
+			}
+			fmt.Fprintln(w, e.Message)
+		case perf.EventWarning:
+			if tty {
+				fmt.Fprint(w, "\r\033[K")
+			}
+			f.Warn("%s", e.Message)
+		case perf.EventCellStart:
+			if tty {
+				fmt.Fprintf(w, "\r\033[K%s  starting%s", head(e), eta(e))
+			}
+		case perf.EventProgress:
+			if tty {
+				warm := ""
+				if e.Progress.Warmup {
+					warm = " (warm-up)"
+				}
+				fmt.Fprintf(w, "\r\033[K%s  %d/%d  %.0f rec/s  p99 %.2f ms%s%s", head(e), e.Progress.Done, e.Progress.Target, e.Progress.Rate, e.Progress.P99Ms, warm, eta(e))
+			}
+		case perf.EventRunDone:
+			if tty {
+				fmt.Fprint(w, "\r\033[K")
+			}
+			r := e.Run
+			if r.Result == nil {
+				fmt.Fprintf(w, "%s: failed: %s%s\n", head(e), r.Error, eta(e))
+				return
+			}
+			msg := fmt.Sprintf("%s: %.1f records/s, %.2f MB/s, p99 %.2f ms, CPU %.0f%%", head(e), r.Result.RecordsPerSec, r.Result.MBPerSec, r.Result.Latency.P99Ms, r.CPUPercent)
+			if r.Result.Failed > 0 {
+				msg += fmt.Sprintf(", %d failed", r.Result.Failed)
+			}
+			if r.Error != "" {
+				msg += ", error: " + r.Error
+			}
+			fmt.Fprintf(w, "%s%s\n", msg, eta(e))
+		}
+	}
+}
+
+// sweepEnv builds the sweep's clients from the user's connection.
+type sweepEnv struct {
+	f     *cmdutil.Factory
+	conn  *config.Connection
+	admin *kafka.Client
+	seq   int
+	warn  map[string]bool
+}
+
+func newSweepEnv(ctx context.Context, f *cmdutil.Factory, conn *config.Connection) (*sweepEnv, error) {
+	adm, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &sweepEnv{f: f, conn: conn, admin: adm, warn: map[string]bool{}}, nil
+}
+
+func (e *sweepEnv) close() { e.admin.Close() }
+
+func (e *sweepEnv) Clients(ctx context.Context, role kafka.Role, n int, props map[string]string, w perf.Workload, topic string) ([]*kgo.Client, []string, int, error) {
+	c := *e.conn
+	c.Props = config.NewProperties()
+	if e.conn.Props != nil {
+		c.Props = e.conn.Props.Clone()
+	}
+	for k, v := range props {
+		c.Props.Set(k, v)
+	}
+	defaults := config.NewProperties()
+	opts := kafka.Options{Defaults: defaults}
+	if role == kafka.Producer {
+		defaults.Set("client.id", "kbox-perf-sweep-producer")
+		opts.Tune = func(s *kafka.Settings) { s.MaxRecordBytes = w.RecordSize }
+	} else {
+		e.seq++
+		defaults.Set("client.id", "kbox-perf-sweep-consumer")
+		c.Props.Set("group.id", fmt.Sprintf("kbox-perf-sweep-%d-%d", time.Now().UnixNano(), e.seq))
+		c.Props.Set("auto.offset.reset", "earliest")
+	}
+	var cls []*kgo.Client
+	var settings []string
+	maxPoll := 0
+	for i := 0; i < n; i++ {
+		o := opts
+		if role == kafka.Consumer {
+			o.Extra = []kgo.Opt{kgo.ConsumeTopics(topic)}
+		}
+		cl, err := kafka.NewClient(&c, role, o)
+		if err == nil {
+			err = cl.Connect(ctx)
+			if err != nil {
+				cl.Close()
+			}
+		}
+		if err != nil {
+			for _, x := range cls {
+				x.Close()
+			}
+			return nil, nil, 0, err
+		}
+		for _, ig := range cl.Settings.Ignored {
+			if !e.warn[ig.String()] && !strings.HasPrefix(ig.Reason, "not used by") {
+				e.warn[ig.String()] = true
+				e.f.Warn("%s", ig.String())
+			}
+		}
+		cls = append(cls, cl.Client)
+		settings = cl.Settings.EffectiveSorted()
+		maxPoll = cl.Settings.MaxPollRecords
+	}
+	return cls, settings, maxPoll, nil
+}
+
+func (e *sweepEnv) CreateTopic(ctx context.Context, name string, partitions, rf int) (bool, error) {
+	resp, err := e.admin.Admin().CreateTopic(ctx, int32(partitions), int16(rf), nil, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if errors.Is(err, kerr.TopicAlreadyExists) {
+		return false, nil
+	}
+	if err != nil {
+		return false, e.admin.Explain(err)
+	}
+	return true, nil
+}
+
+func (e *sweepEnv) DeleteTopics(ctx context.Context, names ...string) error {
+	resps, err := e.admin.Admin().DeleteTopics(ctx, names...)
+	if err != nil {
+		return e.admin.Explain(err)
+	}
+	var errs []string
+	for _, r := range resps.Sorted() {
+		if r.Err != nil && !errors.Is(r.Err, kerr.UnknownTopicOrPartition) {
+			errs = append(errs, r.Topic+": "+r.Err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+var _ perf.SweepEnv = (*sweepEnv)(nil)

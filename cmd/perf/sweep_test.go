@@ -1,0 +1,62 @@
+package perf
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/output"
+)
+
+func runSweep(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	ios, _, out, errOut := output.Test()
+	f := cmdutil.NewFactory(ios, func(string) string { return "" }, "test")
+	cmd := newSweepCmd(f)
+	cmd.SetArgs(args)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+func TestSweepDryRunAndRefusals(t *testing.T) {
+	out, errOut, err := runSweep(t, "produce", "--topic-prefix", "p", "--records", "1000", "--warmup-records", "100", "--repeat", "2",
+		"--vary", "batch.size=16k,64k", "--vary", "partitions=1,3", "--one-at-a-time", "--dry-run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "cell 1: batch.size=16k partitions=1\ncell 2: batch.size=64k partitions=1\ncell 3: batch.size=16k partitions=3\n" {
+		t.Fatalf("dry run:\n%s", out)
+	}
+	if !strings.Contains(errOut, "sweep produce: 3 cells (one-at-a-time of batch.size (2) x partitions (2)) x 2 repeat(s) x 1,100 records (1,000 + 100 warm-up) = 6,600 records") {
+		t.Fatalf("statement: %s", errOut)
+	}
+	_, errOut, _ = runSweep(t, "consume", "--topic-prefix", "p", "--records", "1000", "--vary", "record-size=1k,2k", "--vary", "consumers=1,2", "--dry-run")
+	if !strings.Contains(errOut, "= 4,000 records, plus 2,000 to fill 2 topic(s)") {
+		t.Fatalf("consume statement: %s", errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"produce", "--topic-prefix", "p", "--records", "10", "--vary", "lingr.ms=1"}, "--vary lingr.ms: unknown client property"},
+		{[]string{"produce", "--topic-prefix", "p", "--records", "10"}, "give at least one --vary"},
+		{[]string{"produce", "--topic-prefix", "p", "--records", "10", "--vary", "linger.ms=1", "--grid", "--one-at-a-time"}, "exclude each other"},
+		{[]string{"produce", "--records", "10", "--vary", "linger.ms=1"}, "--topic-prefix is required"},
+		{[]string{"produce", "--topic-prefix", "p", "--records", "10", "--vary", "linger.ms=1", "--record-size", "0"}, "--record-size 0"},
+		{[]string{"produce", "--topic-prefix", "p", "--records", "10", "--vary", "linger.ms=1", "--report", "x.pdf"}, "must end in .html or .png"},
+		{[]string{"produce", "--topic-prefix", "p", "--records", "26000000", "--vary", "linger.ms=1,2"}, "would move 52,000,000 records, more than --max-records 50,000,000"},
+		{[]string{"produce", "--topic-prefix", "p", "--records", "10", "--vary", "linger.ms=1", "-o", "yaml"}, "unknown output format"},
+	} {
+		_, _, err := runSweep(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v (want %q)", c.args, err, c.want)
+		}
+	}
+	// --max-records 0 lifts the limit (dry run: nothing is sent).
+	if _, _, err := runSweep(t, "produce", "--topic-prefix", "p", "--records", "26000000", "--vary", "linger.ms=1,2", "--max-records", "0", "--dry-run"); err != nil {
+		t.Fatal(err)
+	}
+}
