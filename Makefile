@@ -8,13 +8,18 @@ LDFLAGS := -s -w -X $(PKG)/cmd/app.Version=$(VERSION) -X $(PKG)/cmd/app.Commit=$
 # Integration tests start real Kafka brokers; give them room but bound them.
 IT_TIMEOUT ?= 70m
 
-.PHONY: all build test test-unit test-integration lint install deps-integration clean
+.PHONY: all build test test-unit test-integration lint install deps-integration clean demo
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/kbox ./cmd/kbox
 	@bin/kbox install-links bin >/dev/null
+
+# The README's first command: a guided tour of kbox against an in-process
+# playground cluster. Needs nothing but Go.
+demo:
+	$(GO) run ./cmd/kbox playground --tour
 
 # The README's test command: unit tests, then the real-broker integration
 # tests (which fetch Kafka with Maven and start and stop brokers themselves).

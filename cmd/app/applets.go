@@ -5,12 +5,29 @@ import (
 	"strings"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/cmd/logdirs"
+	"github.com/kboxdev/kbox/cmd/perf"
+	"github.com/kboxdev/kbox/cmd/topics"
+	verifycmd "github.com/kboxdev/kbox/cmd/verify"
 )
 
 // applets is the one table of applets. It drives argv[0] dispatch,
 // `kbox --help`, `kbox install-links` and the tests. An applet is added here
 // only when it really works.
-var applets = []cmdutil.Applet{}
+var applets = []cmdutil.Applet{
+	logdirs.Applet,
+	perf.ProducerApplet, perf.ConsumerApplet,
+	perf.E2EApplet,
+	topics.Applet,
+	verifycmd.ProducerApplet, verifycmd.ConsumerApplet,
+}
+
+// natives are kbox's own command groups that have no Apache script name:
+// reachable as `kbox ALIAS ...` only, never through a link.
+var natives = []cmdutil.Applet{
+	perf.NativeApplet,
+	verifycmd.NativeApplet,
+}
 
 // Applets returns the applet table sorted by name.
 func Applets() []cmdutil.Applet {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/cmd/playground"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/spf13/cobra"
 )
@@ -52,7 +53,10 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 		}
 	}
 	root := newRoot(f)
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+	// cobra's completion commands (completion, __complete) are added at
+	// Execute time, so Find does not know them yet.
+	isCompletion := len(rest) > 0 && (rest[0] == cobra.ShellCompRequestCmd || rest[0] == cobra.ShellCompNoDescRequestCmd || rest[0] == "completion")
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") && !isCompletion {
 		if c, _, err := root.Find(rest); err != nil || c == root {
 			fmt.Fprintf(ios.ErrOut, "kbox: unknown applet or command %q\n", rest[0])
 			printAppletList(ios.ErrOut)
@@ -172,7 +176,12 @@ Invoked as "kbox APPLET ..." it is the same program.`,
 		cmd.GroupID = groupApplets
 		root.AddCommand(cmd)
 	}
-	root.AddCommand(newClusterCmd(f), newProfileCmd(f), newInstallLinksCmd(f), newVersionCmd())
+	for _, n := range natives {
+		cmd := n.New(f)
+		cmd.Use = n.Alias
+		root.AddCommand(cmd)
+	}
+	root.AddCommand(newClusterCmd(f), newProfileCmd(f), newInstallLinksCmd(f), newVersionCmd(), playground.NewCmd(f, playground.Host{Main: Main, Applets: LinkNames}))
 	walk(root, func(c *cobra.Command) {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.FlagError{Err: err} })
 		if c.HasSubCommands() && c.Args == nil {
