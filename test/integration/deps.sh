@@ -19,5 +19,6 @@ if [ ${#need[@]} -gt 0 ]; then
   $SUDO apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >&2
 fi
-java -version 2>&1 | head -1 >&2
-mvn -version 2>&1 | head -1 >&2
+# (capture first: `cmd | head -1` would SIGPIPE the command under pipefail)
+jv=$(java -version 2>&1); mv=$(mvn -version 2>&1)
+echo "deps: ${jv%%$'\n'*}; ${mv%%$'\n'*}" >&2
