@@ -94,21 +94,32 @@ func (m *meter) sampler(start time.Time, interval time.Duration, target int64, w
 	}
 	lastRecs, lastBytes, lastT := int64(0), int64(0), start
 	lastDone, lastPT := int64(0), start
+	emit := func(now time.Time) {
+		w := m.win.TakeAndReset()
+		recs, bytes := m.records.Load(), m.bytes.Load()
+		d := now.Sub(lastT).Seconds()
+		if d <= 0 {
+			return
+		}
+		s := w.Summary()
+		series = append(series, Interval{
+			ElapsedSec: now.Sub(start).Seconds(), Records: recs - lastRecs,
+			RecordsPerSec: float64(recs-lastRecs) / d, MBPerSec: float64(bytes-lastBytes) / (1 << 20) / d,
+			P50Ms: s.P50Ms, P99Ms: s.P99Ms, MaxMs: s.MaxMs,
+		})
+		lastRecs, lastBytes, lastT = recs, bytes, now
+	}
 	for {
 		select {
 		case <-stop:
+			// The last, partial interval: without it a run shorter than
+			// one interval would have no series at all.
+			if m.records.Load() > lastRecs {
+				emit(time.Now())
+			}
 			return series
 		case now := <-tick.C:
-			w := m.win.TakeAndReset()
-			recs, bytes := m.records.Load(), m.bytes.Load()
-			d := now.Sub(lastT).Seconds()
-			s := w.Summary()
-			series = append(series, Interval{
-				ElapsedSec: now.Sub(start).Seconds(), Records: recs - lastRecs,
-				RecordsPerSec: float64(recs-lastRecs) / d, MBPerSec: float64(bytes-lastBytes) / (1 << 20) / d,
-				P50Ms: s.P50Ms, P99Ms: s.P99Ms, MaxMs: s.MaxMs,
-			})
-			lastRecs, lastBytes, lastT = recs, bytes, now
+			emit(now)
 		case now := <-ptick:
 			done := m.done.Load()
 			progress(Progress{Elapsed: now.Sub(start), Done: done, Target: target,
