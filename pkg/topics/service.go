@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -104,7 +105,17 @@ func ParseTopicID(s string) ([16]byte, error) {
 	if len(s) > 24 {
 		return id, fmt.Errorf("Input string with prefix `%s` is too long to be decoded as a base64 UUID", s[:24])
 	}
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
+	// Java decodes with Base64.getUrlDecoder(), whose own messages escape.
+	for _, c := range []byte(s) {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '=') {
+			return id, fmt.Errorf("Illegal base64 character %s", strconv.FormatInt(int64(int8(c)), 16))
+		}
+	}
+	trimmed := strings.TrimRight(s, "=")
+	if len(trimmed)%4 == 1 {
+		return id, fmt.Errorf("Last unit does not have enough valid bits")
+	}
+	b, err := base64.RawURLEncoding.DecodeString(trimmed)
 	if err != nil {
 		return id, fmt.Errorf("Input string `%s` cannot be decoded as a base64 UUID", s)
 	}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kboxdev/kbox/pkg/topics"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -255,7 +256,9 @@ func TestDifferentialReadOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idA := td["fixed-a"].ID.String()
+	// The id as users see it in --describe (Java's Uuid.toString: URL-safe
+	// base64 without padding), not kadm's standard-base64 String().
+	idA := topics.TopicIDString(td["fixed-a"].ID)
 	cases := []tcase{
 		{"no-args", nil, exact},
 		{"help", []string{"--help"}, exact},
@@ -304,6 +307,7 @@ func TestDifferentialReadOnly(t *testing.T) {
 		{"describe-missing", bs("--describe", "--topic", "nope"), noStderr},
 		{"describe-missing-if-exists", bs("--describe", "--topic", "nope", "--if-exists"), exact},
 		{"describe-bad-topic-id", bs("--describe", "--topic-id", "abc"), noStderr},
+		{"describe-topic-id-std-base64", bs("--describe", "--topic-id", "oKUzvhJoR/CDnOfOI5G27A=="), noStderr},
 		{"alter-missing", bs("--alter", "--topic", "nope", "--partitions", "3"), noStderr},
 		{"alter-missing-if-exists", bs("--alter", "--topic", "nope", "--partitions", "3", "--if-exists"), exact},
 		{"alter-decrease", bs("--alter", "--topic", "fixed-a", "--partitions", "2"), noStderr},
