@@ -2,7 +2,10 @@ package verify
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -39,6 +42,9 @@ type checkOptions struct {
 	commandConfig   string
 	examples        int
 	output          string
+	transactional   bool
+	faultWindow     string
+	minAcks         int
 }
 
 func newCheckCmd(f *cmdutil.Factory) *cobra.Command {
@@ -69,9 +75,43 @@ Exit status: 0 valid, 3 invalid, 1 on error.`,
 	fl.BoolVar(&o.allowRedelivery, "allow-redelivery", false, "consumers were killed hard: duplicate offsets are only a warning")
 	fl.StringVar(&o.bootstrap, "bootstrap-server", "", "re-read missing records from this cluster (lost-in-log vs lost-in-consumption)")
 	fl.StringVar(&o.commandConfig, "command-config", "", "Java client properties file for --bootstrap-server")
+	fl.BoolVar(&o.transactional, "transactional", false, "apply R7 (transactions) even if no producer log has transaction_end events")
+	fl.StringVar(&o.faultWindow, "fault-window", "", "START,END of an injected fault (RFC3339 or Unix ms): applies R8 liveness")
+	fl.IntVar(&o.minAcks, "min-acks", 5000, "with --fault-window: fail unless at least this many records were acked")
 	fl.IntVar(&o.examples, "examples", 10, "examples shown per anomaly type")
 	fl.StringVarP(&o.output, "output", "o", "", "output format: table (default), json or yaml")
 	return cmd
+}
+
+// parseFaultWindow reads "START,END", each RFC3339 or Unix milliseconds.
+func parseFaultWindow(s string) (*pv.FaultWindow, error) {
+	a, b, ok := strings.Cut(s, ",")
+	if !ok {
+		return nil, fmt.Errorf("--fault-window %q is not START,END", s)
+	}
+	parse := func(v string) (int64, error) {
+		v = strings.TrimSpace(v)
+		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms >= 0 {
+			return ms, nil
+		}
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return 0, fmt.Errorf("--fault-window: %q is neither RFC3339 nor Unix milliseconds", v)
+		}
+		return t.UnixMilli(), nil
+	}
+	start, err := parse(a)
+	if err != nil {
+		return nil, err
+	}
+	end, err := parse(b)
+	if err != nil {
+		return nil, err
+	}
+	if end < start {
+		return nil, fmt.Errorf("--fault-window: end %s is before start %s", b, a)
+	}
+	return &pv.FaultWindow{StartMs: start, EndMs: end}, nil
 }
 
 func readLogs(paths []string) ([]*pv.Log, error) {
@@ -109,6 +149,16 @@ func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
 			return &cmdutil.FlagError{Err: err}
 		}
 	}
+	var fault *pv.FaultWindow
+	if o.faultWindow != "" {
+		var err error
+		if fault, err = parseFaultWindow(o.faultWindow); err != nil {
+			return &cmdutil.FlagError{Err: err}
+		}
+	}
+	if o.minAcks < 0 {
+		return cmdutil.FlagErrorf("--min-acks must not be negative")
+	}
 	prods, err := readLogs(o.producerLogs)
 	if err != nil {
 		return err
@@ -117,7 +167,10 @@ func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := pv.Options{Idempotent: o.idempotent, AllowRedelivery: o.allowRedelivery, Examples: o.examples}
+	opts := pv.Options{Idempotent: o.idempotent, AllowRedelivery: o.allowRedelivery, Examples: o.examples, Transactional: o.transactional, Fault: fault}
+	if fault != nil {
+		opts.MinAcks = o.minAcks
+	}
 	if o.bootstrap != "" {
 		conn, err := f.Connection(config.Overrides{Bootstrap: o.bootstrap, CommandConfig: o.commandConfig})
 		if err != nil {

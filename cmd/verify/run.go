@@ -39,6 +39,10 @@ type runOptions struct {
 	consumers     int
 	throughput    int64
 	idempotent    bool
+	transactional bool
+	txnSize       int
+	abortEvery    int
+	minAcks       int
 	acks          string
 	timeout       time.Duration
 	during        string
@@ -93,6 +97,10 @@ Exit status: 0 valid, 3 invalid, 1 on error, 2 on a bad flag.`,
 	fl.IntVar(&o.consumers, "consumers", 1, "number of consumers in the group")
 	fl.Int64Var(&o.throughput, "throughput", -1, "total messages/s over all producers (-1: unthrottled)")
 	fl.BoolVar(&o.idempotent, "idempotent", false, "idempotent producers (unbounded retries); duplicates become a failure")
+	fl.BoolVar(&o.transactional, "transactional", false, "transactional producers, read_committed consumers: checks R7 (no aborted read, output == committed input, no duplicates)")
+	fl.IntVar(&o.txnSize, "transaction-size", 100, "records per transaction (with --transactional)")
+	fl.IntVar(&o.abortEvery, "abort-every", 5, "abort every K-th transaction on purpose (with --transactional; 0: never)")
+	fl.IntVar(&o.minAcks, "min-acks", -1, "with --during: fail unless at least this many records were acked (default min(5000, messages/2))")
 	fl.StringVar(&o.acks, "acks", "-1", "producer acks: -1/all, 1 or 0")
 	fl.DurationVar(&o.timeout, "timeout", 5*time.Minute, "deadline of the whole run; consumers not caught up by then fail the run")
 	fl.StringVar(&o.during, "during", "", "shell command to run while the run is in flight")
@@ -153,8 +161,27 @@ func (o *runOptions) validate(cmd *cobra.Command) (map[string]*string, error) {
 	default:
 		return nil, fe("--acks must be -1, all, 1 or 0, not %q", o.acks)
 	}
-	if o.idempotent && o.acks != "-1" {
-		return nil, fe("--idempotent needs --acks -1 (all)")
+	if (o.idempotent || o.transactional) && o.acks != "-1" {
+		return nil, fe("--idempotent and --transactional need --acks -1 (all)")
+	}
+	fl0 := cmd.Flags()
+	if !o.transactional && (fl0.Changed("transaction-size") || fl0.Changed("abort-every")) {
+		return nil, fe("--transaction-size and --abort-every need --transactional")
+	}
+	if o.txnSize < 1 {
+		return nil, fe("--transaction-size must be at least 1")
+	}
+	if o.abortEvery < 0 {
+		return nil, fe("--abort-every must be 0 (never) or positive")
+	}
+	if fl0.Changed("min-acks") && o.during == "" {
+		return nil, fe("--min-acks needs --during")
+	}
+	if o.minAcks < 0 {
+		if fl0.Changed("min-acks") {
+			return nil, fe("--min-acks must not be negative")
+		}
+		o.minAcks = int(min(5000, o.messages/2))
 	}
 	switch o.progress {
 	case "auto", "plain", "none":
@@ -246,7 +273,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	// properties file goes on top, as with the Apache tool.
 	prodDefaults := config.NewProperties()
 	prodDefaults.Set("acks", o.acks)
-	if o.idempotent {
+	if o.idempotent || o.transactional {
 		prodDefaults.Set("enable.idempotence", "true")
 		prodDefaults.Set("retries", "2147483647")
 		prodDefaults.Set("max.in.flight.requests.per.connection", "5")
@@ -257,10 +284,22 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		s.GroupID = o.group
 		s.AutoCommit = false
 		s.AutoOffsetReset = "earliest"
+		if o.transactional {
+			s.IsolationLevel = "read_committed"
+		}
+	}
+	txnID := fmt.Sprintf("kbox-verify-%s-%d", o.topic, time.Now().UnixMilli())
+	prodProps := func(i int) *config.Properties {
+		if !o.transactional {
+			return prodDefaults
+		}
+		p := prodDefaults.Clone()
+		p.Set("transactional.id", txnID+"-"+strconv.Itoa(i))
+		return p
 	}
 	// Build (without dialing) one producer and one consumer first, so a
 	// bad property fails before the topic is created.
-	probeP, err := f.Client(conn, kafka.Producer, kafka.Options{Defaults: prodDefaults})
+	probeP, err := f.Client(conn, kafka.Producer, kafka.Options{Defaults: prodProps(0)})
 	if err != nil {
 		return err
 	}
@@ -321,8 +360,9 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		Topic: o.topic, Messages: o.messages, Producers: o.producers, Consumers: o.consumers,
 		Throughput: o.throughput, MaxPollRecords: maxPoll,
 		ProducerLogs: prodWs, ConsumerLogs: consWs, StartOffsets: start.offsets,
-		NewProducer: func(_ int, onLoss func(string, int32)) (*kgo.Client, error) {
-			cl, err := kafka.NewClient(conn, kafka.Producer, kafka.Options{Defaults: prodDefaults, Extra: []kgo.Opt{kgo.ProducerOnDataLossDetected(onLoss)}})
+		Transactional: o.transactional, TxnSize: o.txnSize, AbortEvery: o.abortEvery,
+		NewProducer: func(i int, onLoss func(string, int32)) (*kgo.Client, error) {
+			cl, err := kafka.NewClient(conn, kafka.Producer, kafka.Options{Defaults: prodProps(i), Extra: []kgo.Opt{kgo.ProducerOnDataLossDetected(onLoss)}})
 			if err != nil {
 				return nil, err
 			}
@@ -379,7 +419,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 
 	info := pv.RunInfo{
 		Topic: o.topic, Group: o.group, Created: o.createTopic, Messages: o.messages,
-		Producers: o.producers, Consumers: o.consumers, Idempotent: idempotent, Acks: o.acks,
+		Producers: o.producers, Consumers: o.consumers, Idempotent: idempotent, Transactional: o.transactional, Acks: o.acks,
 		Sent: p.Sent, Acked: p.Acked, SendErrors: p.SendErrors, Consumed: p.Consumed,
 		CaughtUp: caughtUp, ProduceMs: produceMs, DurationMs: time.Since(runStart).Milliseconds(),
 		ProducerLogs: prodNames, ConsumerLogs: consNames, During: during,
@@ -387,7 +427,11 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	if produceMs > 0 {
 		info.AckedPerSec = float64(p.Acked) * 1000 / float64(produceMs)
 	}
-	opts := pv.Options{Idempotent: idempotent, Examples: o.examples, DataLoss: dataLoss}
+	opts := pv.Options{Idempotent: idempotent, Examples: o.examples, DataLoss: dataLoss, Transactional: o.transactional}
+	if during != nil && during.StartMs > 0 {
+		opts.Fault = &pv.FaultWindow{StartMs: during.StartMs, EndMs: during.EndMs}
+		opts.MinAcks = o.minAcks
+	}
 	var reread *kafka.Client
 	opts.Present = func(m []pv.Missing) (map[pv.Missing]bool, error) {
 		var err error
@@ -499,6 +543,8 @@ func commitStart(ctx context.Context, adm *kadm.Client, group, topic string, off
 func runDuring(ctx context.Context, command string, stderr io.Writer) *pv.DuringInfo {
 	d := &pv.DuringInfo{Command: command}
 	start := time.Now()
+	d.StartMs = start.UnixMilli()
+	defer func() { d.EndMs = time.Now().UnixMilli() }()
 	c := exec.Command("/bin/sh", "-c", command)
 	c.Stdout, c.Stderr = stderr, stderr
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Log is one tool's event stream.
@@ -72,7 +73,31 @@ const (
 	AnClientDataLoss     = "client-data-loss"         // franz-go data-loss signals
 	AnNoAcks             = "no-acks"                  // R8 (a run that acked nothing)
 	AnCommitFailed       = "commit-failed"            // info
+	AnNotProduced        = "not-produced"             // R7 output value no producer sent
+	AnTxnReordered       = "txn-reordered"            // R7 one partition: output order != input order
+	AnNoProgress         = "no-progress-after-fault"  // R8 <= 5 acks within 30 s of the fault's end
+	AnTooFewAcks         = "too-few-acks"             // R8 fewer acks than the minimum
+	AnLivenessUnjudged   = "liveness-unjudged"        // R8 info: nothing was sent after the fault
 )
+
+// FaultWindow is when a fault was injected, in Unix milliseconds (the
+// events' timestamps).
+type FaultWindow struct {
+	StartMs int64 `json:"start_ms"`
+	EndMs   int64 `json:"end_ms"`
+}
+
+// Liveness is what the R8 rules measured.
+type Liveness struct {
+	FaultStartMs int64 `json:"fault_start_ms"`
+	FaultEndMs   int64 `json:"fault_end_ms"`
+	// AcksAfterFault are the acks within the window after the fault's end.
+	AcksAfterFault int   `json:"acks_after_fault"`
+	WindowMs       int64 `json:"window_ms"`
+	// Judged is false when nothing was sent after the fault ended.
+	Judged  bool `json:"judged"`
+	MinAcks int  `json:"min_acks"`
+}
 
 // Options tune the checker.
 type Options struct {
@@ -90,6 +115,16 @@ type Options struct {
 	Present func(missing []Missing) (map[Missing]bool, error)
 	// DataLoss are franz-go data-loss signals seen by in-process clients.
 	DataLoss []string
+	// Transactional applies R7 even when no producer log has a
+	// transaction_end event (which turns it on by itself).
+	Transactional bool
+	// Fault, when set, applies R8 (liveness) around it.
+	Fault *FaultWindow
+	// MinAcks is R8's minimum number of acks (with Fault only; 0: none).
+	MinAcks int
+	// LivenessWindow is how long after the fault's end more than 5 acks
+	// must arrive (default 30 s).
+	LivenessWindow time.Duration
 }
 
 // Missing identifies an acked record that no consumer returned.
@@ -118,6 +153,11 @@ type Stats struct {
 	ProducerLogs   int   `json:"producer_logs"`
 	ConsumerLogs   int   `json:"consumer_logs"`
 	ValuesChecked  bool  `json:"values_checked"`
+	// Transactional runs (R7): acked values by transaction result.
+	Transactional bool `json:"transactional,omitempty"`
+	TxnCommitted  int  `json:"txn_committed,omitempty"`
+	TxnAborted    int  `json:"txn_aborted,omitempty"`
+	TxnUnknown    int  `json:"txn_unknown,omitempty"`
 }
 
 // Report is the verdict, Jepsen style.
@@ -128,6 +168,7 @@ type Report struct {
 	Anomalies      []AnomalyReport `json:"anomalies"`
 	Stats          Stats           `json:"stats"`
 	LostDiagnosis  string          `json:"lost_diagnosis,omitempty"`
+	Liveness       *Liveness       `json:"liveness,omitempty"`
 	anomalyByType  map[string]*AnomalyReport
 	examplesPerTyp int
 }
@@ -195,8 +236,27 @@ func Check(producers, consumers []*Log, o Options) *Report {
 	r := &Report{anomalyByType: map[string]*AnomalyReport{}, examplesPerTyp: o.Examples}
 	r.Stats.ProducerLogs, r.Stats.ConsumerLogs = len(producers), len(consumers)
 
+	// ---- transactions (R7): each value's transaction result
+	txnResult := map[string]string{}
+	txnMode := o.Transactional
+	for _, l := range producers {
+		for _, e := range l.Events {
+			if e.Name == EvTxnEnd {
+				txnMode = true
+				for _, v := range e.Values {
+					txnResult[v] = e.Result
+				}
+			}
+		}
+	}
+	// counts reports whether an acked value belongs to the input that
+	// consumers must read: with transactions, only committed ones.
+	counts := func(v string) bool { return !txnMode || txnResult[v] == TxnCommitted }
+	r.Stats.Transactional = txnMode
+
 	// ---- producer side
 	var acks []ackRec
+	committedAt := map[tpo]bool{}
 	ackedByValue := map[string]ackRec{}
 	ackedAt := map[tpo]string{}
 	lastAcked := map[TP]int64{}
@@ -221,6 +281,20 @@ func Check(producers, consumers []*Log, o Options) *Report {
 				}
 				ackedAt[tpo{tp, e.Offset}] = a.value
 				ackedByValue[a.value] = a
+				if txnMode {
+					switch txnResult[a.value] {
+					case TxnCommitted:
+						r.Stats.TxnCommitted++
+					case TxnAborted, TxnFailed:
+						r.Stats.TxnAborted++
+					default:
+						r.Stats.TxnUnknown++
+					}
+				}
+				if !counts(a.value) {
+					continue
+				}
+				committedAt[tpo{tp, e.Offset}] = true
 				if cur, ok := lastAcked[tp]; !ok || e.Offset > cur {
 					lastAcked[tp] = e.Offset
 				}
@@ -316,7 +390,7 @@ func Check(producers, consumers []*Log, o Options) *Report {
 							r.add(AnNonmonotonicPoll, Fail, "%s %s-%d: batch starts at %d, position was %d", l.Name, tp.Topic, tp.Partition, p.MinOffset, pos)
 						case p.MinOffset > pos:
 							for off := pos; off < p.MinOffset; off++ {
-								if _, acked := ackedAt[tpo{tp, off}]; acked {
+								if committedAt[tpo{tp, off}] {
 									r.add(AnPollSkip, Fail, "%s %s-%d: skipped acked offsets %d-%d (batch starts at %d)", l.Name, tp.Topic, tp.Partition, pos, p.MinOffset-1, p.MinOffset)
 									break
 								}
@@ -421,7 +495,7 @@ func Check(producers, consumers []*Log, o Options) *Report {
 		}
 		sort.Slice(dups, func(i, j int) bool { return valueLess(dups[i], dups[j]) })
 		sev := Warn
-		if o.Idempotent {
+		if o.Idempotent || txnMode {
 			sev = Fail
 		}
 		for _, v := range dups {
@@ -432,6 +506,9 @@ func Check(producers, consumers []*Log, o Options) *Report {
 	if valuesChecked {
 		var fv []string
 		for v := range failed {
+			if _, inTxn := txnResult[v]; inTxn && txnMode {
+				continue // judged by R7
+			}
 			if consumedValues[v] > 0 {
 				if _, acked := ackedByValue[v]; !acked {
 					fv = append(fv, v)
@@ -447,10 +524,35 @@ func Check(producers, consumers []*Log, o Options) *Report {
 			}
 		}
 	}
+	// R7 transactions: no aborted read, output within input, order
+	if txnMode && valuesChecked {
+		var vs []string
+		for v := range consumedValues {
+			vs = append(vs, v)
+		}
+		sort.Slice(vs, func(i, j int) bool { return valueLess(vs[i], vs[j]) })
+		for _, v := range vs {
+			res, inTxn := txnResult[v]
+			_, acked := ackedByValue[v]
+			_, sendFailed := failed[v]
+			switch {
+			case res == TxnAborted || res == TxnFailed:
+				r.add(AnAbortedRead, Fail, "value %q of a transaction that %s was consumed (read_committed)", v, map[string]string{TxnAborted: "was aborted", TxnFailed: "failed and was aborted"}[res])
+			case res == TxnUnknown:
+				r.add(AnIndeterminateSeen, Info, "value %q of a transaction with an unconfirmed commit was consumed", v)
+			case !inTxn && !acked && !sendFailed:
+				r.add(AnNotProduced, Fail, "value %q was consumed but no producer sent it", v)
+			}
+		}
+		checkTxnOrder(r, acks, consumers, txnResult)
+	}
 	// R1 lost / R9 unseen
 	var missing []Missing
 	caughtUp := map[Missing]bool{}
 	for _, a := range acks {
+		if !counts(a.value) {
+			continue
+		}
 		seen := false
 		if valuesChecked {
 			seen = consumedValues[a.value] > 0
@@ -501,8 +603,111 @@ func Check(producers, consumers []*Log, o Options) *Report {
 	for _, d := range o.DataLoss {
 		r.add(AnClientDataLoss, Fail, "%s", d)
 	}
+	if o.Fault != nil {
+		checkLiveness(r, producers, o, lastAcked, maxConsumed, counts)
+	}
 	r.finish()
 	return r
+}
+
+// checkTxnOrder is R7's order rule (transactions_test check_order): when
+// every committed value is on one partition, each consumer reads the
+// committed values in the order they were written.
+func checkTxnOrder(r *Report, acks []ackRec, consumers []*Log, txnResult map[string]string) {
+	pos := map[string]int64{}
+	var tp *TP
+	for _, a := range acks {
+		if txnResult[a.value] != TxnCommitted {
+			continue
+		}
+		if tp != nil && *tp != a.tp {
+			return // several partitions: no total order to compare
+		}
+		t := a.tp
+		tp = &t
+		pos[a.value] = a.off
+	}
+	if tp == nil {
+		return
+	}
+	for _, l := range consumers {
+		last, lastV := int64(-1), ""
+		for _, e := range l.Events {
+			if e.Name != EvRecordData || e.Value == nil || (TP{e.Topic, e.Partition}) != *tp {
+				continue
+			}
+			p, ok := pos[*e.Value]
+			if !ok {
+				continue
+			}
+			if p <= last {
+				r.add(AnTxnReordered, Fail, "%s read %q (written at offset %d) after %q (offset %d)", l.Name, *e.Value, p, lastV, last)
+			}
+			last, lastV = p, *e.Value
+		}
+	}
+}
+
+// checkLiveness applies R8 around the fault window: more than 5 acks
+// within the window after the fault's end (when anything was still being
+// sent), at least MinAcks acks, and consumers caught up with every
+// partition's last acked offset.
+func checkLiveness(r *Report, producers []*Log, o Options, lastAcked, maxConsumed map[TP]int64, counts func(string) bool) {
+	win := o.LivenessWindow
+	if win <= 0 {
+		win = 30 * time.Second
+	}
+	lv := &Liveness{FaultStartMs: o.Fault.StartMs, FaultEndMs: o.Fault.EndMs, WindowMs: win.Milliseconds(), MinAcks: o.MinAcks}
+	end, until := o.Fault.EndMs, o.Fault.EndMs+win.Milliseconds()
+	outcomesAfter := 0
+	for _, l := range producers {
+		for _, e := range l.Events {
+			if e.Timestamp <= end {
+				continue
+			}
+			switch e.Name {
+			case EvSendSuccess:
+				outcomesAfter++
+				if e.Timestamp <= until && e.Value != nil && counts(*e.Value) {
+					lv.AcksAfterFault++
+				}
+			case EvSendError:
+				outcomesAfter++
+			}
+		}
+	}
+	// Producers that had sent everything before the fault ended (or had
+	// at most 5 sends left) cannot show progress: not judged.
+	lv.Judged = outcomesAfter > 5
+	switch {
+	case lv.Judged && lv.AcksAfterFault <= 5:
+		r.add(AnNoProgress, Fail, "%d acks within %s after the fault ended (at %d), %d sends completed after it; want more than 5",
+			lv.AcksAfterFault, win, end, outcomesAfter)
+	case !lv.Judged:
+		r.add(AnLivenessUnjudged, Info, "only %d sends completed after the fault ended: progress after the fault not judged", outcomesAfter)
+	}
+	acked := r.Stats.Acked
+	if r.Stats.Transactional {
+		acked = r.Stats.TxnCommitted
+	}
+	if acked < o.MinAcks {
+		r.add(AnTooFewAcks, Fail, "%d acks (committed, with transactions), want at least %d before stopping", acked, o.MinAcks)
+	}
+	var tps []TP
+	for tp := range lastAcked {
+		tps = append(tps, tp)
+	}
+	sort.Slice(tps, func(i, j int) bool { return lessTPO(tpo{tps[i], 0}, tpo{tps[j], 0}) })
+	for _, tp := range tps {
+		if mc, ok := maxConsumed[tp]; !ok || mc < lastAcked[tp] {
+			got := "nothing"
+			if ok {
+				got = fmt.Sprintf("offset %d", mc)
+			}
+			r.add(AnNotCaughtUp, Fail, "%s-%d: last acked offset %d, consumers reached %s", tp.Topic, tp.Partition, lastAcked[tp], got)
+		}
+	}
+	r.Liveness = lv
 }
 
 func (r *Report) finish() {
@@ -566,6 +771,16 @@ func (r *Report) WriteText(w io.Writer) error {
 		s.Acked, s.SendErrors, s.Consumed, s.UniqueConsumed, s.Partitions, s.ProducerLogs, s.ConsumerLogs)
 	if !s.ValuesChecked {
 		b.WriteString("note: a consumer log has no record_data (run it with --verbose): values compared by offset only\n")
+	}
+	if s.Transactional {
+		fmt.Fprintf(&b, "transactions: acked values committed %d, aborted %d, unknown outcome %d\n", s.TxnCommitted, s.TxnAborted, s.TxnUnknown)
+	}
+	if lv := r.Liveness; lv != nil {
+		if lv.Judged {
+			fmt.Fprintf(&b, "liveness: %d acks within %.0fs after the fault ended, minimum acks %d\n", lv.AcksAfterFault, float64(lv.WindowMs)/1000, lv.MinAcks)
+		} else {
+			fmt.Fprintf(&b, "liveness: nothing sent after the fault ended (progress not judged), minimum acks %d\n", lv.MinAcks)
+		}
 	}
 	if r.LostDiagnosis != "" {
 		b.WriteString("diagnosis: " + r.LostDiagnosis + "\n")

@@ -24,6 +24,17 @@ const (
 	EvRecordsConsumed   = "records_consumed"
 	EvRecordData        = "record_data"
 	EvOffsetsCommitted  = "offsets_committed"
+	// EvTxnEnd is kbox's own event (not in the Apache tools) for the end
+	// of a producer transaction: its result and the values it held.
+	EvTxnEnd = "transaction_end"
+)
+
+// Results of a transaction_end event.
+const (
+	TxnCommitted = "committed" // the commit succeeded
+	TxnAborted   = "aborted"   // aborted deliberately, the abort succeeded
+	TxnFailed    = "failed"    // a send or the commit was refused, then aborted
+	TxnUnknown   = "unknown"   // the commit's outcome is unconfirmed
 )
 
 // TP is a topic partition.
@@ -51,6 +62,8 @@ type Event struct {
 	Success   *bool           `json:"success"`
 	Sent      int64           `json:"sent"`
 	Acked     int64           `json:"acked"`
+	Result    string          `json:"result"`
+	Values    []string        `json:"values"`
 }
 
 // PartitionData is an element of "partitions": assignment entries carry
@@ -268,6 +281,25 @@ func ToolData(ts, sent, acked, target int64, avg float64) []byte {
 	j.Int("acked", acked)
 	j.Int("target_throughput", target)
 	j.Double("avg_throughput", avg)
+	return j.Line()
+}
+
+// TxnEnd is kbox's transaction_end event: result (TxnCommitted, ...),
+// the transaction's values, and the error (nil if none).
+func TxnEnd(ts int64, result string, values []string, errMsg *string) []byte {
+	j := newObj(ts, EvTxnEnd)
+	j.Str("result", result)
+	b := []byte{'['}
+	for i, v := range values {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, v)
+	}
+	j.Raw("values", append(b, ']'))
+	if errMsg != nil {
+		j.Str("error", *errMsg)
+	}
 	return j.Line()
 }
 

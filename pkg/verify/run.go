@@ -89,6 +89,8 @@ func EncodeEvent(e *Event) []byte {
 		return RecordData(e.Timestamp, e.Key, e.Value, e.Topic, e.Partition, e.Offset)
 	case EvOffsetsCommitted:
 		return OffsetsCommitted(e.Timestamp, e.Offsets, e.Error)
+	case EvTxnEnd:
+		return TxnEnd(e.Timestamp, e.Result, e.Values, e.Error)
 	}
 	return newObj(e.Timestamp, e.Name).Line()
 }
@@ -121,6 +123,14 @@ type RunConfig struct {
 	// StartOffsets are the partitions' end offsets before the run (the
 	// consumers start there); their keys are the topic's partitions.
 	StartOffsets map[int32]int64
+	// Transactional producers (their clients must have a transactional
+	// id) send TxnSize records per transaction and abort every
+	// AbortEvery-th transaction on purpose (0: never); each transaction's
+	// end is recorded as a transaction_end event. Consumers should read
+	// with isolation.level=read_committed.
+	Transactional bool
+	TxnSize       int
+	AbortEvery    int
 	// JoinTimeout bounds the wait, before producing, for the group to
 	// assign every partition to min(consumers, partitions) members
 	// (default 30 s; the run goes on after it).
@@ -179,6 +189,9 @@ func StartRun(cfg RunConfig) (*Run, error) {
 	}
 	if cfg.MaxPollRecords <= 0 {
 		cfg.MaxPollRecords = 500
+	}
+	if cfg.Transactional && cfg.TxnSize <= 0 {
+		cfg.TxnSize = 100
 	}
 	r := &Run{cfg: cfg, lastAcked: map[int32]int64{}, consumedTo: map[int32]int64{}, prodDone: make(chan struct{})}
 	for i := 0; i < cfg.Producers; i++ {
@@ -253,7 +266,14 @@ func StartRun(cfg RunConfig) (*Run, error) {
 			target = float64(cfg.Throughput) / float64(cfg.Producers)
 		}
 		r.prodWG.Add(1)
-		go func() { defer r.prodWG.Done(); r.produce(i, cl, n, target) }()
+		go func() {
+			defer r.prodWG.Done()
+			if cfg.Transactional {
+				r.produceTxn(i, cl, n, target)
+			} else {
+				r.produce(i, cl, n, target)
+			}
+		}()
 	}
 	go func() { r.prodWG.Wait(); close(r.prodDone) }()
 	return r, nil
@@ -359,6 +379,124 @@ func (r *Run) produce(i int, cl *kgo.Client, n int64, target float64) {
 	}
 	ts := nowMs()
 	rec.AddLine(Event{Timestamp: ts, Name: EvToolData, Sent: sent, Acked: acked.Load()}, ToolData(ts, sent, acked.Load(), tgt, avg))
+}
+
+// produceTxn is produce with transactions: TxnSize records each, every
+// AbortEvery-th aborted on purpose, the result of each recorded with its
+// values. Only committed records count as acked for catching up.
+func (r *Run) produceTxn(i int, cl *kgo.Client, n int64, target float64) {
+	rec := r.prodRecs[i]
+	rec.Add(Event{Timestamp: nowMs(), Name: EvStartupComplete})
+	startMs := nowMs()
+	th := NewThrottler(target, startMs)
+	prefix := strconv.Itoa(i) + "."
+	var acked atomic.Int64
+	var sent int64
+	j := int64(0)
+	for txn := 1; j < n && r.prodCtx.Err() == nil; txn++ {
+		if err := cl.BeginTransaction(); err != nil {
+			m := err.Error()
+			rec.Add(Event{Timestamp: nowMs(), Name: EvTxnEnd, Result: TxnFailed, Values: []string{}, Error: &m})
+			break
+		}
+		var mu sync.Mutex
+		var values []string
+		var offsets []PartitionData // partition and offset of each ack
+		failed := false
+		for k := 0; k < r.cfg.TxnSize && j < n && r.prodCtx.Err() == nil; k, j = k+1, j+1 {
+			sendStartMs := nowMs()
+			value := prefix + strconv.FormatInt(j, 10)
+			values = append(values, value)
+			sent++
+			r.sent.Add(1)
+			cl.Produce(context.Background(), &kgo.Record{Topic: r.cfg.Topic, Value: []byte(value)}, func(k *kgo.Record, err error) {
+				now := nowMs()
+				if err != nil {
+					class, msg := JavaErrorClass(err, k.Topic, k.Partition)
+					r.sendErrs.Add(1)
+					mu.Lock()
+					failed = true
+					mu.Unlock()
+					rec.Add(Event{Timestamp: now, Name: EvSendError, Topic: k.Topic, Value: &value, Exception: "class " + class, Message: &msg})
+					return
+				}
+				acked.Add(1)
+				r.acked.Add(1)
+				mu.Lock()
+				offsets = append(offsets, PartitionData{Partition: k.Partition, MaxOffset: k.Offset})
+				mu.Unlock()
+				rec.Add(Event{Timestamp: now, Name: EvSendSuccess, Value: &value, Topic: k.Topic, Partition: k.Partition, Offset: k.Offset})
+			})
+			if th.ShouldThrottle(j, sendStartMs) {
+				th.Throttle(r.prodCtx)
+			}
+		}
+		_ = cl.Flush(context.Background())
+		mu.Lock()
+		sendFailed := failed
+		mu.Unlock()
+		result, errMsg := r.endTxn(cl, sendFailed, r.cfg.AbortEvery > 0 && txn%r.cfg.AbortEvery == 0)
+		if result == TxnCommitted {
+			r.mu.Lock()
+			for _, o := range offsets {
+				if cur, ok := r.lastAcked[o.Partition]; !ok || o.MaxOffset > cur {
+					r.lastAcked[o.Partition] = o.MaxOffset
+				}
+			}
+			r.mu.Unlock()
+		}
+		rec.Add(Event{Timestamp: nowMs(), Name: EvTxnEnd, Result: result, Values: values, Error: errMsg})
+		if result == TxnUnknown {
+			break // the client's state is unknown: stop this producer
+		}
+	}
+	stopMs := nowMs()
+	rec.Add(Event{Timestamp: nowMs(), Name: EvShutdownComplete})
+	avg := 0.0
+	if stopMs > startMs {
+		avg = 1000 * float64(acked.Load()) / float64(stopMs-startMs)
+	}
+	tgt := int64(-1)
+	if target >= 0 {
+		tgt = int64(target)
+	}
+	ts := nowMs()
+	rec.AddLine(Event{Timestamp: ts, Name: EvToolData, Sent: sent, Acked: acked.Load()}, ToolData(ts, sent, acked.Load(), tgt, avg))
+}
+
+// endTxn commits (or aborts) the current transaction and classifies the
+// outcome: a refused commit (OPERATION_NOT_ATTEMPTED, TRANSACTION_ABORTABLE)
+// is followed by an abort and is "failed"; any other commit error leaves
+// the outcome unknown (the commit may have been written).
+func (r *Run) endTxn(cl *kgo.Client, sendFailed, abort bool) (string, *string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	msg := func(err error) *string {
+		if err == nil {
+			return nil
+		}
+		m := err.Error()
+		return &m
+	}
+	if sendFailed || abort {
+		err := cl.EndTransaction(ctx, kgo.TryAbort)
+		// An abort that did not complete can still never commit: the
+		// coordinator aborts the transaction on timeout or fencing.
+		if sendFailed {
+			return TxnFailed, msg(err)
+		}
+		return TxnAborted, msg(err)
+	}
+	err := cl.EndTransaction(ctx, kgo.TryCommit)
+	if err == nil {
+		return TxnCommitted, nil
+	}
+	aerr := cl.EndTransaction(ctx, kgo.TryAbort)
+	if errors.Is(err, kerr.OperationNotAttempted) || errors.Is(err, kerr.TransactionAbortable) {
+		return TxnFailed, msg(err)
+	}
+	m := fmt.Sprintf("commit: %v; abort: %v", err, aerr)
+	return TxnUnknown, &m
 }
 
 // consume is the drop-in consumer's loop (always --verbose): poll, record,

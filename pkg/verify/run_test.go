@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,60 @@ func TestStartRunValidation(t *testing.T) {
 		if _, err := StartRun(c); err == nil {
 			t.Errorf("%+v: no error", c)
 		}
+	}
+}
+
+// TestRunTransactionalKfake: transactional producers (every 3rd
+// transaction aborted on purpose) and read_committed consumers against
+// kfake: the verdict is valid, aborted values were acked but never read,
+// and every committed value was read once.
+func TestRunTransactionalKfake(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "tx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	seeds := kgo.SeedBrokers(c.ListenAddrs()...)
+	const n = 1000
+	r, err := StartRun(RunConfig{
+		Topic: "tx", Messages: n, Producers: 2, Consumers: 1, Throughput: -1, StartOffsets: map[int32]int64{0: 0},
+		Transactional: true, TxnSize: 50, AbortEvery: 3,
+		NewProducer: func(i int, onLoss func(string, int32)) (*kgo.Client, error) {
+			return kgo.NewClient(seeds, kgo.ProducerOnDataLossDetected(onLoss), kgo.TransactionalID(fmt.Sprint("tx-", i)))
+		},
+		NewConsumer: func(_ int, extra []kgo.Opt) (*kgo.Client, error) {
+			return kgo.NewClient(append([]kgo.Opt{seeds, kgo.ConsumerGroup("g"), kgo.DisableAutoCommit(), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(100 * time.Millisecond)}, extra...)...)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if !r.WaitCaughtUp(ctx) {
+		t.Fatalf("not caught up: %+v", r.Progress())
+	}
+	prods, cons, dl := r.Finish(10 * time.Second)
+	rep := NewRunReport(prods, cons, Options{DataLoss: dl}, RunInfo{CaughtUp: true})
+	if !rep.Valid || !rep.Stats.Transactional {
+		t.Fatalf("verdict %s", dump(rep.Report))
+	}
+	// 2 producers x 500 values in 10 transactions each, 3 of them aborted.
+	if rep.Stats.TxnAborted != 300 || rep.Stats.TxnCommitted != 700 || rep.Stats.UniqueConsumed != 700 || rep.Stats.Consumed != 700 {
+		t.Errorf("stats %+v", rep.Stats)
+	}
+	// The same logs with an aborted value injected into the consumer's
+	// stream must fail G1a.
+	var aborted string
+	for _, e := range prods[0].Events {
+		if e.Name == EvTxnEnd && e.Result == TxnAborted {
+			aborted = e.Values[0]
+			break
+		}
+	}
+	cons[0].Events = append(cons[0].Events, Event{Name: EvRecordData, Topic: "tx", Value: &aborted, Offset: 1 << 40})
+	if rep := Check(prods, cons, Options{}); rep.Count(AnAbortedRead) != 1 || rep.Valid {
+		t.Errorf("injected aborted read: %s", dump(rep))
 	}
 }

@@ -18,29 +18,33 @@ type DuringInfo struct {
 	ExitCode   int    `json:"exit_code"`
 	DurationMs int64  `json:"duration_ms"`
 	Error      string `json:"error,omitempty"`
+	// StartMs and EndMs (Unix ms) are the fault window of R8.
+	StartMs int64 `json:"start_ms"`
+	EndMs   int64 `json:"end_ms"`
 }
 
 // RunInfo describes a finished run.
 type RunInfo struct {
-	Topic        string      `json:"topic"`
-	Group        string      `json:"group"`
-	Created      bool        `json:"topic_created"`
-	Messages     int64       `json:"messages"`
-	Producers    int         `json:"producers"`
-	Consumers    int         `json:"consumers"`
-	Idempotent   bool        `json:"idempotent"`
-	Acks         string      `json:"acks"`
-	Sent         int64       `json:"sent"`
-	Acked        int64       `json:"acked"`
-	SendErrors   int64       `json:"send_errors"`
-	Consumed     int64       `json:"consumed"`
-	CaughtUp     bool        `json:"caught_up"`
-	ProduceMs    int64       `json:"produce_ms"`
-	DurationMs   int64       `json:"duration_ms"`
-	AckedPerSec  float64     `json:"acked_per_sec"`
-	ProducerLogs []string    `json:"producer_logs,omitempty"`
-	ConsumerLogs []string    `json:"consumer_logs,omitempty"`
-	During       *DuringInfo `json:"during,omitempty"`
+	Topic         string      `json:"topic"`
+	Group         string      `json:"group"`
+	Created       bool        `json:"topic_created"`
+	Messages      int64       `json:"messages"`
+	Producers     int         `json:"producers"`
+	Consumers     int         `json:"consumers"`
+	Idempotent    bool        `json:"idempotent"`
+	Transactional bool        `json:"transactional,omitempty"`
+	Acks          string      `json:"acks"`
+	Sent          int64       `json:"sent"`
+	Acked         int64       `json:"acked"`
+	SendErrors    int64       `json:"send_errors"`
+	Consumed      int64       `json:"consumed"`
+	CaughtUp      bool        `json:"caught_up"`
+	ProduceMs     int64       `json:"produce_ms"`
+	DurationMs    int64       `json:"duration_ms"`
+	AckedPerSec   float64     `json:"acked_per_sec"`
+	ProducerLogs  []string    `json:"producer_logs,omitempty"`
+	ConsumerLogs  []string    `json:"consumer_logs,omitempty"`
+	During        *DuringInfo `json:"during,omitempty"`
 }
 
 // RunReport is the checker's verdict on a run plus the run's facts.
@@ -54,7 +58,7 @@ type RunReport struct {
 func NewRunReport(producers, consumers []*Log, o Options, info RunInfo) *RunReport {
 	r := Check(producers, consumers, o)
 	extra := false
-	if !info.CaughtUp {
+	if _, already := r.anomalyByType[AnNotCaughtUp]; !already && !info.CaughtUp {
 		r.add(AnNotCaughtUp, Fail, "consumers did not reach the last acked offsets before the timeout")
 		extra = true
 	}
@@ -80,7 +84,7 @@ func (rr *RunReport) WriteText(w io.Writer) error {
 	}
 	i := rr.Run
 	var b strings.Builder
-	fmt.Fprintf(&b, "run: topic %s, group %s, %d producer(s), %d consumer(s), acks %s, idempotent %t\n", i.Topic, i.Group, i.Producers, i.Consumers, i.Acks, i.Idempotent)
+	fmt.Fprintf(&b, "run: topic %s, group %s, %d producer(s), %d consumer(s), acks %s, idempotent %t, transactional %t\n", i.Topic, i.Group, i.Producers, i.Consumers, i.Acks, i.Idempotent, i.Transactional)
 	fmt.Fprintf(&b, "run: sent %d, acked %d, send errors %d, consumed %d, caught up %t, produced in %.1fs (%.0f acked/s), total %.1fs\n",
 		i.Sent, i.Acked, i.SendErrors, i.Consumed, i.CaughtUp, float64(i.ProduceMs)/1000, i.AckedPerSec, float64(i.DurationMs)/1000)
 	if d := i.During; d != nil {

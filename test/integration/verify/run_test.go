@@ -21,13 +21,14 @@ import (
 type runReport struct {
 	verdict
 	Run struct {
-		Topic      string `json:"topic"`
-		Sent       int64  `json:"sent"`
-		Acked      int64  `json:"acked"`
-		Consumed   int64  `json:"consumed"`
-		CaughtUp   bool   `json:"caught_up"`
-		Idempotent bool   `json:"idempotent"`
-		During     *struct {
+		Topic         string `json:"topic"`
+		Sent          int64  `json:"sent"`
+		Acked         int64  `json:"acked"`
+		Consumed      int64  `json:"consumed"`
+		CaughtUp      bool   `json:"caught_up"`
+		Idempotent    bool   `json:"idempotent"`
+		Transactional bool   `json:"transactional"`
+		During        *struct {
 			Command  string `json:"command"`
 			ExitCode int    `json:"exit_code"`
 		} `json:"during"`
@@ -134,8 +135,10 @@ func TestRunDuringLeaderKill(t *testing.T) {
 	id := leaderOfP0(t, topic)
 	script := testbed.Script()
 	during := "sleep 2; " + script + " stop-broker " + strconv.Itoa(id) + " --kill; sleep 2; " + script + " start-broker " + strconv.Itoa(id)
+	// 400/s: the producers are still sending well after the fault ends,
+	// so R8's "more than 5 acks within 30 s after the fault" is judged.
 	out, stderr, code := kboxRun(t, 200*time.Second, []string{"KBOX_TESTBED_DIR=" + cluster.Dir},
-		"--bootstrap-server", cluster.Bootstrap, "--topic", topic, "--messages", "8000", "--throughput", "800",
+		"--bootstrap-server", cluster.Bootstrap, "--topic", topic, "--messages", "8000", "--throughput", "400",
 		"--producers", "2", "--consumers", "2", "--idempotent", "--timeout", "150s", "--during", during, "-o", "json")
 	r := parseRun(t, out)
 	if code != 0 || !r.Valid {
@@ -150,5 +153,94 @@ func TestRunDuringLeaderKill(t *testing.T) {
 	if !r.Run.Idempotent || r.Stats.Acked != 8000 || r.Stats.UniqueConsumed != 8000 {
 		t.Errorf("acked %d, distinct consumed %d, idempotent %v", r.Stats.Acked, r.Stats.UniqueConsumed, r.Run.Idempotent)
 	}
+	// R8 liveness was applied and passed: judged, > 5 acks within 30 s
+	// of the fault's end, the minimum of min(5000, 8000/2) acks met.
+	if l := r.Liveness; l == nil || !l.Judged || l.AcksAfterFault <= 5 || l.MinAcks != 4000 ||
+		r.count("no-progress-after-fault") != 0 || r.count("too-few-acks") != 0 || r.count("not-caught-up") != 0 {
+		t.Errorf("R8: liveness %+v, anomalies %+v", r.Liveness, r.Anomalies)
+	} else {
+		t.Logf("R8: %d acks within 30 s after the fault ended", l.AcksAfterFault)
+	}
 	t.Logf("broker %d killed and restarted: acked %d, consumed %d, anomalies %+v", id, r.Stats.Acked, r.Stats.Consumed, r.Anomalies)
+}
+
+// TestRunTransactional: R7 on the real cluster. `verify run
+// --transactional` on a 1-partition topic (transactions of 100 records,
+// every 4th aborted) is valid: read_committed consumers saw no aborted
+// value, every committed value once, in order. Then the producer log is
+// replayed against consumers of the same topic: a read_committed kbox
+// consumer is valid, a read_uncommitted one reads aborted values and
+// `verify check` fails with aborted-read (G1a).
+func TestRunTransactional(t *testing.T) {
+	const topic = "run-txn"
+	dir := t.TempDir()
+	plog := filepath.Join(dir, "p.log")
+	out, stderr, code := kboxRun(t, 120*time.Second, nil, "--bootstrap-server", cluster.Bootstrap,
+		"--topic", topic, "--create-topic", "--partitions", "1", "--replication-factor", "3", "--config", "min.insync.replicas=2",
+		"--messages", "2000", "--consumers", "2", "--transactional", "--transaction-size", "100", "--abort-every", "4",
+		"--throughput", "2000", "--timeout", "90s", "--producer-log", plog, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d, stdout %s, stderr %s", code, out, stderr)
+	}
+	r := parseRun(t, out)
+	if !r.Valid || !r.Run.Transactional || r.Stats.Acked != 2000 || r.Stats.TxnAborted != 500 || r.Stats.TxnCommitted != 1500 ||
+		r.Stats.UniqueConsumed != 1500 || r.Stats.Consumed != 1500 || !r.Run.CaughtUp {
+		t.Fatalf("verdict %+v", r)
+	}
+	read := func(name string, props string) string {
+		cfg := filepath.Join(dir, name+".properties")
+		_ = os.WriteFile(cfg, []byte(props), 0o644)
+		c := start(t, filepath.Join(dir, name+".log"), kboxTool("kafka-verifiable-consumer"), "--topic", topic, "--group-id", "g-"+name,
+			"--bootstrap-server", cluster.Bootstrap, "--verbose", "--consumer.config", cfg)
+		// 1500 committed values below offset 2000 + 20 markers: wait for
+		// the last committed offset.
+		waitCaughtUp(t, c.out, map[int32]int64{0: lastCommittedOffset(t, plog)}, 60*time.Second)
+		c.stop(t)
+		return c.out
+	}
+	rc := read("rc", "isolation.level=read_committed\n")
+	v := check(t, 0, "--producer-log", plog, "--consumer-log", rc)
+	if v.Stats.UniqueConsumed != 1500 || v.count("aborted-read") != 0 {
+		t.Errorf("read_committed: %+v", v)
+	}
+	ru := read("ru", "isolation.level=read_uncommitted\n")
+	v = check(t, 3, "--producer-log", plog, "--consumer-log", ru)
+	if v.count("aborted-read") != 500 || v.count("lost") != 0 {
+		t.Errorf("read_uncommitted: want 500 aborted reads, got %+v", v)
+	}
+}
+
+// lastCommittedOffset is the highest offset of a value whose
+// transaction committed, from a `verify run` producer log.
+func lastCommittedOffset(t *testing.T, path string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offsets := map[string]int64{}
+	last := int64(-1)
+	for _, l := range strings.Split(string(b), "\n") {
+		var e struct {
+			Name   string   `json:"name"`
+			Value  string   `json:"value"`
+			Offset int64    `json:"offset"`
+			Result string   `json:"result"`
+			Values []string `json:"values"`
+		}
+		if json.Unmarshal([]byte(l), &e) != nil {
+			continue
+		}
+		switch e.Name {
+		case "producer_send_success":
+			offsets[e.Value] = e.Offset
+		case "transaction_end":
+			if e.Result == "committed" {
+				for _, v := range e.Values {
+					last = max(last, offsets[v])
+				}
+			}
+		}
+	}
+	return last
 }

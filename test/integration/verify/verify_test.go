@@ -221,7 +221,14 @@ type verdict struct {
 		Acked          int   `json:"acked"`
 		Consumed       int64 `json:"consumed"`
 		UniqueConsumed int   `json:"unique_consumed"`
+		TxnCommitted   int   `json:"txn_committed"`
+		TxnAborted     int   `json:"txn_aborted"`
 	} `json:"stats"`
+	Liveness *struct {
+		AcksAfterFault int  `json:"acks_after_fault"`
+		Judged         bool `json:"judged"`
+		MinAcks        int  `json:"min_acks"`
+	} `json:"liveness"`
 }
 
 func (v verdict) count(typ string) int {
@@ -410,4 +417,88 @@ func TestRollingRestart(t *testing.T) {
 			time.Sleep(2 * time.Second)
 		}
 	})
+}
+
+// TestKIP848Consumers: kbox's consumer with --group-protocol consumer
+// (KIP-848) against the real broker. Apache's producer and kbox's
+// producer write concurrently; two kbox consumers of one consumer-protocol
+// group (the second joins mid-run, so the broker reassigns partitions)
+// read everything, and `verify check` judges all four logs valid.
+func TestKIP848Consumers(t *testing.T) {
+	const topic, n = "kip848", 2000
+	createTopic(t, topic)
+	dir := t.TempDir()
+	consumer := func(name string) *proc {
+		return start(t, filepath.Join(dir, name+".log"), kboxTool("kafka-verifiable-consumer"), "--topic", topic, "--group-id", "g848",
+			"--group-protocol", "consumer", "--bootstrap-server", cluster.Bootstrap, "--verbose")
+	}
+	c1 := consumer("c1")
+	name, args := apacheArgs("kafka-verifiable-producer", "--topic", topic, "--bootstrap-server", cluster.Bootstrap,
+		"--max-messages", strconv.Itoa(n), "--throughput", "500", "--value-prefix", "7")
+	pa := start(t, filepath.Join(dir, "pa.log"), name, args...)
+	pk := start(t, filepath.Join(dir, "pk.log"), kboxTool("kafka-verifiable-producer"), "--topic", topic, "--bootstrap-server", cluster.Bootstrap,
+		"--max-messages", strconv.Itoa(n), "--throughput", "500", "--value-prefix", "8")
+	time.Sleep(1500 * time.Millisecond)
+	c2 := consumer("c2")
+	pk.wait(t, 60*time.Second)
+	pa.wait(t, 60*time.Second)
+	acked := lastAcked(t, pk.out)
+	for p, o := range lastAcked(t, pa.out) {
+		acked[p] = max(acked[p], o)
+	}
+	waitCaughtUpAll(t, []string{c1.out, c2.out}, acked, 60*time.Second)
+	c2.stop(t)
+	c1.stop(t)
+	// The group really used the consumer protocol.
+	out, _, _, err := cluster.Apache(nil, "kafka-groups", "--bootstrap-server", cluster.PlaintextBootstrap, "--list")
+	if err != nil || !regexp.MustCompile(`(?m)^g848\s+Consumer\s+consumer`).MatchString(out) {
+		t.Errorf("group g848 is not a consumer-protocol group: %v %q", err, out)
+	}
+	v := check(t, 0, "--producer-log", pa.out, "--producer-log", pk.out, "--consumer-log", c1.out, "--consumer-log", c2.out)
+	if v.Stats.Acked != 2*n || v.Stats.UniqueConsumed != 2*n {
+		t.Errorf("acked %d, distinct consumed %d, want %d", v.Stats.Acked, v.Stats.UniqueConsumed, 2*n)
+	}
+	assigned := map[string]bool{}
+	for _, c := range []string{c1.out, c2.out} {
+		for _, e := range events(t, c) {
+			if e.Name == "records_consumed" {
+				assigned[c] = true
+			}
+		}
+	}
+	if len(assigned) != 2 {
+		t.Errorf("both members should have consumed after the reassignment: %v", assigned)
+	}
+	t.Logf("KIP-848: acked %d, consumed %d, anomalies %+v", v.Stats.Acked, v.Stats.Consumed, v.Anomalies)
+}
+
+// waitCaughtUpAll is waitCaughtUp over the union of several consumer logs.
+func waitCaughtUpAll(t *testing.T, logs []string, acked map[int32]int64, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		got := map[int32]int64{}
+		for _, l := range logs {
+			for _, e := range events(t, l) {
+				if e.Name == "records_consumed" {
+					for _, p := range e.Partitions {
+						got[p.Partition] = max(got[p.Partition], p.MaxOffset)
+					}
+				}
+			}
+		}
+		ok := true
+		for p, off := range acked {
+			if got[p] < off {
+				ok = false
+			}
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("consumers did not catch up within %s: consumed %v, acked %v", d, got, acked)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
 }
