@@ -9,6 +9,8 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/output"
+	pv "github.com/kboxdev/kbox/pkg/verify"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // TestAppletsAgainstApache replays the real tools' captured invocations
@@ -68,7 +70,7 @@ func TestAppletsAgainstApache(t *testing.T) {
 }
 
 func TestJavaErrorClass(t *testing.T) {
-	if got := camel("NOT_ENOUGH_REPLICAS"); got != "NotEnoughReplicas" {
-		t.Error(got)
+	if class, _ := pv.JavaErrorClass(kerr.NotEnoughReplicas, "t", 0); class != "org.apache.kafka.common.errors.NotEnoughReplicasException" {
+		t.Error(class)
 	}
 }

@@ -4,21 +4,16 @@ package verify
 
 import (
 	"bufio"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/argparse"
 	"github.com/kboxdev/kbox/pkg/config"
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // lineWriter serialises event lines from several goroutines and flushes
@@ -87,45 +82,6 @@ func signalExit(s os.Signal) int {
 		return 128 + int(sig)
 	}
 	return 1
-}
-
-// javaErrorClass maps a produce error to the Java exception class name
-// and message the Apache tool would print.
-func javaErrorClass(err error, topic string, partition int32) (class, msg string) {
-	const pkg = "org.apache.kafka.common.errors."
-	var ke *kerr.Error
-	switch {
-	case errors.Is(err, kgo.ErrRecordTimeout):
-		return pkg + "TimeoutException", fmt.Sprintf("Expiring 1 record(s) for %s-%d: delivery timeout has passed since batch creation", topic, partition)
-	case errors.Is(err, kgo.ErrRecordRetries):
-		return pkg + "TimeoutException", err.Error()
-	case errors.Is(err, context.Canceled), errors.Is(err, kgo.ErrClientClosed):
-		return "org.apache.kafka.common.errors.InterruptException", err.Error()
-	case errors.As(err, &ke):
-		switch ke {
-		case kerr.RequestTimedOut:
-			return pkg + "TimeoutException", ke.Description
-		case kerr.MessageTooLarge:
-			return pkg + "RecordTooLargeException", ke.Description
-		case kerr.CorruptMessage:
-			return pkg + "CorruptRecordException", ke.Description
-		case kerr.RecordListTooLarge:
-			return pkg + "RecordBatchTooLargeException", ke.Description
-		}
-		return pkg + camel(ke.Message) + "Exception", ke.Description
-	}
-	return "org.apache.kafka.common.KafkaException", err.Error()
-}
-
-// camel turns NOT_ENOUGH_REPLICAS into NotEnoughReplicas.
-func camel(s string) string {
-	var b strings.Builder
-	for _, w := range strings.Split(strings.ToLower(s), "_") {
-		if w != "" {
-			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
-		}
-	}
-	return b.String()
 }
 
 // loadConfigFiles applies the 4.x rules for --X.config and its newer

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"github.com/kboxdev/kbox/pkg/throttle"
 	"os"
 	"strconv"
 	"sync"
@@ -138,7 +139,7 @@ func produce(cl *kgo.Client, o producerOpts, out *lineWriter, sigs <-chan os.Sig
 		case <-stopCtx.Done():
 		}
 	}()
-	th := pv.NewThrottler(float64(o.throughput), res.startMs)
+	th := throttle.NewApache(float64(o.throughput))
 	var acked atomic.Int64
 	keyCounter := int64(0)
 	createTime := o.createTime
@@ -150,7 +151,6 @@ func produce(cl *kgo.Client, o producerOpts, out *lineWriter, sigs <-chan os.Sig
 		if stopCtx.Err() != nil {
 			break
 		}
-		sendStartMs := time.Now().UnixMilli()
 		var key *string
 		if o.repeatingKeys != nil {
 			k := strconv.FormatInt(keyCounter, 10)
@@ -177,14 +177,14 @@ func produce(cl *kgo.Client, o producerOpts, out *lineWriter, sigs <-chan os.Sig
 		cl.Produce(context.Background(), rec, func(r *kgo.Record, err error) {
 			now := time.Now().UnixMilli()
 			if err != nil {
-				class, msg := javaErrorClass(err, r.Topic, r.Partition)
+				class, msg := pv.JavaErrorClass(err, r.Topic, r.Partition)
 				out.Write(pv.SendError(now, r.Topic, key, value, "class "+class, &msg))
 				return
 			}
 			acked.Add(1)
 			out.Write(pv.SendSuccess(now, key, value, r.Topic, r.Partition, r.Offset))
 		})
-		if th.ShouldThrottle(i, sendStartMs) {
+		if th.ShouldThrottleNow(i) {
 			th.Throttle(stopCtx)
 		}
 	}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kboxdev/kbox/pkg/throttle"
 	"io"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -68,8 +68,7 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 		res      = &ApacheProducerResult{}
 		resMu    sync.Mutex
 	)
-	startMs, start := NowMs(), time.Now()
-	thr := NewApacheThrottler(cfg.Throughput, startMs)
+	thr := throttle.NewApache(cfg.Throughput)
 	var txnSize int64
 	var txnStart int64
 	for i := int64(0); i < cfg.NumRecords; i++ {
@@ -142,7 +141,7 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 			}
 			txnSize = 0
 		}
-		if thr.ShouldThrottleElapsed(i, time.Since(start)) {
+		if thr.ShouldThrottleNow(i) {
 			thr.Throttle(ctx)
 		}
 	}

@@ -2,47 +2,10 @@ package perf
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"time"
 )
-
-func TestApacheThrottler(t *testing.T) {
-	th := NewApacheThrottler(1000, 0)
-	var slept time.Duration
-	th.sleep = func(_ context.Context, d time.Duration) { slept += d }
-	if th.ShouldThrottle(0, 0) {
-		t.Fatal("first send must not throttle (elapsed 0)")
-	}
-	if !th.ShouldThrottle(10, 5) { // 10 records in 5 ms = 2000/s > 1000
-		t.Fatal("expected throttle above target")
-	}
-	if th.ShouldThrottle(4, 5) {
-		t.Fatal("800/s is below target")
-	}
-	th.Throttle(context.Background()) // deficit 1 ms < 2 ms: no sleep
-	if slept != 0 {
-		t.Fatalf("slept %v before 2 ms deficit", slept)
-	}
-	th.Throttle(context.Background())
-	if slept != 2*time.Millisecond {
-		t.Fatalf("slept %v, want 2ms", slept)
-	}
-	if NewApacheThrottler(-1, 0).ShouldThrottle(1e9, 1) {
-		t.Fatal("-1 never throttles")
-	}
-	// Sub-millisecond resolution: 5 records after 100 µs is 50000/s.
-	if !th.ShouldThrottleElapsed(5, 100*time.Microsecond) {
-		t.Fatal("a burst in the first millisecond must be throttled")
-	}
-	if th.ShouldThrottleElapsed(0, 0) || th.ShouldThrottleElapsed(4, 5*time.Millisecond) {
-		t.Fatal("elapsed 0 or 800/s must not throttle")
-	}
-	if NewApacheThrottler(-1, 0).ShouldThrottleElapsed(1e9, time.Nanosecond) {
-		t.Fatal("-1 never throttles")
-	}
-}
 
 func TestPacerDue(t *testing.T) {
 	s := time.Unix(100, 0)

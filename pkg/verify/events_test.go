@@ -1,10 +1,8 @@
 package verify
 
 import (
-	"context"
 	"math"
 	"testing"
-	"time"
 )
 
 // Golden lines: Apache's field order, Jackson number formats and escaping.
@@ -38,41 +36,5 @@ func TestJavaDouble(t *testing.T) {
 		if got := JavaDouble(v); got != want {
 			t.Errorf("%v: %s, want %s", v, got, want)
 		}
-	}
-}
-
-func TestThrottler(t *testing.T) {
-	th := NewThrottler(-1, 0)
-	if th.ShouldThrottle(1000000, 1) {
-		t.Error("negative target throttles")
-	}
-	th = NewThrottler(100, 1000)
-	if th.ShouldThrottle(50, 1000) {
-		t.Error("first message (elapsed 0) must not throttle")
-	}
-	if !th.ShouldThrottle(101, 2000) || th.ShouldThrottle(100, 2000) {
-		t.Error("100/s boundary wrong")
-	}
-	var slept []time.Duration
-	th.Sleep = func(_ context.Context, d time.Duration) { slept = append(slept, d) }
-	th.Throttle(context.Background()) // 10ms deficit >= 2ms: sleeps
-	if len(slept) != 1 || slept[0] != 10*time.Millisecond {
-		t.Errorf("slept %v", slept)
-	}
-	th = NewThrottler(1000, 0) // 1ms per message: sleeps every 2nd call
-	th.Sleep = func(_ context.Context, d time.Duration) { slept = append(slept, d) }
-	slept = nil
-	th.Throttle(context.Background())
-	th.Throttle(context.Background())
-	if len(slept) != 1 || slept[0] != 2*time.Millisecond {
-		t.Errorf("deficit accumulation: slept %v", slept)
-	}
-	th = NewThrottler(0, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	th.Throttle(ctx)
-	if time.Since(start) < 15*time.Millisecond {
-		t.Error("target 0 must block until cancelled")
 	}
 }

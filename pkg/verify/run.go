@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kboxdev/kbox/pkg/throttle"
 	"io"
 	"strconv"
 	"sync"
@@ -336,12 +337,11 @@ func (r *Run) produce(i int, cl *kgo.Client, n int64, target float64) {
 	rec := r.prodRecs[i]
 	rec.Add(Event{Timestamp: nowMs(), Name: EvStartupComplete})
 	startMs := nowMs()
-	th := NewThrottler(target, startMs)
+	th := throttle.NewApache(target)
 	prefix := strconv.Itoa(i) + "."
 	var acked atomic.Int64
 	var sent int64
 	for j := int64(0); j < n && r.prodCtx.Err() == nil; j++ {
-		sendStartMs := nowMs()
 		value := prefix + strconv.FormatInt(j, 10)
 		sent++
 		r.sent.Add(1)
@@ -362,7 +362,7 @@ func (r *Run) produce(i int, cl *kgo.Client, n int64, target float64) {
 			r.mu.Unlock()
 			rec.Add(Event{Timestamp: now, Name: EvSendSuccess, Value: &value, Topic: k.Topic, Partition: k.Partition, Offset: k.Offset})
 		})
-		if th.ShouldThrottle(j, sendStartMs) {
+		if th.ShouldThrottleNow(j) {
 			th.Throttle(r.prodCtx)
 		}
 	}
@@ -388,7 +388,7 @@ func (r *Run) produceTxn(i int, cl *kgo.Client, n int64, target float64) {
 	rec := r.prodRecs[i]
 	rec.Add(Event{Timestamp: nowMs(), Name: EvStartupComplete})
 	startMs := nowMs()
-	th := NewThrottler(target, startMs)
+	th := throttle.NewApache(target)
 	prefix := strconv.Itoa(i) + "."
 	var acked atomic.Int64
 	var sent int64
@@ -404,7 +404,6 @@ func (r *Run) produceTxn(i int, cl *kgo.Client, n int64, target float64) {
 		var offsets []PartitionData // partition and offset of each ack
 		failed := false
 		for k := 0; k < r.cfg.TxnSize && j < n && r.prodCtx.Err() == nil; k, j = k+1, j+1 {
-			sendStartMs := nowMs()
 			value := prefix + strconv.FormatInt(j, 10)
 			values = append(values, value)
 			sent++
@@ -427,7 +426,7 @@ func (r *Run) produceTxn(i int, cl *kgo.Client, n int64, target float64) {
 				mu.Unlock()
 				rec.Add(Event{Timestamp: now, Name: EvSendSuccess, Value: &value, Topic: k.Topic, Partition: k.Partition, Offset: k.Offset})
 			})
-			if th.ShouldThrottle(j, sendStartMs) {
+			if th.ShouldThrottleNow(j) {
 				th.Throttle(r.prodCtx)
 			}
 		}
