@@ -41,26 +41,13 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
-	kboxBin = os.Getenv("KBOX_BIN")
-	if kboxBin == "" {
-		kboxBin = filepath.Join(tmp, "kbox")
-		cmd := exec.Command("go", "build", "-o", kboxBin, "github.com/kboxdev/kbox/cmd/kbox")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build kbox:", err)
-			return 1
-		}
-	}
-	if kboxBin, err = filepath.Abs(kboxBin); err != nil {
+	kboxBin, err = testbed.Binary(tmp)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	binDir = filepath.Join(tmp, "bin")
-	if err := os.MkdirAll(binDir, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	if err := os.Symlink(kboxBin, filepath.Join(binDir, "kafka-e2e-latency")); err != nil {
+	if err := testbed.LinkApplets(kboxBin, binDir, "kafka-e2e-latency"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

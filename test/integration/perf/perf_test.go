@@ -44,30 +44,15 @@ func testMain(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
-	kboxBin = os.Getenv("KBOX_BIN")
-	if kboxBin == "" {
-		kboxBin = filepath.Join(tmp, "kbox")
-		cmd := exec.Command("go", "build", "-o", kboxBin, "github.com/kboxdev/kbox/cmd/kbox")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build kbox:", err)
-			return 1
-		}
-	}
-	if kboxBin, err = filepath.Abs(kboxBin); err != nil {
+	kboxBin, err = testbed.Binary(tmp)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 	binDir = filepath.Join(tmp, "bin")
-	if err := os.MkdirAll(binDir, 0o755); err != nil {
+	if err := testbed.LinkApplets(kboxBin, binDir, "kafka-producer-perf-test", "kafka-consumer-perf-test"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
-	}
-	for _, name := range []string{"kafka-producer-perf-test", "kafka-consumer-perf-test"} {
-		if err := os.Symlink(kboxBin, filepath.Join(binDir, name)); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			return 1
-		}
 	}
 	cluster, err = testbed.Up(1, "plaintext", filepath.Join(tmp, "tb"))
 	if err != nil {

@@ -41,15 +41,10 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(tmp)
-	bin = os.Getenv("KBOX_BIN")
-	if bin == "" {
-		bin = filepath.Join(tmp, "kbox")
-		cmd := exec.Command("go", "build", "-o", bin, "github.com/kboxdev/kbox/cmd/kbox")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build kbox:", err)
-			return 1
-		}
+	bin, err = testbed.Binary(tmp)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	_, file, _, _ := runtime.Caller(0)
 	outDir = filepath.Join(filepath.Dir(file), "..", "out", "sweep")

@@ -40,15 +40,10 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(tmp)
 	cfgDir = tmp
-	bin := os.Getenv("KBOX_BIN")
-	if bin == "" {
-		bin = filepath.Join(tmp, "kbox")
-		cmd := exec.Command("go", "build", "-o", bin, "github.com/kboxdev/kbox/cmd/kbox")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build kbox:", err)
-			return 1
-		}
+	bin, err := testbed.Binary(tmp)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	applet = filepath.Join(tmp, "kafka-topics")
 	if err := os.Symlink(bin, applet); err != nil {

@@ -40,22 +40,15 @@ func testMain(m *testing.M) int {
 		panic(err)
 	}
 	defer os.RemoveAll(tmp)
-	kboxBin = os.Getenv("KBOX_BIN")
-	if kboxBin == "" {
-		kboxBin = filepath.Join(tmp, "kbox")
-		cmd := exec.Command("go", "build", "-o", kboxBin, "github.com/kboxdev/kbox/cmd/kbox")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build:", err)
-			return 1
-		}
+	kboxBin, err = testbed.Binary(tmp)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	binDir = filepath.Join(tmp, "bin")
-	_ = os.MkdirAll(binDir, 0o755)
-	for _, n := range []string{"kafka-verifiable-producer", "kafka-verifiable-consumer"} {
-		if err := os.Symlink(kboxBin, filepath.Join(binDir, n)); err != nil {
-			panic(err)
-		}
+	if err := testbed.LinkApplets(kboxBin, binDir, "kafka-verifiable-producer", "kafka-verifiable-consumer"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
 	}
 	cluster, err = testbed.Up(3, "plaintext", filepath.Join(tmp, "tb"))
 	if err != nil {
