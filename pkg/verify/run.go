@@ -367,18 +367,7 @@ func (r *Run) produce(i int, cl *kgo.Client, n int64, target float64) {
 		}
 	}
 	_ = cl.Flush(context.Background())
-	stopMs := nowMs()
-	rec.Add(Event{Timestamp: nowMs(), Name: EvShutdownComplete})
-	avg := 0.0
-	if stopMs > startMs {
-		avg = 1000 * float64(acked.Load()) / float64(stopMs-startMs)
-	}
-	tgt := int64(-1)
-	if target >= 0 {
-		tgt = int64(target)
-	}
-	ts := nowMs()
-	rec.AddLine(Event{Timestamp: ts, Name: EvToolData, Sent: sent, Acked: acked.Load()}, ToolData(ts, sent, acked.Load(), tgt, avg))
+	shutdownProducer(rec, startMs, sent, acked.Load(), target)
 }
 
 // produceTxn is produce with transactions: TxnSize records each, every
@@ -449,18 +438,7 @@ func (r *Run) produceTxn(i int, cl *kgo.Client, n int64, target float64) {
 			break // the client's state is unknown: stop this producer
 		}
 	}
-	stopMs := nowMs()
-	rec.Add(Event{Timestamp: nowMs(), Name: EvShutdownComplete})
-	avg := 0.0
-	if stopMs > startMs {
-		avg = 1000 * float64(acked.Load()) / float64(stopMs-startMs)
-	}
-	tgt := int64(-1)
-	if target >= 0 {
-		tgt = int64(target)
-	}
-	ts := nowMs()
-	rec.AddLine(Event{Timestamp: ts, Name: EvToolData, Sent: sent, Acked: acked.Load()}, ToolData(ts, sent, acked.Load(), tgt, avg))
+	shutdownProducer(rec, startMs, sent, acked.Load(), target)
 }
 
 // endTxn commits (or aborts) the current transaction and classifies the
@@ -713,4 +691,21 @@ func (r *Run) closeAll() {
 	for _, cl := range r.consumers {
 		cl.Close()
 	}
+}
+
+// shutdownProducer records a producer's shutdown_complete and tool_data
+// events, with tool_data's average throughput over the whole run.
+func shutdownProducer(rec *Recorder, startMs, sent, acked int64, target float64) {
+	stopMs := nowMs()
+	rec.Add(Event{Timestamp: stopMs, Name: EvShutdownComplete})
+	avg := 0.0
+	if stopMs > startMs {
+		avg = 1000 * float64(acked) / float64(stopMs-startMs)
+	}
+	tgt := int64(-1)
+	if target >= 0 {
+		tgt = int64(target)
+	}
+	ts := nowMs()
+	rec.AddLine(Event{Timestamp: ts, Name: EvToolData, Sent: sent, Acked: acked}, ToolData(ts, sent, acked, tgt, avg))
 }
