@@ -4,39 +4,63 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kboxdev/kbox/cmd/cluster"
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/cmd/consumerperf"
+	"github.com/kboxdev/kbox/cmd/e2elatency"
 	"github.com/kboxdev/kbox/cmd/logdirs"
 	"github.com/kboxdev/kbox/cmd/perf"
+	"github.com/kboxdev/kbox/cmd/producerperf"
+	"github.com/kboxdev/kbox/cmd/profile"
 	"github.com/kboxdev/kbox/cmd/topics"
 	verifycmd "github.com/kboxdev/kbox/cmd/verify"
 )
 
-// applets is the one table of applets. It drives argv[0] dispatch,
-// `kbox --help`, `kbox install-links` and the tests. An applet is added here
-// only when it really works.
+// applets is the one registry: every Apache drop-in, native group and
+// native command. It drives argv[0] dispatch, `kbox --help`, `kbox
+// install-links` and the tests. An entry is added here only when it really
+// works; a new applet plugs in with one line.
 var applets = []cmdutil.Applet{
+	// Apache drop-ins (links named Name, and `kbox Alias`).
 	logdirs.Applet,
-	perf.ProducerApplet, perf.ConsumerApplet,
-	perf.E2EApplet,
+	producerperf.Applet, consumerperf.Applet, e2elatency.Applet,
 	topics.Applet,
 	verifycmd.ProducerApplet, verifycmd.ConsumerApplet,
-}
-
-// natives are kbox's own command groups that have no Apache script name:
-// reachable as `kbox ALIAS ...` only, never through a link.
-var natives = []cmdutil.Applet{
-	perf.NativeApplet,
+	// Native groups and commands (`kbox Alias`).
+	cluster.Applet,
+	perf.Applet,
+	profile.Applet,
 	verifycmd.NativeApplet,
+	installLinksApplet,
+	versionApplet,
+	playgroundApplet,
 }
 
-// Applets returns the applet table sorted by name.
+// Applets returns the registry's Apache drop-ins sorted by name.
 func Applets() []cmdutil.Applet {
-	out := append([]cmdutil.Applet(nil), applets...)
+	var out []cmdutil.Applet
+	for _, a := range applets {
+		if a.Kind == cmdutil.Apache {
+			out = append(out, a)
+		}
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
-// LinkNames returns every name a link may have: each applet with and
+// natives returns the registry's native groups and commands sorted by name.
+func natives() []cmdutil.Applet {
+	var out []cmdutil.Applet
+	for _, a := range applets {
+		if a.Kind != cmdutil.Apache {
+			out = append(out, a)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Alias < out[j].Alias })
+	return out
+}
+
+// LinkNames returns every name a link may have: each Apache drop-in with and
 // without ".sh".
 func LinkNames() []string {
 	var out []string
@@ -46,12 +70,25 @@ func LinkNames() []string {
 	return out
 }
 
-// lookupApplet finds an applet by Apache name (".sh" and ".exe" stripped) or
-// native alias.
+// lookupApplet finds an Apache drop-in by Apache name (".sh" and ".exe"
+// stripped) or native alias.
 func lookupApplet(name string) (cmdutil.Applet, bool) {
 	n := trimName(name)
 	for _, a := range applets {
+		if a.Kind != cmdutil.Apache {
+			continue
+		}
 		if a.Name == n || (a.Alias != "" && a.Alias == name) {
+			return a, true
+		}
+	}
+	return cmdutil.Applet{}, false
+}
+
+// lookupNative finds a native entry by its name.
+func lookupNative(name string) (cmdutil.Applet, bool) {
+	for _, a := range applets {
+		if a.Kind != cmdutil.Apache && a.Alias == name {
 			return a, true
 		}
 	}

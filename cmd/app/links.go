@@ -11,6 +11,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
+var installLinksApplet = cmdutil.Applet{Kind: cmdutil.Command, Alias: "install-links", NoProfile: true,
+	Short: "Create applet links (kafka-topics, kafka-topics.sh, ...) to this binary in DIR"} // New: set in init
+
 func newInstallLinksCmd(f *cmdutil.Factory) *cobra.Command {
 	var force bool
 	cmd := &cobra.Command{

@@ -21,6 +21,14 @@ var (
 )
 
 // Main runs kbox with the given argv and returns the exit code.
+//
+// The path of one invocation: argv[0] (a link name) or the first argument
+// picks a registry entry (applets.go); global flags before it fill the
+// Factory's Globals; an Apache drop-in gets its --profile extension taken
+// out of its arguments and the profile's bootstrap servers put in when it
+// has none (prepareApache); the entry's command runs with the Factory,
+// which resolves the profile and connection once and decides -o before any
+// work; finish maps the returned error to a message and an exit code.
 func Main(args []string, ios *output.IOStreams, getenv func(string) string) int {
 	f := cmdutil.NewFactory(ios, getenv, Version)
 	f.Globals.Profile = f.Getenv("KBOX_PROFILE")
@@ -67,7 +75,15 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 	return finish(f, root.Execute())
 }
 
+// runApplet runs an Apache drop-in: the command layer takes kbox's
+// --profile extension out of the arguments, checks the selected profile
+// (an unknown one is one error naming it, before any work) and gives the
+// applet the profile's bootstrap servers when its arguments name none.
 func runApplet(f *cmdutil.Factory, a cmdutil.Applet, args []string) int {
+	args, err := f.PrepareApache(args)
+	if err != nil {
+		return finish(f, err)
+	}
 	cmd := a.New(f)
 	cmd.SetArgs(args)
 	cmd.SetIn(f.IO.In)
@@ -81,6 +97,7 @@ func runApplet(f *cmdutil.Factory, a cmdutil.Applet, args []string) int {
 func finish(f *cmdutil.Factory, err error) int {
 	code, msg := cmdutil.ExitCode(err)
 	if msg != "" {
+		f.IO.Progress().Clear()
 		fmt.Fprintf(f.IO.ErrOut, "kbox: error: %s\n", msg)
 		if code == cmdutil.ExitUsage {
 			fmt.Fprintln(f.IO.ErrOut, "kbox: hint: run with --help for usage")
@@ -122,19 +139,22 @@ func parseGlobals(args []string, g *cmdutil.Globals) ([]string, error) {
 func printAppletList(w io.Writer) {
 	fmt.Fprintln(w, "Applets (run as a link of that name, or as kbox APPLET):")
 	for _, a := range Applets() {
-		alias := ""
-		if a.Alias != "" {
-			alias = " (kbox " + a.Alias + ")"
-		}
-		fmt.Fprintf(w, "  %-28s %s%s\n", a.Name, a.Short, alias)
+		fmt.Fprintf(w, "  %-28s %s (kbox %s)\n", a.Name, a.Short, a.Display())
 	}
-	if len(applets) == 0 {
-		fmt.Fprintln(w, "  (none yet)")
+	fmt.Fprintln(w, "Native commands (kbox COMMAND):")
+	for _, a := range natives() {
+		fmt.Fprintf(w, "  %-28s %s\n", a.Alias, a.Short)
 	}
 }
 
-// groupApplets is the cobra group for applet commands in --help.
-const groupApplets = "applets"
+// The cobra groups of `kbox --help`.
+const (
+	groupApplets = "applets"
+	groupNative  = "native"
+)
+
+// annotationNoProfile marks commands that run whatever profile is selected.
+const annotationNoProfile = "kbox/no-profile"
 
 func newRoot(f *cmdutil.Factory) *cobra.Command {
 	root := &cobra.Command{
@@ -152,6 +172,20 @@ Invoked as "kbox APPLET ..." it is the same program.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return cmd.Help()
 		},
+		// The selected profile is checked once, before any command's work:
+		// an unknown --profile or KBOX_PROFILE is one error naming it.
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			for c := cmd; c != nil; c = c.Parent() {
+				if c.Annotations[annotationNoProfile] != "" {
+					return nil
+				}
+			}
+			if cmd == cmd.Root() || strings.HasPrefix(cmd.Name(), "__") || cmd.Name() == "help" {
+				return nil
+			}
+			_, err := f.Selection()
+			return err
+		},
 	}
 	root.SetVersionTemplate(fmt.Sprintf("kbox %s (commit %s)\n", Version, Commit))
 	root.SetIn(f.IO.In)
@@ -160,28 +194,29 @@ Invoked as "kbox APPLET ..." it is the same program.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.Globals.Profile, "profile", f.Globals.Profile, "connection profile to use (default: $KBOX_PROFILE, then current-profile)")
 	pf.StringVar(&f.Globals.ConfigPath, "config", f.Globals.ConfigPath, "config file (default: $KBOX_CONFIG, $XDG_CONFIG_HOME/kbox/config.yaml or ~/.config/kbox/config.yaml)")
-	pf.StringVarP(&f.Globals.Output, "output", "o", f.Globals.Output, "output format (table, json, yaml; see each command)")
+	pf.StringVarP(&f.Globals.Output, "output", "o", f.Globals.Output, "output format (each command lists its own)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.FlagError{Err: err} })
 
-	root.AddGroup(&cobra.Group{ID: groupApplets, Title: "Applets (also callable by their Apache names):"})
-	for _, a := range Applets() {
-		a := a
+	root.AddGroup(&cobra.Group{ID: groupApplets, Title: "Apache-compatible applets (also run as links named kafka-NAME, with or without .sh):"})
+	root.AddGroup(&cobra.Group{ID: groupNative, Title: "Native commands:"})
+	for _, a := range applets {
 		cmd := a.New(f)
-		if a.Alias != "" {
-			cmd.Use = a.Alias
+		cmd.Use = a.Display()
+		cmd.Short = a.Short
+		if a.Kind == cmdutil.Apache {
 			cmd.Aliases = append(cmd.Aliases, a.Name)
+			cmd.GroupID = groupApplets
 		} else {
-			cmd.Use = a.Name
+			cmd.GroupID = groupNative
 		}
-		cmd.GroupID = groupApplets
+		if a.NoProfile {
+			if cmd.Annotations == nil {
+				cmd.Annotations = map[string]string{}
+			}
+			cmd.Annotations[annotationNoProfile] = "true"
+		}
 		root.AddCommand(cmd)
 	}
-	for _, n := range natives {
-		cmd := n.New(f)
-		cmd.Use = n.Alias
-		root.AddCommand(cmd)
-	}
-	root.AddCommand(newClusterCmd(f), newProfileCmd(f), newInstallLinksCmd(f), newVersionCmd(), playground.NewCmd(f, playground.Host{Main: Main, Applets: LinkNames}))
 	walk(root, func(c *cobra.Command) {
 		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &cmdutil.FlagError{Err: err} })
 		if c.HasSubCommands() && c.Args == nil {
@@ -195,6 +230,27 @@ func walk(c *cobra.Command, fn func(*cobra.Command)) {
 	fn(c)
 	for _, s := range c.Commands() {
 		walk(s, fn)
+	}
+}
+
+var versionApplet = cmdutil.Applet{Kind: cmdutil.Command, Alias: "version", Short: "Print kbox's version", NoProfile: true,
+	New: func(*cmdutil.Factory) *cobra.Command { return newVersionCmd() }}
+
+// playgroundApplet is completed in init: its command runs Main itself.
+// (install-links, which reads the registry, is completed there too.)
+var playgroundApplet = cmdutil.Applet{Kind: cmdutil.Group, Alias: "playground", NoProfile: true,
+	Short: "Run an in-memory Kafka-compatible playground cluster (or --tour of kbox)"}
+
+func init() {
+	for i := range applets {
+		switch applets[i].Alias {
+		case "playground":
+			applets[i].New = func(f *cmdutil.Factory) *cobra.Command {
+				return playground.NewCmd(f, playground.Host{Main: Main, Applets: LinkNames})
+			}
+		case "install-links":
+			applets[i].New = newInstallLinksCmd
+		}
 	}
 }
 

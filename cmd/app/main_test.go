@@ -16,7 +16,7 @@ import (
 func withFakeApplet(t *testing.T) {
 	t.Helper()
 	saved := applets
-	applets = []cmdutil.Applet{{
+	applets = append(natives(), cmdutil.Applet{
 		Name: "kafka-echo", Alias: "echo", Short: "echo its arguments",
 		New: func(f *cmdutil.Factory) *cobra.Command {
 			return &cobra.Command{Use: "echo", DisableFlagParsing: true, RunE: func(cmd *cobra.Command, args []string) error {
@@ -27,7 +27,7 @@ func withFakeApplet(t *testing.T) {
 				return nil
 			}}
 		},
-	}}
+	})
 	t.Cleanup(func() { applets = saved })
 }
 
@@ -53,14 +53,20 @@ func TestDispatch(t *testing.T) {
 		{[]string{"kbox", "--profile=p2", "echo"}, "kbox echo|p2|\n", 0},
 		{[]string{"kafka-echo", "--fail"}, "kafka-echo||--fail\n", 7},
 	}
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("profiles:\n  p1: {connect-timeout: 1s}\n  p2: {connect-timeout: 1s}\n  envp: {connect-timeout: 1s}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"KBOX_CONFIG": cfg}
 	for _, c := range cases {
-		code, out, errOut := run(t, nil, c.argv...)
+		code, out, errOut := run(t, env, c.argv...)
 		if code != c.code || out != c.want {
 			t.Errorf("%v: code %d out %q err %q; want %d %q", c.argv, code, out, errOut, c.code, c.want)
 		}
 	}
 	// KBOX_PROFILE reaches applets invoked by link name.
-	if _, out, _ := run(t, map[string]string{"KBOX_PROFILE": "envp"}, "kafka-echo"); out != "kafka-echo|envp|\n" {
+	env["KBOX_PROFILE"] = "envp"
+	if _, out, _ := run(t, env, "kafka-echo"); out != "kafka-echo|envp|\n" {
 		t.Errorf("KBOX_PROFILE: %q", out)
 	}
 }

@@ -1,6 +1,7 @@
-// Package cmdutil holds what every command shares: the Factory that hands
-// out streams, configuration and clients lazily, the applet type, and the
-// typed errors that map to exit codes.
+// Package cmdutil is the command layer every applet and native command
+// shares: the Factory (the invocation context: streams, the profile and
+// connection resolved once per process, the output decision), the command
+// registry's entry type, and the typed errors that map to exit codes.
 package cmdutil
 
 import (
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
@@ -15,7 +17,8 @@ import (
 )
 
 // Globals are the settings given before the applet or command name
-// (`kbox --profile p kafka-topics ...`) or through the environment.
+// (`kbox --profile p kafka-topics ...`), by an applet's own --profile
+// extension flag, or through the environment.
 type Globals struct {
 	Profile    string
 	ConfigPath string
@@ -24,6 +27,8 @@ type Globals struct {
 
 // Factory gives commands their dependencies. Nothing here dials a broker
 // until a command asks for a client, so --help and flag errors never do.
+// The config file is read once and each profile's secrets are resolved
+// once per process, however often a command asks for its connection.
 type Factory struct {
 	IO      *output.IOStreams
 	Getenv  func(string) string
@@ -32,6 +37,11 @@ type Factory struct {
 	// Invoked is the applet name the program was invoked as ("kbox" for
 	// native commands).
 	Invoked string
+
+	mu       sync.Mutex
+	loader   *config.Loader
+	warned   map[string]bool
+	injected string // the bootstrap list PrepareApache added
 }
 
 // NewFactory returns a Factory bound to the given streams and environment.
@@ -42,17 +52,30 @@ func NewFactory(ios *output.IOStreams, getenv func(string) string, version strin
 	return &Factory{IO: ios, Getenv: getenv, Version: version, Invoked: "kbox"}
 }
 
-// Loader returns the configuration loader.
+// Loader returns the configuration loader of this invocation (one per
+// process: the file is read once, a password prompted for at most once).
 func (f *Factory) Loader() *config.Loader {
-	l := &config.Loader{Path: f.Globals.ConfigPath, Getenv: f.Getenv}
-	if f.IO.IsStdinTTY() {
-		l.ReadSecret = f.IO.ReadSecret
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.loader == nil || f.loader.Path != f.Globals.ConfigPath {
+		l := &config.Loader{Path: f.Globals.ConfigPath, Getenv: f.Getenv}
+		if f.IO.IsStdinTTY() {
+			l.ReadSecret = f.IO.ReadSecret
+		}
+		f.loader = l
 	}
-	return l
+	return f.loader
+}
+
+// Selection is the profile in effect and the defaults it gives, found
+// without resolving secrets. An explicitly selected profile (--profile,
+// KBOX_PROFILE) that does not exist is an error naming it.
+func (f *Factory) Selection() (*config.Selection, error) {
+	return f.Loader().Select(f.Globals.Profile)
 }
 
 // Connection resolves the connection for this invocation and prints its
-// warnings on stderr.
+// warnings on stderr (each once per process).
 func (f *Factory) Connection(ov config.Overrides) (*config.Connection, error) {
 	if ov.Profile == "" {
 		ov.Profile = f.Globals.Profile
@@ -60,12 +83,13 @@ func (f *Factory) Connection(ov config.Overrides) (*config.Connection, error) {
 	if ov.Output == "" {
 		ov.Output = f.Globals.Output
 	}
+	ov.Bootstrap = f.droppedInjected(ov.Bootstrap)
 	conn, err := f.Loader().Resolve(ov)
 	if err != nil {
 		return nil, err
 	}
 	for _, w := range conn.Warnings {
-		f.Warn("%s", w)
+		f.warnOnce(w)
 	}
 	return conn, nil
 }
@@ -78,7 +102,7 @@ func (f *Factory) Client(conn *config.Connection, role kafka.Role, o kafka.Optio
 		return nil, err
 	}
 	for _, ig := range cl.Settings.Ignored {
-		f.Warn("%s", ig.String())
+		f.warnOnce(ig.String())
 	}
 	return cl, nil
 }
@@ -99,6 +123,21 @@ func (f *Factory) ConnectedClient(ctx context.Context, conn *config.Connection, 
 // Warn prints "kbox: warning: ..." on stderr.
 func (f *Factory) Warn(format string, a ...any) {
 	fmt.Fprintf(f.IO.ErrOut, "kbox: warning: %s\n", oneLine(fmt.Sprintf(format, a...)))
+}
+
+// warnOnce prints a warning unless this invocation printed it already (a
+// command building several clients from one connection warns once).
+func (f *Factory) warnOnce(msg string) {
+	f.mu.Lock()
+	seen := f.warned[msg]
+	if f.warned == nil {
+		f.warned = map[string]bool{}
+	}
+	f.warned[msg] = true
+	f.mu.Unlock()
+	if !seen {
+		f.Warn("%s", msg)
+	}
 }
 
 func oneLine(s string) string {

@@ -23,10 +23,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// ApacheVersion is the Apache Kafka version whose tool this applet
-// reproduces; --version prints it, as the Apache tool prints its own.
-const ApacheVersion = "4.4.0"
-
 //go:embed apache_help.txt
 var apacheHelp string
 
@@ -76,10 +72,25 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		}
 		return nativeFlagError(err)
 	}
-	if apacheName && !p.has("output") {
+	fs := cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.YAML, output.Apache}}
+	if apacheName {
+		fs.Default = output.Apache
+	}
+	oflag, _, err := p.single("output")
+	if err != nil {
+		return &cmdutil.FlagError{Err: fmt.Errorf("flag --output given more than once")}
+	}
+	format, err := f.Output(oflag, fs)
+	if err != nil {
+		if apacheName {
+			return apacheFail(f, err.Error())
+		}
+		return &cmdutil.FlagError{Err: err}
+	}
+	if apacheName && format == output.Apache {
 		return runApache(ctx, f, p, args)
 	}
-	return runNative(ctx, f, p)
+	return runNative(ctx, f, p, format)
 }
 
 func nativeFlagError(err error) error {
@@ -174,7 +185,7 @@ func runApache(ctx context.Context, f *cmdutil.Factory, p *parsed, args []string
 		return apacheUsage(f, title)
 	}
 	if p.has("version") {
-		fmt.Fprintln(f.IO.Out, ApacheVersion)
+		fmt.Fprintln(f.IO.Out, cmdutil.ApacheVersion)
 		return nil
 	}
 	if !p.has("bootstrap-server") {
@@ -205,11 +216,7 @@ func runApache(ctx context.Context, f *cmdutil.Factory, p *parsed, args []string
 	if err != nil {
 		return apacheFail(f, err.Error())
 	}
-	profile, _, err := p.single("profile")
-	if err != nil {
-		return apacheFail(f, err.Error())
-	}
-	conn, err := f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc, Profile: profile})
+	conn, err := f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc})
 	if err != nil {
 		return err
 	}
@@ -378,13 +385,13 @@ func parseNative(p *parsed) (*nativeOpts, error) {
 	return o, nil
 }
 
-func runNative(ctx context.Context, f *cmdutil.Factory, p *parsed) error {
+func runNative(ctx context.Context, f *cmdutil.Factory, p *parsed, format output.Format) error {
 	o, err := parseNative(p)
 	if err != nil {
 		return &cmdutil.FlagError{Err: err}
 	}
 	var ov config.Overrides
-	for name, dst := range map[string]*string{"bootstrap-server": &ov.Bootstrap, "command-config": &ov.CommandConfig, "profile": &ov.Profile, "output": &ov.Output} {
+	for name, dst := range map[string]*string{"bootstrap-server": &ov.Bootstrap, "command-config": &ov.CommandConfig} {
 		v, _, err := p.single(name)
 		if err != nil {
 			return &cmdutil.FlagError{Err: fmt.Errorf("flag --%s given more than once", name)}
@@ -394,13 +401,6 @@ func runNative(ctx context.Context, f *cmdutil.Factory, p *parsed) error {
 	conn, err := f.Connection(ov)
 	if err != nil {
 		return err
-	}
-	format := output.Table
-	if conn.Output != "" {
-		format, err = output.ParseFormat(conn.Output, output.Table, output.JSON, output.YAML, output.Apache)
-		if err != nil {
-			return &cmdutil.FlagError{Err: err}
-		}
 	}
 	cl, err := connect(ctx, f, conn)
 	if err != nil {

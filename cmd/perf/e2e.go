@@ -1,273 +1,92 @@
 package perf
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/config"
-	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/cmd/e2elatency"
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kadm"
 )
 
-// E2EApplet is kafka-e2e-latency (org.apache.kafka.tools.EndToEndLatency).
-var E2EApplet = cmdutil.Applet{
-	Name:  "kafka-e2e-latency",
-	Alias: "e2e-latency",
-	Short: "End-to-end (produce to consume) latency test (Apache-compatible)",
-	New:   newE2ECmd,
-}
-
+// newE2ENativeCmd is `kbox perf e2e`: the kafka-e2e-latency measurement
+// (one record in flight, send then poll) with an HDR histogram and the
+// JSON result that `kbox perf merge` reads.
 func newE2ECmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:                "kafka-e2e-latency",
-		Short:              "End-to-end (produce to consume) latency test (Apache-compatible)",
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runE2EApplet(cmd.Context(), f, args)
-		},
-	}
-}
-
-var e2eSpec = map[string]joptSpec{
-	"bootstrap-server": {arg: 1}, "topic": {arg: 1}, "num-records": {arg: 1}, "producer-acks": {arg: 1},
-	"record-size": {arg: 1}, "record-key-size": {arg: 2}, "record-header-key-size": {arg: 2},
-	"record-header-size": {arg: 2}, "num-headers": {arg: 2}, "command-config": {arg: 2},
-	"help": {}, "version": {},
-}
-
-const e2eDescription = "This tool measures end-to-end latency in Kafka by sending messages and timing their reception."
-
-// e2eUsage is the option table, every line padded to 80 columns.
-func e2eUsage() string {
-	var b strings.Builder
-	for _, l := range strings.Split(strings.TrimSuffix(e2eHelp, "\n"), "\n") {
-		b.WriteString(l)
-		b.WriteString(strings.Repeat(" ", max(0, 80-len(l))))
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
-// e2eLegacyArgs is EndToEndLatency.convertLegacyArgsIfNeeded: the 4.1-style
-// positional arguments become named ones (with a warning on stdout).
-func e2eLegacyArgs(args []string, out io.Writer) ([]string, error) {
-	if len(args) == 0 {
-		return args, nil
-	}
-	for _, a := range args {
-		switch a {
-		case "--bootstrap-server", "--topic", "--num-records", "--producer-acks", "--record-size":
-			return args, nil
-		}
-	}
-	if len(args) != 5 && len(args) != 6 {
-		return nil, javaError(fmt.Sprintf("Invalid number of arguments. Expected 5 or 6 positional arguments, but got %d. "+
-			"Usage: bootstrap-server topic num-records producer-acks record-size [optional] command-config", len(args)))
-	}
-	n := []string{"--bootstrap-server", args[0], "--topic", args[1], "--num-records", args[2],
-		"--producer-acks", args[3], "--record-size", args[4]}
-	if len(args) == 6 {
-		n = append(n, "--command-config", args[5])
-	}
-	fmt.Fprintln(out, "WARNING: Positional argument usage is deprecated and will be removed in Apache Kafka 5.0. "+
-		"Please use named arguments instead: --bootstrap-server, --topic, --num-records, --producer-acks, --record-size, --command-config")
-	return n, nil
-}
-
-// e2eArgs are the validated options.
-type e2eArgs struct {
-	bootstrap, acks, configFile string
-	cfg                         perf.E2EConfig
-}
-
-// usageError prints the message and the option table (printUsageAndExit).
-type usageError string
-
-func (e usageError) Error() string { return string(e) }
-
-// parseE2E validates like EndToEndLatencyCommandOptions.checkArgs and then
-// reads the values in execute's order. It returns a usageError (message and
-// option table, exit 1), a javaError (message only, exit 1), or errE2EHelp /
-// errE2EVersion.
-func parseE2E(args []string) (*e2eArgs, error) {
-	s, err := parseJopt(args, e2eSpec)
-	if err != nil {
-		return nil, usageError(err.Error())
-	}
-	if len(args) == 0 || s.has["help"] {
-		return nil, usageError(e2eDescription)
-	}
-	if s.has["version"] {
-		return nil, errE2EVersion
-	}
-	for _, name := range []string{"bootstrap-server", "topic", "num-records", "producer-acks", "record-size"} {
-		if !s.has[name] {
-			return nil, usageError(fmt.Sprintf("Missing required argument \"[%s]\"", name))
-		}
-	}
-	str := func(name string) (string, error) {
-		v, _, err := s.one(name)
-		return v, err
-	}
-	num := func(name string, def int) (int, error) {
-		v, ok, err := s.one(name)
-		if err != nil || !ok {
-			return def, err
-		}
-		n, perr := strconv.ParseInt(v, 10, 32)
-		if perr != nil {
-			return 0, javaError(fmt.Sprintf("Cannot parse argument '%s' of option %s", v, name))
-		}
-		return int(n), nil
-	}
-	o := &e2eArgs{}
-	if o.acks, err = str("producer-acks"); err != nil {
-		return nil, err
-	}
-	if o.acks != "1" && o.acks != "all" {
-		return nil, usageError("Invalid value for --producer-acks. Latency testing requires synchronous acknowledgement. Please use '1' or 'all'.")
-	}
-	checks := []struct {
-		name string
-		dst  *int
-		min  int
-		msg  string
-	}{
-		{"num-records", &o.cfg.Records, 1, "Value for --num-records must be a positive integer."},
-		{"record-size", &o.cfg.RecordSize, 0, "Value for --record-size must be a non-negative integer."},
-		{"record-key-size", &o.cfg.KeySize, 0, "Value for --record-key-size must be a non-negative integer."},
-		{"record-header-key-size", &o.cfg.HeaderKeySize, 0, "Value for --record-header-key-size must be a non-negative integer."},
-		{"record-header-size", &o.cfg.HeaderValueSize, -1, "Value for --record-header-size must be a non-negative integer or -1 for null header value."},
-		{"num-headers", &o.cfg.NumHeaders, 0, "Value for --num-headers must be a non-negative integer."},
-	}
-	for _, c := range checks {
-		v, err := num(c.name, 0)
-		if err != nil {
-			return nil, err
-		}
-		if v < c.min {
-			return nil, usageError(c.msg)
-		}
-		*c.dst = v
-	}
-	if o.bootstrap, err = str("bootstrap-server"); err != nil {
-		return nil, err
-	}
-	if o.cfg.Topic, err = str("topic"); err != nil {
-		return nil, err
-	}
-	if o.configFile, err = str("command-config"); err != nil {
-		return nil, err
-	}
-	return o, nil
-}
-
-var errE2EVersion = errors.New("version")
-
-func runE2EApplet(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	out, errOut := f.IO.Out, f.IO.ErrOut
-	args, err := e2eLegacyArgs(args, out)
-	if err == nil {
-		var o *e2eArgs
-		if o, err = parseE2E(args); err == nil {
-			return runE2E(ctx, f, o)
-		}
-	}
-	var ue usageError
-	switch {
-	case errors.Is(err, errE2EVersion):
-		fmt.Fprintln(out, kafkaVersion)
-		return nil
-	case errors.As(err, &ue):
-		fmt.Fprintln(errOut, ue.Error())
-		fmt.Fprint(errOut, e2eUsage())
-	default:
-		fmt.Fprintln(errOut, err.Error())
-	}
-	return cmdutil.Exit(1)
-}
-
-// runE2E is EndToEndLatency.execute with franz-go clients. The Java tool
-// prints a failure's message and a stack trace on stderr and exits 1; kbox
-// prints the message only.
-func runE2E(ctx context.Context, f *cmdutil.Factory, o *e2eArgs) error {
-	out, errOut := f.IO.Out, f.IO.ErrOut
-	fail := func(err error) error {
-		fmt.Fprintln(errOut, err.Error())
-		return cmdutil.Exit(1)
-	}
-	o.cfg.Group = "test-group-" + strconv.FormatInt(time.Now().UnixMilli(), 10)
-	o.cfg.PollTimeout = perf.E2EPollTimeout
-	prod, cons, err := e2eClients(ctx, f, o.bootstrap, o.configFile, o.acks, nil)
-	if err != nil {
-		return fail(err)
-	}
-	defer prod.Close()
-	defer cons.Close()
-	obs := perf.E2EObserver{
-		CreatingTopic: func(t string) {
-			fmt.Fprintf(out, "Topic \"%s\" does not exist. Will create topic with 1 partition(s) and replication factor = 1\n", t)
-		},
-		Record: func(i int, d time.Duration) {
-			if i%1000 == 0 {
-				fmt.Fprintln(out, perf.E2EProgressLine(i, d))
+	var c common
+	var cfg perf.E2EConfig
+	var acks, group string
+	cmd := &cobra.Command{
+		Use:   "e2e --topic T --records N [flags]",
+		Short: "End-to-end latency: send one record, consume it, repeat; exact HDR histogram",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch {
+			case cfg.Topic == "":
+				return cmdutil.FlagErrorf("--topic is required")
+			case cfg.Records <= 0:
+				return cmdutil.FlagErrorf("--records must be positive")
+			case cfg.RecordSize < 0 || cfg.KeySize < 0 || cfg.NumHeaders < 0 || cfg.HeaderKeySize < 0 || cfg.HeaderValueSize < -1:
+				return cmdutil.FlagErrorf("sizes must be >= 0 (--header-size may be -1 for null header values)")
+			case cfg.WarmupRecords < 0 || cfg.WarmupRecords >= cfg.Records:
+				return cmdutil.FlagErrorf("--warmup-records must be >= 0 and less than --records")
+			case acks != "1" && acks != "all" && acks != "-1":
+				return cmdutil.FlagErrorf("--acks %q: latency testing needs acknowledged sends: use 1 or all", acks)
+			case cfg.PollTimeout <= 0:
+				return cmdutil.FlagErrorf("--poll-timeout must be positive")
 			}
+			if acks == "-1" {
+				acks = "all"
+			}
+			if group == "" {
+				group = "kbox-perf-e2e-" + strconv.FormatInt(time.Now().UnixMilli(), 10)
+			}
+			cfg.Group, cfg.Interval = group, c.interval
+			ov, err := c.conn.Overrides(nil)
+			if err != nil {
+				return err
+			}
+			prod, cons, err := e2elatency.Clients(cmd.Context(), f, ov, acks)
+			if err != nil {
+				return err
+			}
+			defer prod.Close()
+			defer cons.Close()
+			cfg.Settings = append(prod.Settings.EffectiveSorted(), "e2e.poll.timeout="+cfg.PollTimeout.String())
+			var prog func(int, time.Duration)
+			if pr := f.IO.Progress(); pr.Enabled() {
+				start := time.Now()
+				prog = func(i int, d time.Duration) {
+					pr.Update("%6.1fs record %d/%d  last %.3f ms", time.Since(start).Seconds(), i+1, cfg.Records, float64(d.Nanoseconds())/1e6)
+				}
+			}
+			obs := perf.E2EObserver{
+				CreatingTopic: func(t string) {
+					f.Warn("topic %s does not exist: creating it with 1 partition and replication factor 1", t)
+				},
+				Record: prog,
+			}
+			run, err := perf.RunE2E(cmd.Context(), prod.Client, cons.Client, kadm.NewClient(prod.Client), cfg, obs)
+			if err != nil {
+				return prod.Explain(err)
+			}
+			return emit(f, c.out, run.Result)
 		},
 	}
-	run, err := perf.RunE2E(ctx, prod.Client, cons.Client, kadm.NewClient(prod.Client), o.cfg, obs)
-	if err != nil {
-		var ee *perf.E2EError
-		if errors.As(err, &ee) && ee.TopicCreation {
-			fmt.Fprintf(out, "Creation of topic %s failed\n", o.cfg.Topic)
-		}
-		if !errors.As(err, &ee) {
-			err = prod.Explain(err)
-		}
-		return fail(err)
-	}
-	return perf.WriteApacheE2ESummary(out, run.ElapsedNs)
-}
-
-// e2eClients builds the producer (acks as given, linger.ms=0) and the
-// consumer (fetch.max.wait.ms as low as franz-go allows: 10 ms; Apache uses
-// 0) that Apache's tool forces over the user's properties. The consumer has
-// no group: it is assigned every partition by RunE2E.
-func e2eClients(ctx context.Context, f *cmdutil.Factory, bootstrap, configFile, acks string, extra []string) (*kafka.Client, *kafka.Client, error) {
-	props := config.NewProperties()
-	for _, kv := range extra {
-		k, v, ok := cutKV(kv)
-		if !ok {
-			return nil, nil, cmdutil.FlagErrorf("--property %q: want key=value", kv)
-		}
-		props.Set(k, v)
-	}
-	conn, err := f.Connection(config.Overrides{Bootstrap: bootstrap, CommandConfig: configFile, Properties: props})
-	if err != nil {
-		return nil, nil, err
-	}
-	pconn := *conn
-	pconn.Props = conn.Props.Clone()
-	pconn.Props.Set("linger.ms", "0")
-	pconn.Props.Set("acks", acks)
-	prod, err := f.ConnectedClient(ctx, &pconn, kafka.Producer, kafka.Options{})
-	if err != nil {
-		return nil, nil, err
-	}
-	cons, err := f.ConnectedClient(ctx, conn, kafka.Consumer, kafka.Options{Tune: func(s *kafka.Settings) {
-		s.FetchMaxWait = 10 * time.Millisecond
-		s.GroupID = ""
-	}})
-	if err != nil {
-		prod.Close()
-		return nil, nil, err
-	}
-	return prod, cons, nil
+	c.flags(f, cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&cfg.Topic, "topic", "", "topic (created with 1 partition, replication factor 1 when missing, as Apache does)")
+	fl.IntVar(&cfg.Records, "records", 1000, "records to send, one at a time")
+	fl.IntVar(&cfg.RecordSize, "record-size", 100, "value size in bytes")
+	fl.IntVar(&cfg.KeySize, "key-size", 0, "key size in bytes (an empty key when 0, as Apache)")
+	fl.IntVar(&cfg.NumHeaders, "headers", 0, "headers per record")
+	fl.IntVar(&cfg.HeaderKeySize, "header-key-size", 0, "header key size in bytes")
+	fl.IntVar(&cfg.HeaderValueSize, "header-size", 0, "header value size in bytes (-1: null values)")
+	fl.IntVar(&cfg.WarmupRecords, "warmup-records", 0, "first records excluded from the statistics")
+	fl.StringVar(&acks, "acks", "all", "producer acks: 1 or all")
+	fl.StringVar(&group, "group", "", "group the consumed positions are committed for (default: a fresh kbox-perf-e2e-<ms>)")
+	fl.DurationVar(&cfg.PollTimeout, "poll-timeout", perf.E2EPollTimeout, "fail when a record does not come back within this time")
+	return cmd
 }

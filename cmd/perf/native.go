@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/cmd/sweep"
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
@@ -17,59 +18,42 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// NativeApplet is `kbox perf produce|consume|merge`.
-var NativeApplet = cmdutil.Applet{Name: "kbox-perf", Alias: "perf", Short: "Native load tests with HDR latency, JSON/CSV results and merge", New: NewNativeCmd}
+// Applet is `kbox perf produce|consume|e2e|merge|sweep`.
+var Applet = cmdutil.Applet{Kind: cmdutil.Group, Alias: "perf", Short: short, New: NewCmd}
 
-// NewNativeCmd builds `kbox perf`.
-func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
-	cmd := &cobra.Command{Use: "perf", Short: "Native load tests with HDR latency, JSON/CSV results and merge"}
-	cmd.AddCommand(newProduceCmd(f), newConsumeCmd(f), newMergeCmd(f), newSweepCmd(f), newE2ENativeCmd(f))
+const short = "Native load tests with HDR latency, JSON/CSV results and merge"
+
+// NewCmd builds `kbox perf`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{Use: "perf", Short: short}
+	cmd.AddCommand(newProduceCmd(f), newConsumeCmd(f), newMergeCmd(f), sweep.NewCmd(f), newE2ECmd(f))
 	return cmd
 }
 
+// perfFormats is what the perf results print as: a table, the JSON that
+// `kbox perf merge` reads (with the encoded histogram and the interval
+// series), or CSV.
+var perfFormats = cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.CSV}}
+
+// common are the flags every perf command shares: the connection, the
+// interval of the series and the output format (decided before any load).
 type common struct {
-	bootstrap, configFile, out string
-	props                      []string
-	interval                   time.Duration
+	conn     cmdutil.ConnFlags
+	out      string
+	interval time.Duration
 }
 
-func (c *common) flags(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.StringVar(&c.bootstrap, "bootstrap-server", "", "brokers (default: profile)")
-	fl.StringVar(&c.configFile, "command-config", "", "Java client properties file")
-	fl.StringArrayVarP(&c.props, "property", "X", nil, "client property key=value (repeatable)")
-	fl.DurationVar(&c.interval, "interval", 5*time.Second, "interval of the per-interval series")
-	fl.StringVarP(&c.out, "output", "o", "", "result format: table, json (with the encoded histogram and the interval series) or csv")
+func (c *common) flags(f *cmdutil.Factory, cmd *cobra.Command) {
+	c.conn.Register(cmd, true)
+	cmd.Flags().DurationVar(&c.interval, "interval", 5*time.Second, "interval of the per-interval series")
+	cmdutil.AddOutputFlag(f, cmd, &c.out, perfFormats)
 }
 
-func (c *common) connection(f *cmdutil.Factory, extra map[string]string) (*config.Connection, error) {
-	props := config.NewProperties()
-	for k, v := range extra {
-		if v != "" {
-			props.Set(k, v)
-		}
-	}
-	for _, kv := range c.props {
-		k, v, ok := cutKV(kv)
-		if !ok {
-			return nil, cmdutil.FlagErrorf("--property %q: want key=value", kv)
-		}
-		props.Set(k, v)
-	}
-	return f.Connection(config.Overrides{Bootstrap: c.bootstrap, CommandConfig: c.configFile, Properties: props})
-}
-
-func cutKV(s string) (string, string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '=' {
-			return s[:i], s[i+1:], i > 0
-		}
-	}
-	return "", "", false
-}
-
+// progressLine is the live status of a load on the invocation's progress
+// line (drawn only when stderr is a terminal).
 func progressLine(f *cmdutil.Factory, verb string) func(perf.Progress) {
-	if !f.IO.IsStdoutTTY() {
+	pr := f.IO.Progress()
+	if !pr.Enabled() {
 		return nil
 	}
 	return func(p perf.Progress) {
@@ -81,27 +65,24 @@ func progressLine(f *cmdutil.Factory, verb string) func(perf.Progress) {
 		if p.Target > 0 {
 			tgt = fmt.Sprintf("/%d", p.Target)
 		}
-		fmt.Fprintf(f.IO.ErrOut, "\r\033[K%6.1fs %s %d%s  %.0f rec/s  p99 %.2f ms%s", p.Elapsed.Seconds(), verb, p.Done, tgt, p.Rate, p.P99Ms, w)
+		pr.Update("%6.1fs %s %d%s  %.0f rec/s  p99 %.2f ms%s", p.Elapsed.Seconds(), verb, p.Done, tgt, p.Rate, p.P99Ms, w)
 	}
 }
 
+// emit prints a result in the format the layer decided.
 func emit(f *cmdutil.Factory, format string, res *perf.Result) error {
-	if f.IO.IsStdoutTTY() && format != "json" && format != "csv" {
-		fmt.Fprint(f.IO.ErrOut, "\r\033[K")
-	}
-	switch format {
-	case "", "table":
-		return output.WriteTable(f.IO, res.Header(), res.Rows())
-	case "json":
+	f.IO.Progress().Clear()
+	switch output.Format(format) {
+	case output.JSON:
 		return output.WriteJSON(f.IO.Out, res, false)
-	case "csv":
+	case output.CSV:
 		w := csv.NewWriter(f.IO.Out)
 		_ = w.Write(res.CSVHeader())
 		_ = w.Write(res.CSVRow())
 		w.Flush()
 		return w.Error()
 	}
-	return cmdutil.FlagErrorf("unknown output format %q (allowed: table, json, csv)", format)
+	return output.WriteTable(f.IO, res.Header(), res.Rows())
 }
 
 func newProduceCmd(f *cmdutil.Factory) *cobra.Command {
@@ -123,16 +104,9 @@ func newProduceCmd(f *cmdutil.Factory) *cobra.Command {
 			if cfg.RecordSize <= 0 || producers <= 0 {
 				return cmdutil.FlagErrorf("--record-size and --producers must be positive")
 			}
-			format := c.out
-			if format == "" {
-				format = f.Globals.Output
-			}
-			conn, err := c.connection(f, map[string]string{"acks": acks, "compression.type": compression})
+			conn, err := c.conn.Connection(f, map[string]string{"acks": acks, "compression.type": compression})
 			if err != nil {
 				return err
-			}
-			if format == "" {
-				format = conn.Output
 			}
 			defaults := config.NewProperties()
 			defaults.Set("client.id", "kbox-perf-producer")
@@ -151,14 +125,14 @@ func newProduceCmd(f *cmdutil.Factory) *cobra.Command {
 			cfg.Settings, cfg.Interval = settings, c.interval
 			res, err := perf.Produce(cmd.Context(), clients, cfg, progressLine(f, "acked"))
 			if res != nil {
-				if e := emit(f, format, res); e != nil {
+				if e := emit(f, c.out, res); e != nil {
 					return e
 				}
 			}
 			return err
 		},
 	}
-	c.flags(cmd)
+	c.flags(f, cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&cfg.Topic, "topic", "", "topic to produce to")
 	fl.Int64Var(&cfg.Records, "records", 0, "records to produce (total over all producers)")
@@ -200,16 +174,9 @@ func newConsumeCmd(f *cmdutil.Factory) *cobra.Command {
 			if fromLatest {
 				reset = "latest"
 			}
-			conn, err := c.connection(f, map[string]string{"group.id": group, "auto.offset.reset": reset})
+			conn, err := c.conn.Connection(f, map[string]string{"group.id": group, "auto.offset.reset": reset})
 			if err != nil {
 				return err
-			}
-			format := c.out
-			if format == "" {
-				format = f.Globals.Output
-			}
-			if format == "" {
-				format = conn.Output
 			}
 			defaults := config.NewProperties()
 			defaults.Set("client.id", "kbox-perf-consumer")
@@ -228,7 +195,7 @@ func newConsumeCmd(f *cmdutil.Factory) *cobra.Command {
 			cfg.Settings, cfg.Interval = settings, c.interval
 			res, err := perf.Consume(cmd.Context(), clients, cfg, progressLine(f, "received"))
 			if res != nil {
-				if e := emit(f, format, res); e != nil {
+				if e := emit(f, c.out, res); e != nil {
 					return e
 				}
 			}
@@ -238,7 +205,7 @@ func newConsumeCmd(f *cmdutil.Factory) *cobra.Command {
 			return err
 		},
 	}
-	c.flags(cmd)
+	c.flags(f, cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&cfg.Topic, "topic", "", "topic to consume")
 	fl.Int64Var(&cfg.Records, "records", 0, "records to consume (total)")
@@ -260,7 +227,7 @@ func newMergeCmd(f *cmdutil.Factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var rs []*perf.Result
 			for _, a := range args {
-				r, err := readResultFile(a)
+				r, err := readResultFile(f, a)
 				if err != nil {
 					return fmt.Errorf("%s: %v", a, err)
 				}
@@ -270,20 +237,17 @@ func newMergeCmd(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if out == "" {
-				out = f.Globals.Output
-			}
 			return emit(f, out, m)
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "table, json or csv")
+	cmdutil.AddOutputFlag(f, cmd, &out, perfFormats)
 	return cmd
 }
 
-func readResultFile(path string) (*perf.Result, error) {
+func readResultFile(f *cmdutil.Factory, path string) (*perf.Result, error) {
 	var rd io.Reader
 	if path == "-" {
-		rd = os.Stdin
+		rd = f.IO.In
 	} else {
 		fh, err := os.Open(path)
 		if err != nil {

@@ -22,10 +22,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// ApacheVersion is the Apache Kafka version whose TopicCommand this applet
-// reproduces; --version prints it, as the Apache script prints its own.
-const ApacheVersion = "4.4.0"
-
 // apacheOptions is the option table jopt-simple prints for TopicCommand of
 // Kafka 4.4.0, captured from the real tool (see testdata/).
 //
@@ -105,7 +101,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return r.usage(helpMessage)
 	}
 	if p.has("version") {
-		fmt.Fprintln(r.out, ApacheVersion)
+		fmt.Fprintln(r.out, cmdutil.ApacheVersion)
 		return nil
 	}
 	format, err := r.format()
@@ -118,8 +114,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return err
 	}
 
-	haveBootstrap := p.has("bootstrap-server") || r.profileBootstrap()
-	outNotes, errNotes, cerr := p.checkArgs(haveBootstrap)
+	outNotes, errNotes, cerr := p.checkArgs(p.has("bootstrap-server"))
 	for _, n := range errNotes {
 		fmt.Fprintln(r.err, n)
 	}
@@ -164,12 +159,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if act.preErr != nil {
 		return r.execError(act.preErr)
 	}
-	ov := config.Overrides{Bootstrap: bootstrap, Output: r.outputFlag()}
+	ov := config.Overrides{Bootstrap: bootstrap}
 	if cc != nil {
 		ov.CommandConfig = *cc
-	}
-	if prof, _ := p.single("profile"); prof != nil {
-		ov.Profile = *prof
 	}
 	conn, err := f.Connection(ov)
 	if err != nil {
@@ -195,21 +187,6 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	return r.execError(cl.Explain(err))
 }
 
-// profileBootstrap reports whether kbox's own configuration (profile,
-// KBOX_BOOTSTRAP_SERVERS) supplies a bootstrap server, so that
-// --bootstrap-server may be left out (a kbox extension).
-func (r *runner) profileBootstrap() bool {
-	ov := config.Overrides{}
-	if prof, _ := r.p.single("profile"); prof != nil {
-		ov.Profile = *prof
-	}
-	if ov.Profile == "" {
-		ov.Profile = r.f.Globals.Profile
-	}
-	conn, err := r.f.Loader().Resolve(ov)
-	return err == nil && len(conn.Bootstrap) > 0
-}
-
 func (r *runner) outputFlag() string {
 	if v := r.p.values["output"]; len(v) > 0 {
 		return v[len(v)-1]
@@ -217,39 +194,18 @@ func (r *runner) outputFlag() string {
 	return ""
 }
 
-// format decides the output format: -o, then KBOX_OUTPUT / profile / the
-// global flag; Apache's text is the default.
+// formats is what kafka-topics prints as; Apache's text is the default
+// (under the native name too, so scripts see one format).
+var formats = cmdutil.Formats{Default: output.Apache, Allowed: []output.Format{output.Apache, output.Table, output.Wide, output.JSON, output.YAML}}
+
+// format is the layer's output decision; "-o help" prints the JSON schema.
 func (r *runner) format() (string, error) {
 	v := r.outputFlag()
-	if v == "" {
-		v = r.f.Globals.Output
-	}
-	if v == "" {
-		v = r.f.Getenv("KBOX_OUTPUT")
-	}
-	if v == "" {
-		ov := config.Overrides{}
-		if prof, _ := r.p.single("profile"); prof != nil {
-			ov.Profile = *prof
-		}
-		if ov.Profile == "" {
-			ov.Profile = r.f.Globals.Profile
-		}
-		if conn, err := r.f.Loader().Resolve(ov); err == nil {
-			v = conn.Output
-		}
-	}
-	if v == "" || v == "apache" {
-		return "apache", nil
-	}
 	if v == "help" {
 		return "help", nil
 	}
-	fm, err := output.ParseFormat(v, output.Apache, output.Table, output.Wide, output.JSON, output.YAML)
-	if err != nil {
-		return "", err
-	}
-	return string(fm), nil
+	fm, err := r.f.Output(v, formats)
+	return string(fm), err
 }
 
 // action is a prepared action: everything Apache parses lazily has been
@@ -637,7 +593,7 @@ func complete(ctx context.Context, f *cmdutil.Factory, args []string, toComplete
 			ov.CommandConfig = *cc
 		}
 	}
-	conn, err := f.Loader().Resolve(ov)
+	conn, err := f.Connection(ov)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -18,7 +18,7 @@ import (
 
 // NativeApplet is `kbox verify`: the verdict on verifiable tool logs.
 var NativeApplet = cmdutil.Applet{
-	Name:  "kbox-verify",
+	Kind:  cmdutil.Group,
 	Alias: "verify",
 	Short: "Check verifiable producer/consumer logs: was acknowledged data lost, duplicated or reordered?",
 	New:   newVerifyCmd,

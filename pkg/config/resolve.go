@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -23,10 +24,82 @@ type Overrides struct {
 
 // Loader resolves connections. Its fields make it testable without touching
 // the process environment.
+//
+// A Loader reads the config file once and resolves each profile's
+// properties (secrets included) once: an invocation that asks for its
+// connection several times reads the file once and prompts for a password
+// at most once. Use one Loader per process (cmdutil.Factory holds it).
 type Loader struct {
 	Path       string                              // config file; "" means DefaultPath(Getenv)
 	Getenv     func(string) string                 // os.Getenv when nil
 	ReadSecret func(prompt string) (string, error) // terminal prompt without echo; nil: no prompting
+
+	mu       sync.Mutex
+	file     *File
+	fileWarn []string
+	fileErr  error
+	fileRead bool
+	profiles map[string]profileResult
+}
+
+type profileResult struct {
+	props *Properties
+	err   error
+}
+
+// File returns the config file, read once, with its warnings.
+func (l *Loader) File() (*File, []string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.fileRead {
+		l.file, l.fileWarn, l.fileErr = ReadFile(l.ConfigPath())
+		l.fileRead = true
+	}
+	return l.file, l.fileWarn, l.fileErr
+}
+
+// Selection is the profile an invocation uses, found without resolving
+// any secret: enough to decide defaults (bootstrap, output) before work.
+type Selection struct {
+	Name      string   // "" when no profile is selected or the current one dangles
+	Explicit  bool     // chosen by --profile or KBOX_PROFILE
+	Bootstrap []string // the profile's bootstrap servers, then KBOX_BOOTSTRAP_SERVERS
+	Output    string   // KBOX_OUTPUT, else the profile's output
+}
+
+// Select finds the profile in effect (flag, KBOX_PROFILE, current-profile)
+// and the defaults it gives. An explicitly selected profile that does not
+// exist is an error naming it; a dangling current-profile is not.
+func (l *Loader) Select(flag string) (*Selection, error) {
+	file, _, err := l.File()
+	if err != nil {
+		return nil, err
+	}
+	sel := &Selection{}
+	name := l.SelectedProfile(flag, file)
+	sel.Explicit = flag != "" || l.getenv("KBOX_PROFILE") != ""
+	if name != "" {
+		p, ok := file.Profiles[name]
+		switch {
+		case ok:
+			sel.Name = name
+			sel.Bootstrap = append([]string(nil), p.BootstrapServers...)
+			sel.Output = p.Output
+		case sel.Explicit:
+			return nil, l.notFound(name)
+		}
+	}
+	if e := l.getenv("KBOX_BOOTSTRAP_SERVERS"); e != "" {
+		sel.Bootstrap = SplitList(e)
+	}
+	if e := l.getenv("KBOX_OUTPUT"); e != "" {
+		sel.Output = e
+	}
+	return sel, nil
+}
+
+func (l *Loader) notFound(name string) error {
+	return fmt.Errorf("profile %q not found in %s", name, l.ConfigPath())
 }
 
 // Connection is everything needed to build a client.
@@ -98,11 +171,11 @@ func (l *Loader) SelectedProfile(flag string, f *File) string {
 
 // Resolve merges all sources into a Connection. It does not dial.
 func (l *Loader) Resolve(ov Overrides) (*Connection, error) {
-	file, warnings, err := ReadFile(l.ConfigPath())
+	file, warnings, err := l.File()
 	if err != nil {
 		return nil, err
 	}
-	conn := &Connection{Props: NewProperties(), ConnectTimeout: DefaultConnectTimeout, Warnings: warnings}
+	conn := &Connection{Props: NewProperties(), ConnectTimeout: DefaultConnectTimeout, Warnings: append([]string(nil), warnings...)}
 
 	// 4. profile
 	name := l.SelectedProfile(ov.Profile, file)
@@ -110,7 +183,7 @@ func (l *Loader) Resolve(ov Overrides) (*Connection, error) {
 		p, ok := file.Profiles[name]
 		if !ok {
 			if ov.Profile != "" || l.getenv("KBOX_PROFILE") != "" {
-				return nil, fmt.Errorf("profile %q not found in %s", name, l.ConfigPath())
+				return nil, l.notFound(name)
 			}
 			// A dangling current-profile pointer is not fatal.
 			conn.Warnings = append(conn.Warnings, fmt.Sprintf("current profile %q not found in %s; ignoring it", name, l.ConfigPath()))
@@ -180,7 +253,7 @@ func (l *Loader) applyProfile(conn *Connection, name string, p *Profile) error {
 		}
 		conn.ConnectTimeout = d
 	}
-	props, err := l.ProfileProperties(name, p)
+	props, err := l.profileProperties(name, p)
 	if err != nil {
 		return err
 	}
@@ -189,6 +262,21 @@ func (l *Loader) applyProfile(conn *Connection, name string, p *Profile) error {
 		conn.Warnings = append(conn.Warnings, fmt.Sprintf("profile %q stores a literal secret in %s; prefer password-env or password-file", name, l.ConfigPath()))
 	}
 	return nil
+}
+
+// profileProperties is ProfileProperties, once per profile name.
+func (l *Loader) profileProperties(name string, p *Profile) (*Properties, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if r, ok := l.profiles[name]; ok {
+		return r.props, r.err
+	}
+	props, err := l.ProfileProperties(name, p)
+	if l.profiles == nil {
+		l.profiles = map[string]profileResult{}
+	}
+	l.profiles[name] = profileResult{props, err}
+	return props, err
 }
 
 // ProfileProperties turns a profile into Java client properties, resolving

@@ -122,8 +122,9 @@ func TestProfileSelection(t *testing.T) {
 		t.Fatalf("unknown profile: %v", err)
 	}
 	// a missing password reference is an error that names the variable, not a value
+	// (a new Loader: one Loader resolves a profile's secrets once)
 	delete(env, "PROD_PW")
-	_, err = l.Resolve(Overrides{})
+	_, err = (&Loader{Path: l.Path, Getenv: l.Getenv}).Resolve(Overrides{})
 	if err == nil || !strings.Contains(err.Error(), "PROD_PW") {
 		t.Fatalf("missing password: %v", err)
 	}
@@ -132,8 +133,8 @@ func TestProfileSelection(t *testing.T) {
 func TestPasswordPrompt(t *testing.T) {
 	dir := t.TempDir()
 	path := writeConfig(t, dir, "profiles:\n  p:\n    bootstrap-servers: [a:1]\n    sasl: {mechanism: PLAIN, username: u}\n", 0o600)
-	asked := ""
-	l := &Loader{Path: path, Getenv: envMap(nil), ReadSecret: func(p string) (string, error) { asked = p; return "typed", nil }}
+	asked, prompts := "", 0
+	l := &Loader{Path: path, Getenv: envMap(nil), ReadSecret: func(p string) (string, error) { asked = p; prompts++; return "typed", nil }}
 	c, err := l.Resolve(Overrides{Profile: "p"})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +142,16 @@ func TestPasswordPrompt(t *testing.T) {
 	if !strings.Contains(asked, "u") || c.Secrets()[0] != "typed" {
 		t.Fatalf("prompt %q secrets %q", asked, c.Secrets())
 	}
-	l.ReadSecret = nil
+	// One Loader (one invocation) asks once, however often it resolves.
+	for i := 0; i < 3; i++ {
+		if c, err := l.Resolve(Overrides{Profile: "p", Bootstrap: "b:1"}); err != nil || c.Secrets()[0] != "typed" {
+			t.Fatalf("resolve %d: %v", i, err)
+		}
+	}
+	if prompts != 1 {
+		t.Fatalf("prompted %d times, want 1", prompts)
+	}
+	l = &Loader{Path: path, Getenv: envMap(nil)}
 	if _, err := l.Resolve(Overrides{Profile: "p"}); err == nil {
 		t.Fatal("no terminal and no reference must fail")
 	}

@@ -25,6 +25,15 @@ const (
 	CSV    Format = "csv"
 )
 
+// Known reports whether f is one of kbox's formats.
+func Known(f Format) bool {
+	switch f {
+	case Apache, Table, Wide, JSON, YAML, CSV:
+		return true
+	}
+	return false
+}
+
 // ParseFormat validates a user-supplied format name against the allowed set.
 func ParseFormat(s string, allowed ...Format) (Format, error) {
 	f := Format(strings.ToLower(strings.TrimSpace(s)))

@@ -18,10 +18,14 @@ type IOStreams struct {
 	Out    io.Writer
 	ErrOut io.Writer
 
-	// outTTY and inTTY are decided once at construction.
+	// outTTY, errTTY and inTTY are decided once at construction.
 	outTTY bool
+	errTTY bool
 	inTTY  bool
 	inFd   int
+
+	progress *Progress
+	secret   func(prompt string) (string, error) // tests: a terminal that answers prompts
 }
 
 // System returns streams bound to the process's stdin, stdout and stderr.
@@ -31,6 +35,7 @@ func System() *IOStreams {
 		Out:    os.Stdout,
 		ErrOut: os.Stderr,
 		outTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		errTTY: term.IsTerminal(int(os.Stderr.Fd())),
 		inTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 		inFd:   int(os.Stdin.Fd()),
 	}
@@ -45,6 +50,19 @@ func Test() (ios *IOStreams, in *bytes.Buffer, out *bytes.Buffer, errOut *bytes.
 // IsStdoutTTY reports whether stdout is a terminal.
 func (s *IOStreams) IsStdoutTTY() bool { return s.outTTY }
 
+// SetSecretReader makes stdin a terminal that answers password prompts
+// with read (tests).
+func (s *IOStreams) SetSecretReader(read func(prompt string) (string, error)) {
+	s.secret = read
+	s.inTTY = true
+}
+
+// IsStderrTTY reports whether stderr is a terminal.
+func (s *IOStreams) IsStderrTTY() bool { return s.errTTY }
+
+// SetStderrTTY overrides terminal detection (tests).
+func (s *IOStreams) SetStderrTTY(v bool) { s.errTTY = v }
+
 // IsStdinTTY reports whether stdin is a terminal.
 func (s *IOStreams) IsStdinTTY() bool { return s.inTTY }
 
@@ -54,6 +72,9 @@ func (s *IOStreams) SetStdoutTTY(v bool) { s.outTTY = v }
 // ReadSecret reads one line from the terminal without echo. It fails when
 // stdin is not a terminal.
 func (s *IOStreams) ReadSecret(prompt string) (string, error) {
+	if s.secret != nil {
+		return s.secret(prompt)
+	}
 	if !s.inTTY {
 		return "", errNotTTY
 	}

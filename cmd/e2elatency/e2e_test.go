@@ -1,4 +1,4 @@
-package perf
+package e2elatency
 
 import (
 	"context"

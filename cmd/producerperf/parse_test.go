@@ -1,4 +1,4 @@
-package perf
+package producerperf
 
 import (
 	"bytes"
@@ -45,32 +45,5 @@ func TestProducerArgsOK(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "Option --producer-props has been deprecated") {
 		t.Fatalf("no deprecation line: %q", out.String())
-	}
-}
-
-func TestConsumerJopt(t *testing.T) {
-	cases := []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--bogus"}, "bogus is not a recognized option"},
-		{[]string{"--num-records"}, "Option num-records requires an argument"},
-	}
-	for _, c := range cases {
-		_, err := parseJopt(c.args, consumerSpec)
-		if err == nil || err.Error() != c.want {
-			t.Errorf("%v: got %v want %s", c.args, err, c.want)
-		}
-	}
-	s, err := parseJopt([]string{"--topic", "x", "pos", "--timeout", "--num-records=5", "--topic", "y"}, consumerSpec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := s.one("topic"); err == nil || err.Error() != "Found multiple arguments for option topic, but you asked for only one" {
-		t.Fatalf("got %v", err)
-	}
-	o, err := consumerOptions(&joptSet{values: map[string][]string{"num-records": {"abc"}}, has: map[string]bool{"num-records": true}}, "g")
-	if err == nil || err.Error() != "Cannot parse argument 'abc' of option num-records" || o != nil {
-		t.Fatalf("got %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package perf
+package sweep
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ func runSweep(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	ios, _, out, errOut := output.Test()
 	f := cmdutil.NewFactory(ios, func(string) string { return "" }, "test")
-	cmd := newSweepCmd(f)
+	cmd := NewCmd(f)
 	cmd.SetArgs(args)
 	cmd.SetOut(out)
 	cmd.SetErr(errOut)

@@ -1,4 +1,4 @@
-package perf
+package consumerperf
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/javafmt"
+	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/spf13/cobra"
@@ -19,17 +20,15 @@ import (
 )
 
 // ConsumerApplet is kafka-consumer-perf-test.
-var ConsumerApplet = cmdutil.Applet{
+var Applet = cmdutil.Applet{
 	Name:  "kafka-consumer-perf-test",
+	Alias: "consumer-perf-test",
 	Short: "Consumer throughput test (Apache-compatible)",
 	New:   newConsumerCmd,
 }
 
 //go:embed consumer_help.txt
 var consumerHelp string
-
-// kafkaVersion is the Apache version whose behaviour the applets follow.
-const kafkaVersion = "4.4.0"
 
 func newConsumerCmd(f *cmdutil.Factory) *cobra.Command {
 	return &cobra.Command{
@@ -42,105 +41,13 @@ func newConsumerCmd(f *cmdutil.Factory) *cobra.Command {
 	}
 }
 
-// joptSpec describes the consumer perf test's jopt-simple options.
-type joptSpec struct {
-	arg      int // 0 none, 1 required, 2 optional
-	multiple bool
-}
-
-var consumerSpec = map[string]joptSpec{
-	"bootstrap-server": {arg: 1}, "topic": {arg: 1}, "include": {arg: 1}, "group": {arg: 1},
-	"fetch-size": {arg: 1}, "command-property": {arg: 1, multiple: true}, "from-latest": {},
-	"socket-buffer-size": {arg: 1}, "consumer.config": {arg: 1}, "command-config": {arg: 1},
-	"print-metrics": {}, "show-detailed-stats": {}, "timeout": {arg: 2}, "messages": {arg: 1},
-	"num-records": {arg: 1}, "reporting-interval": {arg: 1}, "date-format": {arg: 1},
+var consumerSpec = map[string]jopt.Spec{
+	"bootstrap-server": {Arg: 1}, "topic": {Arg: 1}, "include": {Arg: 1}, "group": {Arg: 1},
+	"fetch-size": {Arg: 1}, "command-property": {Arg: 1, Multiple: true}, "from-latest": {},
+	"socket-buffer-size": {Arg: 1}, "consumer.config": {Arg: 1}, "command-config": {Arg: 1},
+	"print-metrics": {}, "show-detailed-stats": {}, "timeout": {Arg: 2}, "messages": {Arg: 1},
+	"num-records": {Arg: 1}, "reporting-interval": {Arg: 1}, "date-format": {Arg: 1},
 	"hide-header": {}, "help": {}, "version": {},
-}
-
-// joptSet is a parsed jopt-simple command line.
-type joptSet struct {
-	values map[string][]string
-	has    map[string]bool
-}
-
-type joptError struct{ msg string }
-
-func (e *joptError) Error() string { return e.msg }
-
-// parseJopt parses args like jopt-simple 5.0.4 without abbreviations.
-// Non-option arguments are ignored, as the Apache tool does.
-func parseJopt(args []string, spec map[string]joptSpec) (*joptSet, error) {
-	s := &joptSet{values: map[string][]string{}, has: map[string]bool{}}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			continue
-		}
-		var name string
-		if strings.HasPrefix(a, "--") {
-			name = a[2:]
-		} else {
-			name = a[1:]
-		}
-		val, hasVal := "", false
-		if k, v, ok := strings.Cut(name, "="); ok {
-			name, val, hasVal = k, v, true
-		}
-		sp, ok := spec[name]
-		if !ok {
-			return nil, &joptError{name + " is not a recognized option"}
-		}
-		s.has[name] = true
-		switch sp.arg {
-		case 0:
-			if hasVal {
-				return nil, &joptError{fmt.Sprintf("Option %s does not take an argument", name)}
-			}
-		case 1:
-			if !hasVal {
-				if i+1 >= len(args) || (strings.HasPrefix(args[i+1], "-") && len(args[i+1]) > 1 && isJoptOption(args[i+1])) {
-					return nil, &joptError{fmt.Sprintf("Option %s requires an argument", name)}
-				}
-				i++
-				val = args[i]
-			}
-			s.values[name] = append(s.values[name], val)
-		case 2:
-			if !hasVal && i+1 < len(args) && !(strings.HasPrefix(args[i+1], "-") && isJoptOption(args[i+1])) {
-				i++
-				val, hasVal = args[i], true
-			}
-			if hasVal {
-				s.values[name] = append(s.values[name], val)
-			}
-		}
-	}
-	return s, nil
-}
-
-// isJoptOption reports whether a token looks like an option to jopt
-// (negative numbers are arguments).
-func isJoptOption(a string) bool {
-	if _, err := strconv.ParseFloat(a, 64); err == nil {
-		return false
-	}
-	return true
-}
-
-// one returns the single value of an option, or jopt's error when given
-// several times.
-func (s *joptSet) one(name string) (string, bool, error) {
-	v := s.values[name]
-	switch len(v) {
-	case 0:
-		return "", false, nil
-	case 1:
-		return v[0], true, nil
-	}
-	return "", false, javaError(fmt.Sprintf("Found multiple arguments for option %s, but you asked for only one", name))
 }
 
 func consumerUsage(group string) string {
@@ -168,36 +75,36 @@ func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 		fmt.Fprint(errOut, consumerUsage(group))
 		return cmdutil.Exit(1)
 	}
-	s, err := parseJopt(args, consumerSpec)
+	s, err := jopt.Parse(args, consumerSpec)
 	if err != nil {
 		return usage(err.Error())
 	}
-	if len(args) == 0 || s.has["help"] {
+	if len(args) == 0 || s.Has["help"] {
 		return usage("This tool is used to verify the consumer performance.")
 	}
-	if s.has["version"] {
-		fmt.Fprintln(out, kafkaVersion)
+	if s.Has["version"] {
+		fmt.Fprintln(out, cmdutil.ApacheVersion)
 		return nil
 	}
-	if !s.has["bootstrap-server"] {
+	if !s.Has["bootstrap-server"] {
 		return usage(`Missing required argument "[bootstrap-server]"`)
 	}
-	if s.has["topic"] == s.has["include"] {
+	if s.Has["topic"] == s.Has["include"] {
 		return usage("Exactly one of the following arguments is required: [topic], [include]")
 	}
-	if s.has["messages"] == s.has["num-records"] {
+	if s.Has["messages"] == s.Has["num-records"] {
 		return usage("Exactly one of the following arguments is required: [messages], [num-records]")
 	}
-	if s.has["consumer.config"] && s.has["command-config"] {
+	if s.Has["consumer.config"] && s.Has["command-config"] {
 		return usage(`Option "[consumer.config]" can't be used with option "[command-config]"`)
 	}
-	if s.has["messages"] {
+	if s.Has["messages"] {
 		fmt.Fprintln(out, "Warning: --messages is deprecated. Use --num-records instead.")
 	}
-	if s.has["consumer.config"] {
+	if s.Has["consumer.config"] {
 		fmt.Fprintln(out, "Warning: --consumer.config is deprecated. Use --command-config instead.")
 	}
-	detailed, hide := s.has["show-detailed-stats"], s.has["hide-header"]
+	detailed, hide := s.Has["show-detailed-stats"], s.Has["hide-header"]
 	if !hide {
 		fmt.Fprintln(out, perf.ApacheConsumerHeader(detailed))
 	}
@@ -239,7 +146,7 @@ func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 	if !detailed {
 		perf.WriteApacheConsumerSummary(out, res, o.cfg.DateFormat)
 	}
-	if s.has["print-metrics"] {
+	if s.Has["print-metrics"] {
 		fmt.Fprintln(errOut, "kbox: warning: --print-metrics: the Java client's metrics registry has no franz-go equivalent; nothing to print")
 	}
 	return ctx.Err()
@@ -255,14 +162,14 @@ type consumerOpts struct {
 }
 
 // consumerOptions converts the values in the order the Java tool reads them.
-func consumerOptions(s *joptSet, defaultGroup string) (*consumerOpts, error) {
+func consumerOptions(s *jopt.Set, defaultGroup string) (*consumerOpts, error) {
 	o := &consumerOpts{props: config.NewProperties()}
 	var err error
 	get := func(name string) string {
 		if err != nil {
 			return ""
 		}
-		v, _, e := s.one(name)
+		v, _, e := s.One(name)
 		if e != nil {
 			err = e
 		}
@@ -270,12 +177,12 @@ func consumerOptions(s *joptSet, defaultGroup string) (*consumerOpts, error) {
 	}
 	conv := func(name string, bits int, def int64) int64 {
 		v := get(name)
-		if err != nil || !s.has[name] || (name == "timeout" && v == "" && len(s.values[name]) == 0) {
+		if err != nil || !s.Has[name] || (name == "timeout" && v == "" && len(s.Values[name]) == 0) {
 			return def
 		}
 		n, e := strconv.ParseInt(v, 10, bits)
 		if e != nil {
-			err = javaError(fmt.Sprintf("Cannot parse argument '%s' of option %s", v, name))
+			err = jopt.Error(fmt.Sprintf("Cannot parse argument '%s' of option %s", v, name))
 		}
 		return n
 	}
@@ -285,26 +192,26 @@ func consumerOptions(s *joptSet, defaultGroup string) (*consumerOpts, error) {
 	if o.configFile == "" {
 		o.configFile = get("command-config")
 	}
-	for _, kv := range s.values["command-property"] {
+	for _, kv := range s.Values["command-property"] {
 		k, v, _ := strings.Cut(kv, "=")
 		o.props.Set(k, v)
 	}
 	o.bootstrap = get("bootstrap-server")
 	o.props.Set("bootstrap.servers", o.bootstrap)
 	g := get("group")
-	if g == "" && !s.has["group"] {
+	if g == "" && !s.Has["group"] {
 		g = defaultGroup
 	}
 	o.props.Set("group.id", g)
 	sock := conv("socket-buffer-size", 32, 2097152)
-	if s.has["socket-buffer-size"] {
+	if s.Has["socket-buffer-size"] {
 		// Java always sets it; kbox leaves socket buffers to the OS and
 		// only mentions it when the user asked for a size.
 		o.props.Set("receive.buffer.bytes", strconv.FormatInt(sock, 10))
 	}
 	fetch := conv("fetch-size", 32, 1048576)
 	o.props.Set("max.partition.fetch.bytes", strconv.FormatInt(fetch, 10))
-	if s.has["from-latest"] {
+	if s.Has["from-latest"] {
 		o.props.Set("auto.offset.reset", "latest")
 	} else {
 		o.props.Set("auto.offset.reset", "earliest")
@@ -317,7 +224,7 @@ func consumerOptions(s *joptSet, defaultGroup string) (*consumerOpts, error) {
 			err = fmt.Errorf("invalid --include regular expression: %v", e)
 		}
 	}
-	if s.has["messages"] {
+	if s.Has["messages"] {
 		o.cfg.NumRecords = conv("messages", 64, 0)
 	} else {
 		o.cfg.NumRecords = conv("num-records", 64, 0)
@@ -325,11 +232,11 @@ func consumerOptions(s *joptSet, defaultGroup string) (*consumerOpts, error) {
 	o.cfg.TimeoutMs = conv("timeout", 64, 10000)
 	o.cfg.ReportingIntervalMs = conv("reporting-interval", 64, 5000)
 	if err == nil && o.cfg.ReportingIntervalMs <= 0 {
-		err = javaError("Reporting interval must be greater than 0.")
+		err = jopt.Error("Reporting interval must be greater than 0.")
 	}
-	o.cfg.ShowDetailedStats = s.has["show-detailed-stats"]
+	o.cfg.ShowDetailedStats = s.Has["show-detailed-stats"]
 	pattern := get("date-format")
-	if !s.has["date-format"] {
+	if !s.Has["date-format"] {
 		pattern = "yyyy-MM-dd HH:mm:ss:SSS"
 	}
 	if err != nil {
@@ -342,8 +249,3 @@ func consumerOptions(s *joptSet, defaultGroup string) (*consumerOpts, error) {
 	o.cfg.DateFormat = df.FormatMillis
 	return o, nil
 }
-
-// javaError carries a message that must read exactly as the Java tool's.
-type javaError string
-
-func (e javaError) Error() string { return string(e) }

@@ -1,4 +1,4 @@
-package perf
+package sweep
 
 import (
 	"context"
@@ -24,7 +24,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-func newSweepCmd(f *cmdutil.Factory) *cobra.Command {
+// sweepFormats: a table with a chart, JSON (every run with its histogram)
+// or CSV.
+var sweepFormats = cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.CSV}}
+
+// NewCmd builds `kbox perf sweep`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sweep produce|consume --topic-prefix P --records N --vary NAME=V1,V2,... [flags]",
 		Short: "Run a perf test over a grid of client settings and workload dimensions; table, JSON/CSV, HTML/PNG report",
@@ -67,14 +72,6 @@ func newSweepMergeCmd(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			m.Objective = obj.String()
-			if out == "" {
-				out = f.Globals.Output
-			}
-			switch out {
-			case "", "table", "json", "csv":
-			default:
-				return cmdutil.FlagErrorf("unknown output format %q (allowed: table, json, csv)", out)
-			}
 			if err := o.emit(f, out, m, obj); err != nil {
 				return err
 			}
@@ -87,14 +84,16 @@ func newSweepMergeCmd(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "table, json or csv")
+	cmdutil.AddOutputFlag(f, cmd, &out, sweepFormats)
 	cmd.Flags().StringVar(&objective, "objective", "throughput", "order cells by throughput, p99 or throughput-at-p99<=X (X in ms)")
 	cmd.Flags().StringArrayVar(&reports, "report", nil, "write a report: FILE.html or FILE.png; repeatable")
 	return cmd
 }
 
 type sweepOpts struct {
-	common
+	conn        cmdutil.ConnFlags
+	out         string
+	interval    time.Duration
 	plan        perf.SweepPlan
 	recordSize  string
 	vary        []string
@@ -133,11 +132,10 @@ again with the same settings after an interruption, resumes where it stopped.`
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return o.run(cmd, f) },
 	}
-	o.common.flags(cmd)
+	o.conn.Register(cmd, true)
+	cmdutil.AddOutputFlag(f, cmd, &o.out, sweepFormats)
 	fl := cmd.Flags()
-	fl.Lookup("interval").DefValue = "1s"
-	o.interval = time.Second
-	fl.Lookup("output").Usage = "result format: table (with a chart), json (every run with its histogram) or csv"
+	fl.DurationVar(&o.interval, "interval", time.Second, "interval of the per-interval series")
 	fl.StringVar(&o.plan.TopicPrefix, "topic-prefix", "", "name (prefix) of the topics the sweep creates")
 	fl.Int64Var(&o.plan.Records, "records", 0, "measured records per run (warm-up records come on top)")
 	fl.StringVar(&o.recordSize, "record-size", "1k", "value size (bytes; 16k, 1m accepted)")
@@ -234,14 +232,6 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 		return err
 	}
 	format := o.out
-	if format == "" {
-		format = f.Globals.Output
-	}
-	switch format {
-	case "", "table", "json", "csv":
-	default:
-		return cmdutil.FlagErrorf("unknown output format %q (allowed: table, json, csv)", format)
-	}
 	tot := o.plan.Totals(cells)
 	f.IO.ErrOut.Write([]byte(describe(&o.plan, tot) + "\n"))
 	if o.maxRecords > 0 && tot.Total() > o.maxRecords {
@@ -254,12 +244,9 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 		}
 		return nil
 	}
-	conn, err := o.connection(f, nil)
+	conn, err := o.conn.Connection(f, nil)
 	if err != nil {
 		return err
-	}
-	if format == "" {
-		format = conn.Output
 	}
 	o.plan.Properties = redacted(conn.Props)
 	var prev *perf.SweepResult
@@ -287,9 +274,7 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 		}
 	}
 	res, runErr := sw.Run(ctx, cells, prev)
-	if f.IO.IsStdoutTTY() {
-		fmt.Fprint(f.IO.ErrOut, "\r\033[K")
-	}
+	f.IO.Progress().Clear()
 	if res != nil {
 		res.Objective = obj.String()
 	}
@@ -433,10 +418,11 @@ func basisOf(res *perf.SweepResult) string {
 	return "-"
 }
 
-// progressPrinter shows the running cell, its rate and the time left: a
-// rewritten line on a terminal, one plain line per finished run when piped.
+// progressPrinter shows the running cell, its rate and the time left on
+// the progress line (drawn when stderr is a terminal), and one lasting line
+// per finished run either way.
 func progressPrinter(f *cmdutil.Factory, cells int) func(perf.SweepEvent) {
-	tty := f.IO.IsStdoutTTY()
+	pr := f.IO.Progress()
 	var mu sync.Mutex
 	eta := func(e perf.SweepEvent) string {
 		if e.DoneRecords <= 0 || e.Elapsed <= 0 || e.AllRecords <= e.DoneRecords {
@@ -456,37 +442,23 @@ func progressPrinter(f *cmdutil.Factory, cells int) func(perf.SweepEvent) {
 	return func(e perf.SweepEvent) {
 		mu.Lock()
 		defer mu.Unlock()
-		w := f.IO.ErrOut
 		switch e.Kind {
 		case perf.EventFill:
-			if tty {
-				fmt.Fprint(w, "\r\033[K")
-			}
-			fmt.Fprintln(w, e.Message)
+			pr.Println("%s", e.Message)
 		case perf.EventWarning:
-			if tty {
-				fmt.Fprint(w, "\r\033[K")
-			}
-			f.Warn("%s", e.Message)
+			pr.Println("kbox: warning: %s", strings.Join(strings.Fields(e.Message), " "))
 		case perf.EventCellStart:
-			if tty {
-				fmt.Fprintf(w, "\r\033[K%s  starting%s", head(e), eta(e))
-			}
+			pr.Update("%s  starting%s", head(e), eta(e))
 		case perf.EventProgress:
-			if tty {
-				warm := ""
-				if e.Progress.Warmup {
-					warm = " (warm-up)"
-				}
-				fmt.Fprintf(w, "\r\033[K%s  %d/%d  %.0f rec/s  p99 %.2f ms%s%s", head(e), e.Progress.Done, e.Progress.Target, e.Progress.Rate, e.Progress.P99Ms, warm, eta(e))
+			warm := ""
+			if e.Progress.Warmup {
+				warm = " (warm-up)"
 			}
+			pr.Update("%s  %d/%d  %.0f rec/s  p99 %.2f ms%s%s", head(e), e.Progress.Done, e.Progress.Target, e.Progress.Rate, e.Progress.P99Ms, warm, eta(e))
 		case perf.EventRunDone:
-			if tty {
-				fmt.Fprint(w, "\r\033[K")
-			}
 			r := e.Run
 			if r.Result == nil {
-				fmt.Fprintf(w, "%s: failed: %s%s\n", head(e), r.Error, eta(e))
+				pr.Println("%s: failed: %s%s", head(e), r.Error, eta(e))
 				return
 			}
 			msg := fmt.Sprintf("%s: %.1f records/s, %.2f MB/s, p99 %.2f ms, CPU %.0f%%", head(e), r.Result.RecordsPerSec, r.Result.MBPerSec, r.Result.Latency.P99Ms, r.CPUPercent)
@@ -496,7 +468,7 @@ func progressPrinter(f *cmdutil.Factory, cells int) func(perf.SweepEvent) {
 			if r.Error != "" {
 				msg += ", error: " + r.Error
 			}
-			fmt.Fprintf(w, "%s%s\n", msg, eta(e))
+			pr.Println("%s%s", msg, eta(e))
 		}
 	}
 }

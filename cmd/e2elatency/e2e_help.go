@@ -1,4 +1,4 @@
-package perf
+package e2elatency
 
 // e2eHelp is kafka-e2e-latency's jopt-simple option table (Kafka 4.4.0), with
 // trailing spaces trimmed; e2eUsage pads every line to 80 columns as jopt does.

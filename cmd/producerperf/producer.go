@@ -1,4 +1,4 @@
-package perf
+package producerperf
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/argparse"
 	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/spf13/cobra"
@@ -24,8 +25,9 @@ import (
 )
 
 // ProducerApplet is kafka-producer-perf-test.
-var ProducerApplet = cmdutil.Applet{
+var Applet = cmdutil.Applet{
 	Name:  "kafka-producer-perf-test",
+	Alias: "producer-perf-test",
 	Short: "Producer throughput and latency test (Apache-compatible)",
 	New:   newProducerCmd,
 }
@@ -121,7 +123,7 @@ var javaDouble = regexp.MustCompile(`^[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE]
 func parseJavaDouble(s string) (float64, error) {
 	t := strings.TrimSpace(s)
 	if !javaDouble.MatchString(t) {
-		return 0, javaError(fmt.Sprintf("For input string: \"%s\"", s))
+		return 0, jopt.Error(fmt.Sprintf("For input string: \"%s\"", s))
 	}
 	t = strings.TrimRight(t, "fFdD")
 	switch strings.TrimLeft(t, "+-") {
@@ -135,7 +137,7 @@ func parseJavaDouble(s string) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, javaError(fmt.Sprintf("For input string: \"%s\"", s))
+		return 0, jopt.Error(fmt.Sprintf("For input string: \"%s\"", s))
 	}
 	return v, nil
 }
@@ -274,7 +276,7 @@ func parseProducerArgs(args []string, stdout io.Writer, getenv func(string) stri
 				pieces = pieces[:len(pieces)-1]
 			}
 			if len(pieces) != 2 {
-				return nil, p, &fatalError{javaError(fmt.Sprintf("Invalid property: %s", kv))}
+				return nil, p, &fatalError{jopt.Error(fmt.Sprintf("Invalid property: %s", kv))}
 			}
 			pa.props.Set(pieces[0], pieces[1])
 		}
@@ -294,7 +296,7 @@ func (e *fatalError) Error() string { return e.err.Error() }
 func readPayloadFile(path, delim string) ([][]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil || st.Size() == 0 {
-		return nil, javaError("File does not exist or empty file provided.")
+		return nil, jopt.Error("File does not exist or empty file provided.")
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

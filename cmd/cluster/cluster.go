@@ -1,4 +1,5 @@
-package app
+// Package cluster is `kbox cluster`: the cluster id, controller and brokers.
+package cluster
 
 import (
 	"context"
@@ -6,28 +7,29 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/cluster"
-	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/spf13/cobra"
 )
 
-func newClusterCmd(f *cmdutil.Factory) *cobra.Command {
+// Applet is the `kbox cluster` group.
+var Applet = cmdutil.Applet{Kind: cmdutil.Group, Alias: "cluster", Short: "Inspect the cluster", New: NewCmd}
+
+// NewCmd builds `kbox cluster`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cluster",
 		Short: "Inspect the cluster",
 	}
-	cmd.AddCommand(newClusterDescribeCmd(f))
+	cmd.AddCommand(newDescribeCmd(f))
 	return cmd
 }
 
-type clusterDescribeOptions struct {
-	bootstrap     string
-	commandConfig string
-}
+var describeFormats = cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.YAML}}
 
-func newClusterDescribeCmd(f *cmdutil.Factory) *cobra.Command {
-	var o clusterDescribeOptions
+func newDescribeCmd(f *cmdutil.Factory) *cobra.Command {
+	var conn cmdutil.ConnFlags
+	var format string
 	cmd := &cobra.Command{
 		Use:   "describe",
 		Short: "Show the cluster id, controller and brokers",
@@ -37,28 +39,21 @@ func newClusterDescribeCmd(f *cmdutil.Factory) *cobra.Command {
   kbox cluster describe --bootstrap-server 127.0.0.1:9092 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return clusterDescribeRun(cmd.Context(), f, o)
+			return describe(cmd.Context(), f, &conn, output.Format(format))
 		},
 	}
-	cmd.Flags().StringVar(&o.bootstrap, "bootstrap-server", "", "comma-separated broker addresses (overrides the profile)")
-	cmd.Flags().StringVar(&o.commandConfig, "command-config", "", "Java client properties file (security settings)")
+	conn.Register(cmd, false)
+	cmdutil.AddOutputFlag(f, cmd, &format, describeFormats)
 	return cmd
 }
 
-func clusterDescribeRun(ctx context.Context, f *cmdutil.Factory, o clusterDescribeOptions) error {
+func describe(ctx context.Context, f *cmdutil.Factory, flags *cmdutil.ConnFlags, format output.Format) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	conn, err := f.Connection(config.Overrides{Bootstrap: o.bootstrap, CommandConfig: o.commandConfig})
+	conn, err := flags.Connection(f, nil)
 	if err != nil {
 		return err
-	}
-	format := output.Table
-	if conn.Output != "" && conn.Output != string(output.Apache) {
-		format, err = output.ParseFormat(conn.Output, output.Table, output.JSON, output.YAML)
-		if err != nil {
-			return &cmdutil.FlagError{Err: err}
-		}
 	}
 	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
 	if err != nil {

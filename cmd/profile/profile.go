@@ -1,4 +1,4 @@
-package app
+package profile
 
 import (
 	"fmt"
@@ -11,7 +11,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newProfileCmd(f *cmdutil.Factory) *cobra.Command {
+// Applet is the `kbox profile` group.
+var Applet = cmdutil.Applet{Kind: cmdutil.Group, Alias: "profile", Short: "Manage connection profiles (they replace --command-config files)", New: NewCmd, NoProfile: true}
+
+// NewCmd builds `kbox profile`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "profile",
 		Short: "Manage connection profiles (they replace --command-config files)",
@@ -82,32 +86,19 @@ func securityOf(p *config.Profile) string {
 	return strings.Join(parts, "+")
 }
 
-func outputFormat(f *cmdutil.Factory, def output.Format, allowed ...output.Format) (output.Format, error) {
-	o := f.Globals.Output
-	if o == "" {
-		o = f.Getenv("KBOX_OUTPUT")
-	}
-	if o == "" {
-		return def, nil
-	}
-	format, err := output.ParseFormat(o, allowed...)
-	if err != nil {
-		return "", &cmdutil.FlagError{Err: err}
-	}
-	return format, nil
-}
+var (
+	listFormats = cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.YAML}, NoProfile: true}
+	showFormats = cmdutil.Formats{Default: output.YAML, Allowed: []output.Format{output.JSON, output.YAML}, NoProfile: true}
+)
 
 func newProfileListCmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	var format string
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List profiles",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			file, _, err := loadFile(f)
-			if err != nil {
-				return err
-			}
-			format, err := outputFormat(f, output.Table, output.Table, output.JSON, output.YAML)
 			if err != nil {
 				return err
 			}
@@ -117,13 +108,15 @@ func newProfileListCmd(f *cmdutil.Factory) *cobra.Command {
 				p := file.Profiles[n]
 				l.Profiles = append(l.Profiles, profileRow{Name: n, Current: n == cur, Bootstrap: p.BootstrapServers, Security: securityOf(p)})
 			}
-			if format == output.Table && len(l.Profiles) == 0 {
+			if format == string(output.Table) && len(l.Profiles) == 0 {
 				fmt.Fprintln(f.IO.ErrOut, "no profiles; create one with: kbox profile create NAME --bootstrap-server HOST:PORT")
 				return nil
 			}
-			return output.Print(f.IO, format, l)
+			return output.Print(f.IO, output.Format(format), l)
 		},
 	}
+	cmdutil.AddOutputFlag(f, cmd, &format, listFormats)
+	return cmd
 }
 
 type profileShow struct {
@@ -134,16 +127,13 @@ type profileShow struct {
 }
 
 func newProfileShowCmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	var format string
+	cmd := &cobra.Command{
 		Use:   "show [NAME]",
 		Short: "Show a profile (secrets redacted); the selected one by default",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			file, path, err := loadFile(f)
-			if err != nil {
-				return err
-			}
-			format, err := outputFormat(f, output.YAML, output.JSON, output.YAML)
 			if err != nil {
 				return err
 			}
@@ -162,9 +152,11 @@ func newProfileShowCmd(f *cmdutil.Factory) *cobra.Command {
 			if p.HasLiteralSecret() {
 				f.Warn("profile %q stores a literal secret in %s; prefer password-env or password-file", name, path)
 			}
-			return output.Print(f.IO, format, profileShow{Name: name, Current: name == cur, File: path, Profile: p.Redacted()})
+			return output.Print(f.IO, output.Format(format), profileShow{Name: name, Current: name == cur, File: path, Profile: p.Redacted()})
 		},
 	}
+	cmdutil.AddOutputFlag(f, cmd, &format, showFormats)
+	return cmd
 }
 
 func newProfileUseCmd(f *cmdutil.Factory) *cobra.Command {

@@ -1,0 +1,203 @@
+package app_test
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kboxdev/kbox/cmd/app"
+	"github.com/kboxdev/kbox/pkg/output"
+)
+
+// The command layer's policies hold in every applet: these tests walk the
+// registry rather than naming applets one by one.
+
+func apacheNames() []string {
+	var out []string
+	for _, a := range app.Applets() {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+// An unknown profile is one error naming it, the same under every Apache
+// name, every native alias and every native command, by flag or by
+// KBOX_PROFILE, before any other check.
+func TestUnknownProfileSameEverywhere(t *testing.T) {
+	env := writeProfiles(t, "", map[string]string{"known": "127.0.0.1:1"})
+	want := fmt.Sprintf("kbox: error: profile %q not found in %s\n", "no-such-profile", env["KBOX_CONFIG"])
+	var invocations [][]string
+	for _, a := range app.Applets() {
+		invocations = append(invocations,
+			[]string{a.Name, "--profile", "no-such-profile", "--topic", "t"},
+			[]string{"kbox", a.Alias, "--profile=no-such-profile", "--describe"},
+			[]string{"kbox", "--profile", "no-such-profile", a.Name, "--list"})
+	}
+	invocations = append(invocations,
+		[]string{"kbox", "--profile", "no-such-profile", "cluster", "describe"},
+		[]string{"kbox", "cluster", "describe", "--profile", "no-such-profile"},
+		[]string{"kbox", "perf", "produce", "--profile", "no-such-profile", "--topic", "t", "--records", "1"},
+		[]string{"kbox", "perf", "sweep", "produce", "--profile", "no-such-profile", "--topic-prefix", "p", "--records", "1", "--vary", "acks=1,all"},
+		[]string{"kbox", "verify", "run", "--profile", "no-such-profile", "--topic", "t", "--messages", "1"})
+	for _, argv := range invocations {
+		ios, _, out, errOut := output.Test()
+		code := app.Main(argv, ios, func(k string) string { return env[k] })
+		if code != 1 || errOut.String() != want || out.Len() != 0 {
+			t.Errorf("%v: exit %d\nstdout %q\nstderr %q\nwant   %q", argv, code, out, errOut, want)
+		}
+	}
+	// KBOX_PROFILE: the same line.
+	envp := map[string]string{"KBOX_CONFIG": env["KBOX_CONFIG"], "KBOX_PROFILE": "no-such-profile"}
+	for _, name := range apacheNames() {
+		ios, _, _, errOut := output.Test()
+		code := app.Main([]string{name, "--bootstrap-server", "127.0.0.1:1", "--topic", "t"}, ios, func(k string) string { return envp[k] })
+		if code != 1 || errOut.String() != want {
+			t.Errorf("KBOX_PROFILE %s: exit %d stderr %q", name, code, errOut)
+		}
+	}
+	// Profile management works whatever profile is selected.
+	if r := kbox(t, envp, "profile", "list"); r.code != 0 {
+		t.Errorf("profile list under an unknown KBOX_PROFILE: %d %q", r.code, r.errOut)
+	}
+}
+
+// --profile gives every Apache applet its cluster: no --bootstrap-server.
+func TestProfileServesEveryApplet(t *testing.T) {
+	c := startKfake(t, "profile-everywhere", 1)
+	env := writeProfiles(t, "", map[string]string{"p": strings.Join(c.ListenAddrs(), ",")})
+	runs := map[string][]string{
+		"kafka-topics":              {"--profile", "p", "--create", "--topic", "pt", "--partitions", "1", "--replication-factor", "1"},
+		"kafka-log-dirs":            {"--profile", "p", "--describe"},
+		"kafka-producer-perf-test":  {"--profile", "p", "--topic", "pt", "--num-records", "20", "--record-size", "10", "--throughput", "-1"},
+		"kafka-consumer-perf-test":  {"--profile", "p", "--topic", "pt", "--messages", "20", "--timeout", "20000"},
+		"kafka-verifiable-producer": {"--profile", "p", "--topic", "pt", "--max-messages", "5"},
+		"kafka-verifiable-consumer": {"--profile", "p", "--topic", "pt", "--group-id", "g", "--max-messages", "5", "--reset-policy", "earliest"},
+		"kafka-e2e-latency":         {"--profile", "p", "--topic", "pt", "--num-records", "3", "--producer-acks", "1", "--record-size", "10"},
+	}
+	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency"}
+	if len(order) != len(apacheNames()) {
+		t.Fatalf("registry has %v; this test covers %v", apacheNames(), order)
+	}
+	for _, name := range order {
+		ios, _, out, errOut := output.Test()
+		code := app.Main(append([]string{name}, runs[name]...), ios, func(k string) string { return env[k] })
+		if code != 0 || strings.Contains(errOut.String(), "bootstrap") {
+			t.Errorf("%s: exit %d\nstdout %.300q\nstderr %.300q", name, code, out, errOut)
+		}
+	}
+}
+
+// A SASL profile with no stored password is asked for once per invocation,
+// however many times the applet resolves its connection.
+func TestSecretPromptedOnce(t *testing.T) {
+	c := startKfake(t, "prompt-once", 1)
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	cfg := fmt.Sprintf("profiles:\n  s:\n    bootstrap-servers: [%s]\n    connect-timeout: 2s\n    sasl: {mechanism: PLAIN, username: u}\n", c.ListenAddrs()[0])
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"KBOX_CONFIG": path}
+	for _, argv := range [][]string{
+		{"kafka-topics", "--profile", "s", "--list"},
+		{"kafka-log-dirs", "--profile", "s", "--describe"},
+		{"kbox", "--profile", "s", "cluster", "describe"},
+	} {
+		ios, _, _, errOut := output.Test()
+		prompts := 0
+		ios.SetSecretReader(func(string) (string, error) { prompts++; return "typed-secret", nil })
+		app.Main(argv, ios, func(k string) string { return env[k] })
+		if prompts != 1 {
+			t.Errorf("%v: %d prompts, want 1 (stderr %q)", argv, prompts, errOut)
+		}
+		if strings.Contains(errOut.String(), "typed-secret") {
+			t.Errorf("%v: the secret is in stderr", argv)
+		}
+	}
+}
+
+// A bad -o fails before any request or load, in every command that has -o.
+func TestBadOutputBeforeWork(t *testing.T) {
+	env := writeProfiles(t, "", nil)
+	for _, argv := range [][]string{
+		{"perf", "produce", "--topic", "t", "--duration", "5s"},
+		{"perf", "consume", "--topic", "t", "--records", "10"},
+		{"perf", "e2e", "--topic", "t", "--records", "10"},
+		{"perf", "merge", "nonexistent.json", "-o", "x"},
+		{"perf", "sweep", "produce", "--topic-prefix", "p", "--records", "10", "--vary", "acks=1,all"},
+		{"perf", "sweep", "merge", "nonexistent.json", "-o", "x"},
+		{"cluster", "describe"},
+		{"verify", "run", "--topic", "t", "--messages", "10"},
+		{"verify", "check", "--producer-log", "nonexistent.log", "--consumer-log", "nonexistent.log"},
+		{"log-dirs", "--describe"},
+	} {
+		// A listener that accepts and never answers: any request would hang.
+		start := time.Now()
+		if argv[len(argv)-1] == "x" { // merge commands read files, no cluster
+			argv = argv[:len(argv)-2]
+		} else {
+			argv = append(argv, "--bootstrap-server", blackhole(t))
+		}
+		r := kbox(t, env, append(argv, "-o", "wide-and-bogus")...)
+		if r.code == 0 || !strings.Contains(r.errOut, `unknown output format "wide-and-bogus"`) || strings.Count(r.errOut, "\n") > 2 {
+			t.Errorf("%v: exit %d stderr %q", argv, r.code, r.errOut)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%v: took %v: work started before -o was checked", argv, d)
+		}
+	}
+	// `-o wide` where a command has no wide form: the allowed list is named.
+	r := kbox(t, env, "perf", "produce", "--bootstrap-server", blackhole(t), "--topic", "t", "--duration", "5s", "-o", "wide")
+	if r.code != 2 || !strings.Contains(r.errOut, `unknown output format "wide" (allowed: table, json, csv)`) {
+		t.Errorf("perf produce -o wide: exit %d stderr %q", r.code, r.errOut)
+	}
+}
+
+// Live progress is the stderr terminal's business: stdout on a terminal with
+// stderr redirected to a log gets no escape codes in the log; stderr on a
+// terminal gets the status line.
+func TestProgressFollowsStderr(t *testing.T) {
+	c := startKfake(t, "progress", 1)
+	bs := c.ListenAddrs()[0]
+	env := writeProfiles(t, "", nil)
+	if r := kbox(t, env, "kafka-topics", "--bootstrap-server", bs, "--create", "--topic", "prog", "--partitions", "1", "--replication-factor", "1"); r.code != 0 {
+		t.Fatalf("create: %d %s", r.code, r.errOut)
+	}
+	for _, tc := range []struct {
+		outTTY, errTTY, want bool
+	}{{true, false, false}, {false, true, true}} {
+		ios, _, _, errOut := output.Test()
+		ios.SetStdoutTTY(tc.outTTY)
+		ios.SetStderrTTY(tc.errTTY)
+		code := app.Main([]string{"kbox", "perf", "produce", "--bootstrap-server", bs, "--topic", "prog", "--duration", "1500ms", "--throughput", "2000", "-o", "json"}, ios, func(k string) string { return env[k] })
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if got := strings.Contains(errOut.String(), "\r\033[K"); got != tc.want {
+			t.Errorf("stdout tty %v, stderr tty %v: status line drawn %v, want %v (stderr %q)", tc.outTTY, tc.errTTY, got, tc.want, errOut)
+		}
+	}
+}
+
+// blackhole returns an address that accepts connections and never answers.
+func blackhole(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	return l.Addr().String()
+}
