@@ -85,16 +85,6 @@ func lookupApplet(name string) (cmdutil.Applet, bool) {
 	return cmdutil.Applet{}, false
 }
 
-// lookupNative finds a native entry by its name.
-func lookupNative(name string) (cmdutil.Applet, bool) {
-	for _, a := range applets {
-		if a.Kind != cmdutil.Apache && a.Alias == name {
-			return a, true
-		}
-	}
-	return cmdutil.Applet{}, false
-}
-
 func trimName(name string) string {
 	name = strings.TrimSuffix(name, ".exe")
 	return strings.TrimSuffix(name, ".sh")
