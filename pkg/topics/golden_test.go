@@ -3,10 +3,10 @@ package topics
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kboxdev/kbox/internal/golden"
 )
 
 func i32(v int32) *int32   { return &v }
@@ -29,23 +29,6 @@ func sampleDescription() *Description {
 	}}
 }
 
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs\ngot:\n%q\nwant:\n%q", name, got, want)
-	}
-}
-
 // The Apache format: tabs, the trailing space of an empty Configs:/Elr:,
 // Leader: none, the reassignment fields between Isr and Elr, N/A without
 // DescribeTopicPartitions, no TopicId for a zero id, "null" for sensitive
@@ -55,7 +38,7 @@ func TestDescribeApacheGolden(t *testing.T) {
 	if err := sampleDescription().WriteApache(&b); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "describe.golden", b.Bytes())
+	golden.Check(t, "describe.golden", b.Bytes())
 }
 
 func TestListApache(t *testing.T) {
