@@ -132,7 +132,7 @@ func TestParseArgs(t *testing.T) {
 
 func TestSchemaHelp(t *testing.T) {
 	out, _, code := runArgs(t, "-o", "help")
-	if code != 0 || !strings.Contains(out, "partitionCount") || !strings.Contains(out, "lastKnownElr") {
+	if code != 0 || !strings.Contains(out, "partition_count") || !strings.Contains(out, "last_known_elr") {
 		t.Errorf("-o help: %d %q", code, out)
 	}
 }

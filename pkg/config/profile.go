@@ -21,9 +21,9 @@ type File struct {
 
 // Profile is one named cluster connection.
 type Profile struct {
-	BootstrapServers []string          `yaml:"bootstrap-servers,omitempty" mapstructure:"bootstrap-servers" json:"bootstrap-servers,omitempty"`
+	BootstrapServers []string          `yaml:"bootstrap-servers,omitempty" mapstructure:"bootstrap-servers" json:"bootstrap_servers,omitempty"`
 	Output           string            `yaml:"output,omitempty" mapstructure:"output" json:"output,omitempty"`
-	ConnectTimeout   string            `yaml:"connect-timeout,omitempty" mapstructure:"connect-timeout" json:"connect-timeout,omitempty"`
+	ConnectTimeout   string            `yaml:"connect-timeout,omitempty" mapstructure:"connect-timeout" json:"connect_timeout,omitempty"`
 	TLS              *TLS              `yaml:"tls,omitempty" mapstructure:"tls" json:"tls,omitempty"`
 	SASL             *SASL             `yaml:"sasl,omitempty" mapstructure:"sasl" json:"sasl,omitempty"`
 	Properties       map[string]string `yaml:"properties,omitempty" mapstructure:"properties" json:"properties,omitempty"`
@@ -32,13 +32,13 @@ type Profile struct {
 // TLS holds PEM file paths for a TLS connection.
 type TLS struct {
 	Enabled bool   `yaml:"enabled,omitempty" mapstructure:"enabled" json:"enabled,omitempty"`
-	CAFile  string `yaml:"ca-file,omitempty" mapstructure:"ca-file" json:"ca-file,omitempty"`
+	CAFile  string `yaml:"ca-file,omitempty" mapstructure:"ca-file" json:"ca_file,omitempty"`
 	// CertFile and KeyFile are the client certificate chain and its PKCS#8
 	// (or PKCS#1/EC) private key, for mutual TLS.
-	CertFile string `yaml:"cert-file,omitempty" mapstructure:"cert-file" json:"cert-file,omitempty"`
-	KeyFile  string `yaml:"key-file,omitempty" mapstructure:"key-file" json:"key-file,omitempty"`
+	CertFile string `yaml:"cert-file,omitempty" mapstructure:"cert-file" json:"cert_file,omitempty"`
+	KeyFile  string `yaml:"key-file,omitempty" mapstructure:"key-file" json:"key_file,omitempty"`
 	// SkipHostnameVerification mirrors ssl.endpoint.identification.algorithm= (empty).
-	SkipHostnameVerification bool `yaml:"skip-hostname-verification,omitempty" mapstructure:"skip-hostname-verification" json:"skip-hostname-verification,omitempty"`
+	SkipHostnameVerification bool `yaml:"skip-hostname-verification,omitempty" mapstructure:"skip-hostname-verification" json:"skip_hostname_verification,omitempty"`
 }
 
 // SASL holds a SASL login. The password is given by reference; a literal
@@ -47,8 +47,8 @@ type SASL struct {
 	Mechanism    string `yaml:"mechanism,omitempty" mapstructure:"mechanism" json:"mechanism,omitempty"`
 	Username     string `yaml:"username,omitempty" mapstructure:"username" json:"username,omitempty"`
 	Password     string `yaml:"password,omitempty" mapstructure:"password" json:"password,omitempty"`
-	PasswordEnv  string `yaml:"password-env,omitempty" mapstructure:"password-env" json:"password-env,omitempty"`
-	PasswordFile string `yaml:"password-file,omitempty" mapstructure:"password-file" json:"password-file,omitempty"`
+	PasswordEnv  string `yaml:"password-env,omitempty" mapstructure:"password-env" json:"password_env,omitempty"`
+	PasswordFile string `yaml:"password-file,omitempty" mapstructure:"password-file" json:"password_file,omitempty"`
 }
 
 // HasLiteralSecret reports whether the profile stores a secret in the file itself.

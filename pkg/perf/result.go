@@ -30,7 +30,7 @@ type Result struct {
 	Failed        int64     `json:"failed"`
 	RecordsPerSec float64   `json:"records_per_sec"`
 	MBPerSec      float64   `json:"mb_per_sec"`
-	TargetRate    float64   `json:"target_rate,omitempty"`
+	TargetRate    float64   `json:"target_records_per_sec,omitempty"`
 	// LatencyBasis says what the latency is measured from.
 	LatencyBasis string         `json:"latency_basis"`
 	Latency      LatencySummary `json:"latency"`
@@ -125,6 +125,24 @@ func Merge(rs []*Result) (*Result, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// UnmarshalJSON also reads target_rate, the name before
+// target_records_per_sec.
+func (r *Result) UnmarshalJSON(b []byte) error {
+	type plain Result
+	var v struct {
+		plain
+		OldTargetRate *float64 `json:"target_rate"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*r = Result(v.plain)
+	if v.OldTargetRate != nil && r.TargetRate == 0 {
+		r.TargetRate = *v.OldTargetRate
+	}
+	return nil
 }
 
 // ReadResult decodes a JSON result.

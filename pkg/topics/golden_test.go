@@ -72,7 +72,7 @@ func TestNativeFormats(t *testing.T) {
 	if err := enc.Encode(d.Native()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"name":"legacy"`, `"elr":null`, `"leader":null`, `"addingReplicas":[4]`, `"value":null`, `"sensitive":true`} {
+	for _, want := range []string{`"name":"legacy"`, `"elr":null`, `"leader":null`, `"adding_replicas":[4]`, `"value":null`, `"sensitive":true`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("json lacks %s: %s", want, b.String())
 		}
