@@ -9,9 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
+	"strings"
 	"testing"
 
+	"github.com/kboxdev/kbox/pkg/output"
 	"gopkg.in/yaml.v3"
 )
 
@@ -95,4 +98,99 @@ func SameKeys(t testing.TB, jsonDoc, yamlDoc []byte) {
 	if jk, yk := Keys(j), Keys(y); !reflect.DeepEqual(jk, yk) {
 		t.Errorf("YAML keys differ from JSON keys\njson: %v\nyaml: %v", jk, yk)
 	}
+}
+
+// DataMaps are JSON objects whose keys are data, not field names: Java
+// property names, broker ids. Their keys are exempt from the snake_case rule.
+var DataMaps = []string{"properties", "replica_size_bytes"}
+
+var snake = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+// SnakeKeys fails the test for any object key of the JSON document that is
+// not snake_case (docs/json.md), except inside DataMaps.
+func SnakeKeys(t testing.TB, jsonDoc []byte) {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(jsonDoc, &v); err != nil {
+		t.Fatalf("json: %v", err)
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if !snake.MatchString(k) {
+					t.Errorf("JSON field %q is not snake_case", k)
+				}
+				if isDataMap(k) {
+					continue
+				}
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+}
+
+func isDataMap(k string) bool {
+	for _, d := range DataMaps {
+		if k == d {
+			return true
+		}
+	}
+	return false
+}
+
+// JSON renders v as kbox prints it with -o json (indented, as on a
+// terminal), applies the normalizers (for what varies between runs: ports,
+// ids, timestamps), and compares it with testdata/name. It also checks the
+// JSON contract: every field name snake_case, and -o yaml with the same keys.
+func JSON(t testing.TB, name string, v any, normalize ...func(string) string) {
+	t.Helper()
+	var j, y bytes.Buffer
+	if err := output.WriteJSON(&j, v, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := output.WriteYAML(&y, v); err != nil {
+		t.Fatal(err)
+	}
+	SnakeKeys(t, j.Bytes())
+	SameKeys(t, j.Bytes(), y.Bytes())
+	s := j.String()
+	for _, n := range normalize {
+		s = n(s)
+	}
+	Check(t, name, []byte(s))
+}
+
+// Replace returns a normalizer that replaces every match of the regular
+// expression re with repl (regexp.ReplaceAllString syntax).
+func Replace(re, repl string) func(string) string {
+	r := regexp.MustCompile(re)
+	return func(s string) string { return r.ReplaceAllString(s, repl) }
+}
+
+// Output checks the -o json output of a whole command run like JSON does:
+// jsonOut is what the command printed with -o json, yamlOut (if not empty)
+// what it printed with -o yaml for the same result.
+func Output(t testing.TB, name, jsonOut, yamlOut string, normalize ...func(string) string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Indent(&b, []byte(strings.TrimSpace(jsonOut)), "", "  "); err != nil {
+		t.Fatalf("%s: not JSON: %v\n%s", name, err, jsonOut)
+	}
+	b.WriteByte('\n')
+	SnakeKeys(t, b.Bytes())
+	if yamlOut != "" {
+		SameKeys(t, b.Bytes(), []byte(yamlOut))
+	}
+	s := b.String()
+	for _, n := range normalize {
+		s = n(s)
+	}
+	Check(t, name, []byte(s))
 }

@@ -81,3 +81,25 @@ func TestNativeFormats(t *testing.T) {
 		t.Errorf("json shows a filtered topic")
 	}
 }
+
+func i64(v int64) *int64 { return &v }
+
+// The -o json|yaml schema of --describe, pinned: every field, nulls (leader,
+// elr, a sensitive value), the reassignment and -o wide fields.
+func TestDescribeJSONGolden(t *testing.T) {
+	d := sampleDescription()
+	two := 2
+	o := &d.Topics[0]
+	o.MinISR, o.MinISRSource = &two, "DYNAMIC_TOPIC_CONFIG"
+	p := &o.Partitions[0]
+	p.LogStartOffset, p.HighWatermark, p.ReplicaSizes = i64(0), i64(42), map[int32]int64{1: 4096, 2: 4096, 3: 4000}
+	p.AtMinISR = false
+	d.Topics[1].Partitions[0].ELR, d.Topics[1].Partitions[0].LastKnownELR = nil, nil
+	golden.JSON(t, "describe.json.golden", d.Native())
+}
+
+func TestListCreateAlterJSONGolden(t *testing.T) {
+	golden.JSON(t, "list.json.golden", (&TopicList{Names: []string{"accounts", "orders"}}).Native())
+	golden.JSON(t, "create.json.golden", &CreateResult{Name: "orders", ID: "Mu7CMF_ZRxqzfkcw5hZDiw", Partitions: 3, ReplicationFactor: 2})
+	golden.JSON(t, "alter.json.golden", []AlterResult{{Topic: "orders", OldPartitions: 3, NewPartitions: 5, Assignment: [][]int32{{1, 2}, {2, 3}}, DryRun: true}})
+}
