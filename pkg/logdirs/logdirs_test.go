@@ -142,8 +142,11 @@ func TestReportGoldens(t *testing.T) {
 			}
 			checkGolden(t, "table-"+name, render(t, r, output.Table))
 			if !human {
-				checkGolden(t, "json-"+name, render(t, r, output.JSON))
-				checkGolden(t, "yaml-"+name, render(t, r, output.YAML))
+				j, y := render(t, r, output.JSON), render(t, r, output.YAML)
+				checkGolden(t, "json-"+name, j)
+				checkGolden(t, "yaml-"+name, y)
+				golden.SnakeKeys(t, j)
+				golden.SameKeys(t, j, y)
 			}
 		}
 	}
