@@ -60,6 +60,9 @@ const (
 
 func (r *Result) finish(h *Latency) error {
 	r.FormatVersion = FormatVersion
+	if r.Settings == nil {
+		r.Settings = []string{} // an empty list, never null (docs/json.md)
+	}
 	r.ElapsedSec = r.MeasureEnd.Sub(r.MeasureStart).Seconds()
 	if r.ElapsedSec > 0 {
 		r.RecordsPerSec = float64(r.Records) / r.ElapsedSec
