@@ -146,7 +146,7 @@ func TestProfileCommands(t *testing.T) {
 		t.Fatalf("list: %q", out)
 	}
 	code, out, _ = run(t, env, "kbox", "-o", "json", "profile", "show", "prod")
-	if code != 0 || !strings.Contains(out, `"password-env":"PW"`) || strings.Contains(out, "very-secret-pw") {
+	if code != 0 || !strings.Contains(out, `"password_env":"PW"`) || strings.Contains(out, "very-secret-pw") {
 		t.Fatalf("show: %q", out)
 	}
 	// import from a Java properties file with a literal password: show redacts it.

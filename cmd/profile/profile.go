@@ -42,14 +42,14 @@ func loadFile(f *cmdutil.Factory) (*config.File, string, error) {
 }
 
 type profileRow struct {
-	Name      string   `json:"name" yaml:"name"`
-	Current   bool     `json:"current" yaml:"current"`
-	Bootstrap []string `json:"bootstrap_servers" yaml:"bootstrap_servers"`
-	Security  string   `json:"security" yaml:"security"`
+	Name      string   `json:"name"`
+	Current   bool     `json:"current"`
+	Bootstrap []string `json:"bootstrap_servers"`
+	Security  string   `json:"security"`
 }
 
 type profileList struct {
-	Profiles []profileRow `json:"profiles" yaml:"profiles"`
+	Profiles []profileRow `json:"profiles"`
 }
 
 func (l profileList) Header() []string { return []string{"NAME", "CURRENT", "BOOTSTRAP", "SECURITY"} }
@@ -120,10 +120,10 @@ func newProfileListCmd(f *cmdutil.Factory) *cobra.Command {
 }
 
 type profileShow struct {
-	Name    string          `json:"name" yaml:"name"`
-	Current bool            `json:"current" yaml:"current"`
-	File    string          `json:"file" yaml:"file"`
-	Profile *config.Profile `json:"profile" yaml:"profile"`
+	Name    string          `json:"name"`
+	Current bool            `json:"current"`
+	File    string          `json:"file"`
+	Profile *config.Profile `json:"profile"`
 }
 
 func newProfileShowCmd(f *cmdutil.Factory) *cobra.Command {

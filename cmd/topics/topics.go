@@ -466,7 +466,7 @@ func (r *runner) prepareDelete() (*action, error) {
 		}
 		if dry {
 			if format == "json" || format == "yaml" {
-				return output.Print(r.f.IO, output.Format(format), map[string]any{"dryRun": true, "delete": nonNilStrings(names)})
+				return output.Print(r.f.IO, output.Format(format), map[string]any{"dry_run": true, "delete": nonNilStrings(names)})
 			}
 			for _, n := range names {
 				fmt.Fprintf(r.out, "Dry run: topic %s would be deleted (nothing was changed).\n", n)

@@ -2,11 +2,12 @@ package topics
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kboxdev/kbox/internal/golden"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/output"
@@ -31,23 +32,19 @@ func runArgs(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errb.String(), code
 }
 
-func golden(t *testing.T, name string) string {
+func goldenText(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return string(golden.Read(t, name))
 }
 
 // The help captured from Apache kafka-topics 4.4.0 (stderr, exit 1).
 func TestHelpMatchesApache(t *testing.T) {
 	out, errs, code := runArgs(t, "--help")
-	if out != "" || code != 1 || errs != golden(t, "apache-help.golden") {
+	if out != "" || code != 1 || errs != goldenText(t, "apache-help.golden") {
 		t.Errorf("--help: code %d, stdout %q, stderr differs from testdata/apache-help.golden:\n%s", code, out, errs)
 	}
 	out, errs, code = runArgs(t)
-	if out != "" || code != 1 || errs != golden(t, "apache-noargs.golden") {
+	if out != "" || code != 1 || errs != goldenText(t, "apache-noargs.golden") {
 		t.Errorf("no args: code %d, stdout %q, stderr:\n%s", code, out, errs)
 	}
 }
@@ -135,7 +132,7 @@ func TestParseArgs(t *testing.T) {
 
 func TestSchemaHelp(t *testing.T) {
 	out, _, code := runArgs(t, "-o", "help")
-	if code != 0 || !strings.Contains(out, "partitionCount") || !strings.Contains(out, "lastKnownElr") {
+	if code != 0 || !strings.Contains(out, "partition_count") || !strings.Contains(out, "last_known_elr") {
 		t.Errorf("-o help: %d %q", code, out)
 	}
 }
@@ -155,7 +152,7 @@ func TestNativeHelpOnlyUnderKbox(t *testing.T) {
 	f := cmdutil.NewFactory(ios, func(string) string { return "" }, "test")
 	f.Invoked = "kbox topics"
 	_ = Run(context.Background(), f, []string{"--help"})
-	if !strings.HasPrefix(errb.String(), golden(t, "apache-help.golden")) || !strings.Contains(errb.String(), "--dry-run") {
+	if !strings.HasPrefix(errb.String(), goldenText(t, "apache-help.golden")) || !strings.Contains(errb.String(), "--dry-run") {
 		t.Errorf("kbox topics --help:\n%s", errb.String())
 	}
 	_, errs, _ := runArgs(t, "--help")

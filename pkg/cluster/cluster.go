@@ -14,17 +14,17 @@ import (
 
 // Broker is one broker of the cluster.
 type Broker struct {
-	ID   int32  `json:"id" yaml:"id"`
-	Host string `json:"host" yaml:"host"`
-	Port int32  `json:"port" yaml:"port"`
-	Rack string `json:"rack,omitempty" yaml:"rack,omitempty"`
+	ID   int32  `json:"id"`
+	Host string `json:"host"`
+	Port int32  `json:"port"`
+	Rack string `json:"rack,omitempty"`
 }
 
 // Description is the result of `kbox cluster describe`.
 type Description struct {
-	ClusterID  string   `json:"cluster_id" yaml:"cluster_id"`
-	Controller int32    `json:"controller" yaml:"controller"`
-	Brokers    []Broker `json:"brokers" yaml:"brokers"`
+	ClusterID  string   `json:"cluster_id"`
+	Controller int32    `json:"controller"`
+	Brokers    []Broker `json:"brokers"`
 }
 
 // Describe fetches fresh metadata and returns the cluster description,

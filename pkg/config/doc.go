@@ -1,6 +1,7 @@
 // Package config turns user configuration into a Connection: the bootstrap
 // servers and the merged Java client properties that pkg/kafka maps onto
-// franz-go options. It is the only package that imports viper.
+// franz-go options. The layering below is hand-written (no viper); see
+// docs/DEVELOPING.md for why.
 //
 // Sources, highest precedence first:
 //

@@ -9,46 +9,45 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/spf13/viper"
 	"gopkg.in/yaml.v3"
 )
 
 // File is the YAML config file that holds named profiles.
 type File struct {
-	CurrentProfile string              `yaml:"current-profile,omitempty" mapstructure:"current-profile"`
-	Profiles       map[string]*Profile `yaml:"profiles,omitempty" mapstructure:"profiles"`
+	CurrentProfile string              `yaml:"current-profile,omitempty"`
+	Profiles       map[string]*Profile `yaml:"profiles,omitempty"`
 }
 
 // Profile is one named cluster connection.
 type Profile struct {
-	BootstrapServers []string          `yaml:"bootstrap-servers,omitempty" mapstructure:"bootstrap-servers" json:"bootstrap-servers,omitempty"`
-	Output           string            `yaml:"output,omitempty" mapstructure:"output" json:"output,omitempty"`
-	ConnectTimeout   string            `yaml:"connect-timeout,omitempty" mapstructure:"connect-timeout" json:"connect-timeout,omitempty"`
-	TLS              *TLS              `yaml:"tls,omitempty" mapstructure:"tls" json:"tls,omitempty"`
-	SASL             *SASL             `yaml:"sasl,omitempty" mapstructure:"sasl" json:"sasl,omitempty"`
-	Properties       map[string]string `yaml:"properties,omitempty" mapstructure:"properties" json:"properties,omitempty"`
+	BootstrapServers []string          `yaml:"bootstrap-servers,omitempty" json:"bootstrap_servers,omitempty"`
+	Output           string            `yaml:"output,omitempty" json:"output,omitempty"`
+	ConnectTimeout   string            `yaml:"connect-timeout,omitempty" json:"connect_timeout,omitempty"`
+	TLS              *TLS              `yaml:"tls,omitempty" json:"tls,omitempty"`
+	SASL             *SASL             `yaml:"sasl,omitempty" json:"sasl,omitempty"`
+	Properties       map[string]string `yaml:"properties,omitempty" json:"properties,omitempty"`
 }
 
 // TLS holds PEM file paths for a TLS connection.
 type TLS struct {
-	Enabled bool   `yaml:"enabled,omitempty" mapstructure:"enabled" json:"enabled,omitempty"`
-	CAFile  string `yaml:"ca-file,omitempty" mapstructure:"ca-file" json:"ca-file,omitempty"`
+	Enabled bool   `yaml:"enabled,omitempty" json:"enabled,omitempty"`
+	CAFile  string `yaml:"ca-file,omitempty" json:"ca_file,omitempty"`
 	// CertFile and KeyFile are the client certificate chain and its PKCS#8
 	// (or PKCS#1/EC) private key, for mutual TLS.
-	CertFile string `yaml:"cert-file,omitempty" mapstructure:"cert-file" json:"cert-file,omitempty"`
-	KeyFile  string `yaml:"key-file,omitempty" mapstructure:"key-file" json:"key-file,omitempty"`
+	CertFile string `yaml:"cert-file,omitempty" json:"cert_file,omitempty"`
+	KeyFile  string `yaml:"key-file,omitempty" json:"key_file,omitempty"`
 	// SkipHostnameVerification mirrors ssl.endpoint.identification.algorithm= (empty).
-	SkipHostnameVerification bool `yaml:"skip-hostname-verification,omitempty" mapstructure:"skip-hostname-verification" json:"skip-hostname-verification,omitempty"`
+	SkipHostnameVerification bool `yaml:"skip-hostname-verification,omitempty" json:"skip_hostname_verification,omitempty"`
 }
 
 // SASL holds a SASL login. The password is given by reference; a literal
 // Password works but is reported by `profile show` and warned about.
 type SASL struct {
-	Mechanism    string `yaml:"mechanism,omitempty" mapstructure:"mechanism" json:"mechanism,omitempty"`
-	Username     string `yaml:"username,omitempty" mapstructure:"username" json:"username,omitempty"`
-	Password     string `yaml:"password,omitempty" mapstructure:"password" json:"password,omitempty"`
-	PasswordEnv  string `yaml:"password-env,omitempty" mapstructure:"password-env" json:"password-env,omitempty"`
-	PasswordFile string `yaml:"password-file,omitempty" mapstructure:"password-file" json:"password-file,omitempty"`
+	Mechanism    string `yaml:"mechanism,omitempty" json:"mechanism,omitempty"`
+	Username     string `yaml:"username,omitempty" json:"username,omitempty"`
+	Password     string `yaml:"password,omitempty" json:"password,omitempty"`
+	PasswordEnv  string `yaml:"password-env,omitempty" json:"password_env,omitempty"`
+	PasswordFile string `yaml:"password-file,omitempty" json:"password_file,omitempty"`
 }
 
 // HasLiteralSecret reports whether the profile stores a secret in the file itself.
@@ -97,15 +96,21 @@ func ReadFile(path string) (*File, []string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("config file %s: %w", path, err)
 	}
-	// A "::" key delimiter keeps Java property names such as client.id flat.
-	v := viper.NewWithOptions(viper.KeyDelimiter("::"))
-	v.SetConfigFile(path)
-	v.SetConfigType("yaml")
-	if err := v.ReadInConfig(); err != nil {
+	// yaml.v3, not viper: viper lowercases every key, and Java property
+	// names are case-sensitive (docs/DEVELOPING.md).
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("config file %s: %w", path, err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, nil, fmt.Errorf("config file %s: %s", path, oneLine(err.Error()))
 	}
-	if err := v.Unmarshal(f); err != nil {
-		return nil, nil, fmt.Errorf("config file %s: %s", path, oneLine(err.Error()))
+	if len(doc.Content) > 0 {
+		listifyBootstrap(doc.Content[0])
+		if err := doc.Decode(f); err != nil {
+			return nil, nil, fmt.Errorf("config file %s: %s", path, oneLine(err.Error()))
+		}
 	}
 	if f.Profiles == nil {
 		f.Profiles = map[string]*Profile{}
@@ -120,6 +125,39 @@ func ReadFile(path string) (*File, []string, error) {
 		}
 	}
 	return f, warnings, nil
+}
+
+// listifyBootstrap turns a scalar bootstrap-servers ("h1:9092,h2:9092") of
+// any profile into a list, as the --bootstrap-server flag reads it.
+func listifyBootstrap(root *yaml.Node) {
+	profiles := mappingValue(root, "profiles")
+	if profiles == nil || profiles.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 1; i < len(profiles.Content); i += 2 {
+		bs := mappingValue(profiles.Content[i], "bootstrap-servers")
+		if bs == nil || bs.Kind != yaml.ScalarNode || bs.Tag != "!!str" {
+			continue
+		}
+		items := SplitList(bs.Value)
+		bs.Kind, bs.Tag, bs.Value, bs.Style, bs.Content = yaml.SequenceNode, "!!seq", "", 0, nil
+		for _, it := range items {
+			bs.Content = append(bs.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: it})
+		}
+	}
+}
+
+// mappingValue returns the value of key in a mapping node, or nil.
+func mappingValue(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // WriteFile writes the config file 0600 in a 0700 directory.

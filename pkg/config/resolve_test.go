@@ -275,3 +275,63 @@ func TestShippedExamplesParse(t *testing.T) {
 		t.Fatalf("example properties: %v %+v", err, p)
 	}
 }
+
+// Java property names are case-sensitive: the file reader keeps the case of
+// property keys (viper lowercased every key).
+func TestProfilePropertyKeysKeepCase(t *testing.T) {
+	path := writeConfig(t, t.TempDir(), `current-profile: dev
+profiles:
+  dev:
+    bootstrap-servers: [dev1:9092]
+    properties:
+      sasl.oauthbearer.token.endpoint.url: https://idp/token
+      SomeKey: x
+      client.ID: mixed
+      retries: 5
+`, 0o600)
+	f, _, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"sasl.oauthbearer.token.endpoint.url": "https://idp/token", "SomeKey": "x", "client.ID": "mixed", "retries": "5"}
+	got := f.Profiles["dev"].Properties
+	if len(got) != len(want) {
+		t.Fatalf("properties %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("property %q = %q, want %q (all: %v)", k, got[k], v, got)
+		}
+	}
+	conn, err := (&Loader{Path: path, Getenv: envMap(nil)}).Resolve(Overrides{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := conn.Props.Get("SomeKey"); v != "x" {
+		t.Errorf("resolved SomeKey = %q; keys %v", v, conn.Props.Keys())
+	}
+}
+
+// A scalar bootstrap-servers is a comma-separated list, as viper's weak
+// decoding read it.
+func TestScalarBootstrapServers(t *testing.T) {
+	path := writeConfig(t, t.TempDir(), "profiles:\n  a:\n    bootstrap-servers: h1:9092, h2:9092\n  b:\n    bootstrap-servers: h3:9092\n", 0o600)
+	f, _, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(f.Profiles["a"].BootstrapServers, "|"); got != "h1:9092|h2:9092" {
+		t.Errorf("a: %q", got)
+	}
+	if got := strings.Join(f.Profiles["b"].BootstrapServers, "|"); got != "h3:9092" {
+		t.Errorf("b: %q", got)
+	}
+	for _, bad := range []string{"profiles: [", "profiles:\n  a:\n    tls: {enabled: maybe}\n"} {
+		if _, _, err := ReadFile(writeConfig(t, t.TempDir(), bad, 0o600)); err == nil || strings.Count(err.Error(), "\n") != 0 {
+			t.Errorf("%q: err %v, want a one-line error", bad, err)
+		}
+	}
+	if f, _, err := ReadFile(writeConfig(t, t.TempDir(), "", 0o600)); err != nil || len(f.Profiles) != 0 {
+		t.Errorf("empty file: %v %+v", err, f)
+	}
+}

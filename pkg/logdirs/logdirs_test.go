@@ -4,33 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/kboxdev/kbox/internal/golden"
 	"github.com/kboxdev/kbox/pkg/output"
 )
 
-var update = flag.Bool("update", os.Getenv("UPDATE_GOLDEN") != "", "rewrite golden files")
-
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("read golden (run with UPDATE_GOLDEN=1): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from golden:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	golden.Check(t, name+".golden", got)
 }
 
 func TestJavaStringHash(t *testing.T) {
@@ -157,10 +140,13 @@ func TestReportGoldens(t *testing.T) {
 			if human {
 				name += "-H"
 			}
-			golden(t, "table-"+name, render(t, r, output.Table))
+			checkGolden(t, "table-"+name, render(t, r, output.Table))
 			if !human {
-				golden(t, "json-"+name, render(t, r, output.JSON))
-				golden(t, "yaml-"+name, render(t, r, output.YAML))
+				j, y := render(t, r, output.JSON), render(t, r, output.YAML)
+				checkGolden(t, "json-"+name, j)
+				checkGolden(t, "yaml-"+name, y)
+				golden.SnakeKeys(t, j)
+				golden.SameKeys(t, j, y)
 			}
 		}
 	}
@@ -265,14 +251,14 @@ func TestApacheGolden(t *testing.T) {
 	if err := r.WriteApache(&b); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "apache", b.Bytes())
+	checkGolden(t, "apache", b.Bytes())
 	// The JSON line parses, and --topic-list filters partitions only.
 	r.Topics = []string{"logs", "missing"}
 	b.Reset()
 	if err := r.WriteApache(&b); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "apache-topic-list", b.Bytes())
+	checkGolden(t, "apache-topic-list", b.Bytes())
 	lines := bytes.Split(bytes.TrimSpace(b.Bytes()), []byte("\n"))
 	var doc struct {
 		Brokers []struct {

@@ -44,103 +44,103 @@ type Input struct {
 
 // Report is the native result. Only the selected view is set.
 type Report struct {
-	View          string            `json:"view" yaml:"view"`
-	Brokers       *[]BrokerUsage    `json:"brokers,omitempty" yaml:"brokers,omitempty"`
-	Dirs          *[]DirUsage       `json:"dirs,omitempty" yaml:"dirs,omitempty"`
-	Topics        *[]TopicUsage     `json:"topics,omitempty" yaml:"topics,omitempty"`
-	Partitions    *[]PartitionUsage `json:"partitions,omitempty" yaml:"partitions,omitempty"`
-	Replicas      *[]ReplicaUsage   `json:"replicas,omitempty" yaml:"replicas,omitempty"`
-	Health        *[]HealthIssue    `json:"replica_health,omitempty" yaml:"replica_health,omitempty"`
-	FailedBrokers []FailedBroker    `json:"failed_brokers" yaml:"failed_brokers"`
+	View          string            `json:"view"`
+	Brokers       *[]BrokerUsage    `json:"brokers,omitempty"`
+	Dirs          *[]DirUsage       `json:"dirs,omitempty"`
+	Topics        *[]TopicUsage     `json:"topics,omitempty"`
+	Partitions    *[]PartitionUsage `json:"partitions,omitempty"`
+	Replicas      *[]ReplicaUsage   `json:"replicas,omitempty"`
+	Health        *[]HealthIssue    `json:"replica_health,omitempty"`
+	FailedBrokers []FailedBroker    `json:"failed_brokers"`
 
 	human bool
 }
 
 // FailedBroker is a broker that did not answer.
 type FailedBroker struct {
-	Broker int32  `json:"broker" yaml:"broker"`
-	Error  string `json:"error" yaml:"error"`
+	Broker int32  `json:"broker"`
+	Error  string `json:"error"`
 }
 
 // DirUsage is one log directory.
 type DirUsage struct {
-	Broker      int32    `json:"broker" yaml:"broker"`
-	Dir         string   `json:"dir" yaml:"dir"`
-	Error       *string  `json:"error" yaml:"error"`
-	SizeBytes   int64    `json:"size_bytes" yaml:"size_bytes"`
-	TotalBytes  *int64   `json:"total_bytes" yaml:"total_bytes"`
-	UsableBytes *int64   `json:"usable_bytes" yaml:"usable_bytes"`
-	UsedPercent *float64 `json:"used_percent" yaml:"used_percent"`
-	Partitions  int      `json:"partitions" yaml:"partitions"`
-	Future      int      `json:"future_replicas" yaml:"future_replicas"`
+	Broker      int32    `json:"broker"`
+	Dir         string   `json:"dir"`
+	Error       *string  `json:"error"`
+	SizeBytes   int64    `json:"size_bytes"`
+	TotalBytes  *int64   `json:"total_bytes"`
+	UsableBytes *int64   `json:"usable_bytes"`
+	UsedPercent *float64 `json:"used_percent"`
+	Partitions  int      `json:"partitions"`
+	Future      int      `json:"future_replicas"`
 }
 
 // BrokerUsage sums a broker's dirs.
 type BrokerUsage struct {
-	Broker      int32    `json:"broker" yaml:"broker"`
-	Host        string   `json:"host" yaml:"host"`
-	Dirs        int      `json:"dirs" yaml:"dirs"`
-	OfflineDirs int      `json:"offline_dirs" yaml:"offline_dirs"`
-	SizeBytes   int64    `json:"size_bytes" yaml:"size_bytes"`
-	TotalBytes  *int64   `json:"total_bytes" yaml:"total_bytes"`
-	UsableBytes *int64   `json:"usable_bytes" yaml:"usable_bytes"`
-	UsedPercent *float64 `json:"used_percent" yaml:"used_percent"`
-	Partitions  int      `json:"partitions" yaml:"partitions"`
-	Error       *string  `json:"error" yaml:"error"`
+	Broker      int32    `json:"broker"`
+	Host        string   `json:"host"`
+	Dirs        int      `json:"dirs"`
+	OfflineDirs int      `json:"offline_dirs"`
+	SizeBytes   int64    `json:"size_bytes"`
+	TotalBytes  *int64   `json:"total_bytes"`
+	UsableBytes *int64   `json:"usable_bytes"`
+	UsedPercent *float64 `json:"used_percent"`
+	Partitions  int      `json:"partitions"`
+	Error       *string  `json:"error"`
 }
 
 // TopicUsage is a topic's size both ways: physical counts every replica
 // (what the disks hold), logical counts the leader replica of each
 // partition once (how big the topic is).
 type TopicUsage struct {
-	Topic            string `json:"topic" yaml:"topic"`
-	Partitions       int    `json:"partitions" yaml:"partitions"`
-	Replicas         int    `json:"replicas" yaml:"replicas"`
-	PhysicalBytes    int64  `json:"physical_bytes" yaml:"physical_bytes"`
-	LogicalBytes     int64  `json:"logical_bytes" yaml:"logical_bytes"`
-	LogicalEstimated int    `json:"logical_estimated_partitions" yaml:"logical_estimated_partitions"`
+	Topic            string `json:"topic"`
+	Partitions       int    `json:"partitions"`
+	Replicas         int    `json:"replicas"`
+	PhysicalBytes    int64  `json:"physical_bytes"`
+	LogicalBytes     int64  `json:"logical_bytes"`
+	LogicalEstimated int    `json:"logical_estimated_partitions"`
 }
 
 // PartitionUsage is one partition over all its replicas.
 type PartitionUsage struct {
-	Topic            string `json:"topic" yaml:"topic"`
-	Partition        int32  `json:"partition" yaml:"partition"`
-	Leader           int32  `json:"leader" yaml:"leader"`
-	Replicas         int    `json:"replicas" yaml:"replicas"`
-	PhysicalBytes    int64  `json:"physical_bytes" yaml:"physical_bytes"`
-	LogicalBytes     int64  `json:"logical_bytes" yaml:"logical_bytes"`
-	LogicalEstimated bool   `json:"logical_estimated" yaml:"logical_estimated"`
-	MaxOffsetLag     int64  `json:"max_offset_lag" yaml:"max_offset_lag"`
-	FutureReplicas   int    `json:"future_replicas" yaml:"future_replicas"`
+	Topic            string `json:"topic"`
+	Partition        int32  `json:"partition"`
+	Leader           int32  `json:"leader"`
+	Replicas         int    `json:"replicas"`
+	PhysicalBytes    int64  `json:"physical_bytes"`
+	LogicalBytes     int64  `json:"logical_bytes"`
+	LogicalEstimated bool   `json:"logical_estimated"`
+	MaxOffsetLag     int64  `json:"max_offset_lag"`
+	FutureReplicas   int    `json:"future_replicas"`
 }
 
 // ReplicaUsage is one replica.
 type ReplicaUsage struct {
-	Broker    int32  `json:"broker" yaml:"broker"`
-	Dir       string `json:"dir" yaml:"dir"`
-	Topic     string `json:"topic" yaml:"topic"`
-	Partition int32  `json:"partition" yaml:"partition"`
-	SizeBytes int64  `json:"size_bytes" yaml:"size_bytes"`
-	OffsetLag int64  `json:"offset_lag" yaml:"offset_lag"`
-	IsFuture  bool   `json:"is_future" yaml:"is_future"`
-	IsLeader  bool   `json:"is_leader" yaml:"is_leader"`
+	Broker    int32  `json:"broker"`
+	Dir       string `json:"dir"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	SizeBytes int64  `json:"size_bytes"`
+	OffsetLag int64  `json:"offset_lag"`
+	IsFuture  bool   `json:"is_future"`
+	IsLeader  bool   `json:"is_leader"`
 }
 
 // HealthIssue is a replica that differs from its leader: size skew beyond
 // the threshold, offsetLag > 0, or a future replica (a move between dirs).
 type HealthIssue struct {
-	Topic       string   `json:"topic" yaml:"topic"`
-	Partition   int32    `json:"partition" yaml:"partition"`
-	Broker      int32    `json:"broker" yaml:"broker"`
-	Dir         string   `json:"dir" yaml:"dir"`
-	SizeBytes   int64    `json:"size_bytes" yaml:"size_bytes"`
-	OffsetLag   int64    `json:"offset_lag" yaml:"offset_lag"`
-	IsFuture    bool     `json:"is_future" yaml:"is_future"`
-	Leader      int32    `json:"leader" yaml:"leader"`
-	LeaderSize  *int64   `json:"leader_size_bytes" yaml:"leader_size_bytes"`
-	SkewBytes   *int64   `json:"skew_bytes" yaml:"skew_bytes"`
-	SkewPercent *float64 `json:"skew_percent" yaml:"skew_percent"`
-	Issues      []string `json:"issues" yaml:"issues"`
+	Topic       string   `json:"topic"`
+	Partition   int32    `json:"partition"`
+	Broker      int32    `json:"broker"`
+	Dir         string   `json:"dir"`
+	SizeBytes   int64    `json:"size_bytes"`
+	OffsetLag   int64    `json:"offset_lag"`
+	IsFuture    bool     `json:"is_future"`
+	Leader      int32    `json:"leader"`
+	LeaderSize  *int64   `json:"leader_size_bytes"`
+	SkewBytes   *int64   `json:"skew_bytes"`
+	SkewPercent *float64 `json:"skew_percent"`
+	Issues      []string `json:"issues"`
 }
 
 type located struct {

@@ -30,7 +30,7 @@ type Result struct {
 	Failed        int64     `json:"failed"`
 	RecordsPerSec float64   `json:"records_per_sec"`
 	MBPerSec      float64   `json:"mb_per_sec"`
-	TargetRate    float64   `json:"target_rate,omitempty"`
+	TargetRate    float64   `json:"target_records_per_sec,omitempty"`
 	// LatencyBasis says what the latency is measured from.
 	LatencyBasis string         `json:"latency_basis"`
 	Latency      LatencySummary `json:"latency"`
@@ -60,6 +60,9 @@ const (
 
 func (r *Result) finish(h *Latency) error {
 	r.FormatVersion = FormatVersion
+	if r.Settings == nil {
+		r.Settings = []string{} // an empty list, never null (docs/json.md)
+	}
 	r.ElapsedSec = r.MeasureEnd.Sub(r.MeasureStart).Seconds()
 	if r.ElapsedSec > 0 {
 		r.RecordsPerSec = float64(r.Records) / r.ElapsedSec
@@ -125,6 +128,24 @@ func Merge(rs []*Result) (*Result, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// UnmarshalJSON also reads target_rate, the name before
+// target_records_per_sec.
+func (r *Result) UnmarshalJSON(b []byte) error {
+	type plain Result
+	var v struct {
+		plain
+		OldTargetRate *float64 `json:"target_rate"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*r = Result(v.plain)
+	if v.OldTargetRate != nil && r.TargetRate == 0 {
+		r.TargetRate = *v.OldTargetRate
+	}
+	return nil
 }
 
 // ReadResult decodes a JSON result.

@@ -31,13 +31,30 @@ type CellResult struct {
 	// ((max-min)/median in %), and latency from the merged histograms.
 	RecordsPerSec float64        `json:"records_per_sec"`
 	MBPerSec      float64        `json:"mb_per_sec"`
-	SpreadPct     float64        `json:"spread_pct"`
+	SpreadPercent float64        `json:"spread_percent"`
 	CPUPercent    float64        `json:"cpu_percent"`
 	Records       int64          `json:"records"`
 	Failed        int64          `json:"failed"`
 	Errors        int            `json:"errors"` // failed records + failed runs
 	Latency       LatencySummary `json:"latency"`
 	Histogram     string         `json:"histogram,omitempty"`
+}
+
+// UnmarshalJSON also reads spread_pct, the name before spread_percent.
+func (c *CellResult) UnmarshalJSON(b []byte) error {
+	type plain CellResult
+	var v struct {
+		plain
+		OldSpread *float64 `json:"spread_pct"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*c = CellResult(v.plain)
+	if v.OldSpread != nil && c.SpreadPercent == 0 {
+		c.SpreadPercent = *v.OldSpread
+	}
+	return nil
 }
 
 // OK reports whether the cell measured anything.
@@ -71,10 +88,10 @@ func (c *CellResult) Summarize() error {
 		h.Merge(rh)
 	}
 	c.RecordsPerSec, c.MBPerSec, c.CPUPercent = median(rates), median(mbs), median(cpus)
-	c.SpreadPct = 0
+	c.SpreadPercent = 0
 	if len(rates) > 1 && c.RecordsPerSec > 0 {
 		sort.Float64s(rates)
-		c.SpreadPct = (rates[len(rates)-1] - rates[0]) / c.RecordsPerSec * 100
+		c.SpreadPercent = (rates[len(rates)-1] - rates[0]) / c.RecordsPerSec * 100
 	}
 	c.Latency = h.Summary()
 	c.Histogram = ""

@@ -67,7 +67,7 @@ func (r *SweepResult) Table(o Objective, mark func(string) string) SweepTable {
 		l := c.Latency
 		spread := "-"
 		if len(c.Runs) > 1 {
-			spread = f(c.SpreadPct, 1)
+			spread = f(c.SpreadPercent, 1)
 		}
 		row = append(row, f(c.RecordsPerSec, 1), f(c.MBPerSec, 2), spread, f(l.P50Ms, 2), f(l.P99Ms, 2), f(l.P999Ms, 2), f(l.MaxMs, 2),
 			f(c.CPUPercent, 0), strconv.Itoa(c.Errors))
@@ -84,7 +84,7 @@ func (r *SweepResult) CSV(o Objective) [][]string {
 	for _, d := range r.Plan.Dimensions {
 		h = append(h, d.Name)
 	}
-	h = append(h, "runs", "records", "records_per_sec", "mb_per_sec", "spread_pct", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "mean_ms", "cpu_percent", "failed", "errors", "meets_objective")
+	h = append(h, "runs", "records", "records_per_sec", "mb_per_sec", "spread_percent", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "mean_ms", "cpu_percent", "failed", "errors", "meets_objective")
 	rank := map[int]int{}
 	for n, i := range o.Rank(r.Cells) {
 		rank[i] = n + 1
@@ -98,7 +98,7 @@ func (r *SweepResult) CSV(o Objective) [][]string {
 			row = append(row, s.Value)
 		}
 		l := c.Latency
-		row = append(row, strconv.Itoa(len(c.Runs)), strconv.FormatInt(c.Records, 10), f(c.RecordsPerSec), f(c.MBPerSec), f(c.SpreadPct),
+		row = append(row, strconv.Itoa(len(c.Runs)), strconv.FormatInt(c.Records, 10), f(c.RecordsPerSec), f(c.MBPerSec), f(c.SpreadPercent),
 			f(l.P50Ms), f(l.P90Ms), f(l.P95Ms), f(l.P99Ms), f(l.P999Ms), f(l.MaxMs), f(l.MeanMs), f(c.CPUPercent),
 			strconv.FormatInt(c.Failed, 10), strconv.Itoa(c.Errors), strconv.FormatBool(o.Meets(c)))
 		out = append(out, row)

@@ -282,8 +282,8 @@ func TestSummarizeRepeats(t *testing.T) {
 	if cr.RecordsPerSec != 1000 || cr.Records != 300 {
 		t.Fatalf("median %v records %d", cr.RecordsPerSec, cr.Records)
 	}
-	if int(cr.SpreadPct) != 30 {
-		t.Fatalf("spread %v", cr.SpreadPct)
+	if int(cr.SpreadPercent) != 30 {
+		t.Fatalf("spread %v", cr.SpreadPercent)
 	}
 	if cr.Latency.Count != 300 || cr.Latency.MaxMs < 7.9 || cr.Histogram == "" {
 		t.Fatalf("merged latency %+v", cr.Latency)

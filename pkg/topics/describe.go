@@ -36,47 +36,47 @@ func (o DescribeOptions) report() bool {
 
 // ConfigEntry is a non-default topic config as shown in Configs:.
 type ConfigEntry struct {
-	Name      string  `json:"name" yaml:"name"`
-	Value     *string `json:"value" yaml:"value"`
-	Source    string  `json:"source" yaml:"source"`
-	Sensitive bool    `json:"sensitive,omitempty" yaml:"sensitive,omitempty"`
+	Name      string  `json:"name"`
+	Value     *string `json:"value"`
+	Source    string  `json:"source"`
+	Sensitive bool    `json:"sensitive,omitempty"`
 }
 
 // Partition is one partition of a described topic.
 type Partition struct {
-	Partition        int32   `json:"partition" yaml:"partition"`
-	Leader           *int32  `json:"leader" yaml:"leader"`
-	Replicas         []int32 `json:"replicas" yaml:"replicas"`
-	ISR              []int32 `json:"isr" yaml:"isr"`
-	AddingReplicas   []int32 `json:"addingReplicas,omitempty" yaml:"addingReplicas,omitempty"`
-	RemovingReplicas []int32 `json:"removingReplicas,omitempty" yaml:"removingReplicas,omitempty"`
-	Reassigning      bool    `json:"reassigning,omitempty" yaml:"reassigning,omitempty"`
+	Partition        int32   `json:"partition"`
+	Leader           *int32  `json:"leader"`
+	Replicas         []int32 `json:"replicas"`
+	ISR              []int32 `json:"isr"`
+	AddingReplicas   []int32 `json:"adding_replicas,omitempty"`
+	RemovingReplicas []int32 `json:"removing_replicas,omitempty"`
+	Reassigning      bool    `json:"reassigning,omitempty"`
 	// ELR and LastKnownELR are null when the broker lacks
 	// DescribeTopicPartitions (Apache prints N/A).
-	ELR             []int32         `json:"elr" yaml:"elr"`
-	LastKnownELR    []int32         `json:"lastKnownElr" yaml:"lastKnownElr"`
-	UnderReplicated bool            `json:"underReplicated" yaml:"underReplicated"`
-	Unavailable     bool            `json:"unavailable" yaml:"unavailable"`
-	UnderMinISR     bool            `json:"underMinIsr" yaml:"underMinIsr"`
-	AtMinISR        bool            `json:"atMinIsr" yaml:"atMinIsr"`
-	LogStartOffset  *int64          `json:"logStartOffset,omitempty" yaml:"logStartOffset,omitempty"`
-	HighWatermark   *int64          `json:"highWatermark,omitempty" yaml:"highWatermark,omitempty"`
-	ReplicaSizes    map[int32]int64 `json:"replicaSizes,omitempty" yaml:"replicaSizes,omitempty"`
+	ELR             []int32         `json:"elr"`
+	LastKnownELR    []int32         `json:"last_known_elr"`
+	UnderReplicated bool            `json:"under_replicated"`
+	Unavailable     bool            `json:"unavailable"`
+	UnderMinISR     bool            `json:"under_min_isr"`
+	AtMinISR        bool            `json:"at_min_isr"`
+	LogStartOffset  *int64          `json:"log_start_offset,omitempty"`
+	HighWatermark   *int64          `json:"high_watermark,omitempty"`
+	ReplicaSizes    map[int32]int64 `json:"replica_size_bytes,omitempty"`
 
 	show bool
 }
 
 // Topic is one described topic.
 type Topic struct {
-	Name              string        `json:"name" yaml:"name"`
-	ID                string        `json:"id" yaml:"id"`
-	Internal          bool          `json:"internal" yaml:"internal"`
-	PartitionCount    int           `json:"partitionCount" yaml:"partitionCount"`
-	ReplicationFactor int           `json:"replicationFactor" yaml:"replicationFactor"`
-	MinISR            *int          `json:"minInsyncReplicas,omitempty" yaml:"minInsyncReplicas,omitempty"`
-	MinISRSource      string        `json:"minInsyncReplicasSource,omitempty" yaml:"minInsyncReplicasSource,omitempty"`
-	Configs           []ConfigEntry `json:"configs" yaml:"configs"`
-	Partitions        []Partition   `json:"partitions" yaml:"partitions"`
+	Name              string        `json:"name"`
+	ID                string        `json:"id"`
+	Internal          bool          `json:"internal"`
+	PartitionCount    int           `json:"partition_count"`
+	ReplicationFactor int           `json:"replication_factor"`
+	MinISR            *int          `json:"min_insync_replicas,omitempty"`
+	MinISRSource      string        `json:"min_insync_replicas_source,omitempty"`
+	Configs           []ConfigEntry `json:"configs"`
+	Partitions        []Partition   `json:"partitions"`
 
 	showTopic bool
 }
@@ -84,7 +84,7 @@ type Topic struct {
 // Description is the result of --describe. Topics are in Apache's order
 // (Java HashMap order of the names).
 type Description struct {
-	Topics []Topic `json:"topics" yaml:"topics"`
+	Topics []Topic `json:"topics"`
 	opts   DescribeOptions
 }
 
@@ -532,7 +532,7 @@ func (d *Description) Native() any {
 		v = []Topic{}
 	}
 	return struct {
-		Topics []Topic `json:"topics" yaml:"topics"`
+		Topics []Topic `json:"topics"`
 	}{v}
 }
 
@@ -663,6 +663,6 @@ func (l *TopicList) Native() any {
 		n = []string{}
 	}
 	return struct {
-		Topics []string `json:"topics" yaml:"topics"`
+		Topics []string `json:"topics"`
 	}{n}
 }

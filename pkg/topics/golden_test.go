@@ -3,10 +3,10 @@ package topics
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kboxdev/kbox/internal/golden"
 )
 
 func i32(v int32) *int32   { return &v }
@@ -29,23 +29,6 @@ func sampleDescription() *Description {
 	}}
 }
 
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs\ngot:\n%q\nwant:\n%q", name, got, want)
-	}
-}
-
 // The Apache format: tabs, the trailing space of an empty Configs:/Elr:,
 // Leader: none, the reassignment fields between Isr and Elr, N/A without
 // DescribeTopicPartitions, no TopicId for a zero id, "null" for sensitive
@@ -55,7 +38,7 @@ func TestDescribeApacheGolden(t *testing.T) {
 	if err := sampleDescription().WriteApache(&b); err != nil {
 		t.Fatal(err)
 	}
-	checkGolden(t, "describe.golden", b.Bytes())
+	golden.Check(t, "describe.golden", b.Bytes())
 }
 
 func TestListApache(t *testing.T) {
@@ -89,7 +72,7 @@ func TestNativeFormats(t *testing.T) {
 	if err := enc.Encode(d.Native()); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"name":"legacy"`, `"elr":null`, `"leader":null`, `"addingReplicas":[4]`, `"value":null`, `"sensitive":true`} {
+	for _, want := range []string{`"name":"legacy"`, `"elr":null`, `"leader":null`, `"adding_replicas":[4]`, `"value":null`, `"sensitive":true`} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("json lacks %s: %s", want, b.String())
 		}
@@ -97,4 +80,26 @@ func TestNativeFormats(t *testing.T) {
 	if strings.Contains(b.String(), "hidden") {
 		t.Errorf("json shows a filtered topic")
 	}
+}
+
+func i64(v int64) *int64 { return &v }
+
+// The -o json|yaml schema of --describe, pinned: every field, nulls (leader,
+// elr, a sensitive value), the reassignment and -o wide fields.
+func TestDescribeJSONGolden(t *testing.T) {
+	d := sampleDescription()
+	two := 2
+	o := &d.Topics[0]
+	o.MinISR, o.MinISRSource = &two, "DYNAMIC_TOPIC_CONFIG"
+	p := &o.Partitions[0]
+	p.LogStartOffset, p.HighWatermark, p.ReplicaSizes = i64(0), i64(42), map[int32]int64{1: 4096, 2: 4096, 3: 4000}
+	p.AtMinISR = false
+	d.Topics[1].Partitions[0].ELR, d.Topics[1].Partitions[0].LastKnownELR = nil, nil
+	golden.JSON(t, "describe.json.golden", d.Native())
+}
+
+func TestListCreateAlterJSONGolden(t *testing.T) {
+	golden.JSON(t, "list.json.golden", (&TopicList{Names: []string{"accounts", "orders"}}).Native())
+	golden.JSON(t, "create.json.golden", &CreateResult{Name: "orders", ID: "Mu7CMF_ZRxqzfkcw5hZDiw", Partitions: 3, ReplicationFactor: 2})
+	golden.JSON(t, "alter.json.golden", []AlterResult{{Topic: "orders", OldPartitions: 3, NewPartitions: 5, Assignment: [][]int32{{1, 2}, {2, 3}}, DryRun: true}})
 }

@@ -164,11 +164,11 @@ type CreateRequest struct {
 
 // CreateResult is the outcome of a create.
 type CreateResult struct {
-	Name              string `json:"name" yaml:"name"`
-	ID                string `json:"id,omitempty" yaml:"id,omitempty"`
-	Partitions        int32  `json:"partitions" yaml:"partitions"`
-	ReplicationFactor int16  `json:"replicationFactor" yaml:"replicationFactor"`
-	DryRun            bool   `json:"dryRun" yaml:"dryRun"`
+	Name              string `json:"name"`
+	ID                string `json:"id,omitempty"`
+	Partitions        int32  `json:"partitions"`
+	ReplicationFactor int16  `json:"replication_factor"`
+	DryRun            bool   `json:"dry_run"`
 }
 
 // Create creates one topic with a raw CreateTopics request (kadm has no
@@ -234,11 +234,11 @@ type AlterRequest struct {
 
 // AlterResult is the outcome of an alter, per topic.
 type AlterResult struct {
-	Topic         string    `json:"topic" yaml:"topic"`
-	OldPartitions int       `json:"oldPartitions" yaml:"oldPartitions"`
-	NewPartitions int32     `json:"newPartitions" yaml:"newPartitions"`
-	Assignment    [][]int32 `json:"assignment,omitempty" yaml:"assignment,omitempty"`
-	DryRun        bool      `json:"dryRun" yaml:"dryRun"`
+	Topic         string    `json:"topic"`
+	OldPartitions int       `json:"old_partitions"`
+	NewPartitions int32     `json:"new_partitions"`
+	Assignment    [][]int32 `json:"assignment,omitempty"`
+	DryRun        bool      `json:"dry_run"`
 }
 
 // newAssignmentOrder returns the entries of assignment from index skip on,

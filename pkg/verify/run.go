@@ -138,14 +138,14 @@ type RunConfig struct {
 	JoinTimeout time.Duration
 }
 
-// Progress is a snapshot of a run.
+// Progress is a snapshot of a run (for the progress line; never encoded).
 type Progress struct {
-	Sent          int64 `json:"sent"`
-	Acked         int64 `json:"acked"`
-	SendErrors    int64 `json:"send_errors"`
-	Consumed      int64 `json:"consumed"`
-	Lag           int64 `json:"lag"`
-	ProducersDone bool  `json:"producers_done"`
+	Sent          int64
+	Acked         int64
+	SendErrors    int64
+	Consumed      int64
+	Lag           int64
+	ProducersDone bool
 }
 
 // Run is a verification run in flight.

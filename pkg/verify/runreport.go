@@ -49,8 +49,8 @@ type RunInfo struct {
 
 // RunReport is the checker's verdict on a run plus the run's facts.
 type RunReport struct {
-	*Report `yaml:",inline"`
-	Run     RunInfo `json:"run"`
+	*Report
+	Run RunInfo `json:"run"`
 }
 
 // NewRunReport checks the run's logs and adds the run-level anomalies:

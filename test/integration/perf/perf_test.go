@@ -581,7 +581,7 @@ type nativeResult struct {
 	Records       int64   `json:"records"`
 	Failed        int64   `json:"failed"`
 	RecordsPerSec float64 `json:"records_per_sec"`
-	TargetRate    float64 `json:"target_rate"`
+	TargetRate    float64 `json:"target_records_per_sec"`
 	LatencyBasis  string  `json:"latency_basis"`
 	MergedFrom    int     `json:"merged_from"`
 	Latency       struct {

@@ -513,7 +513,7 @@ func TestNativeExtras(t *testing.T) {
 	var doc struct {
 		Topics []struct {
 			Name           string `json:"name"`
-			PartitionCount int    `json:"partitionCount"`
+			PartitionCount int    `json:"partition_count"`
 			Partitions     []struct {
 				Leader *int32  `json:"leader"`
 				ISR    []int32 `json:"isr"`

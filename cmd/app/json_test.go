@@ -1,0 +1,43 @@
+package app_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kboxdev/kbox/internal/golden"
+	"github.com/kboxdev/kbox/pkg/config"
+)
+
+// The -o json output of the native kbox commands, pinned by golden files
+// (ports and the config file path normalised).
+func TestJSONGolden(t *testing.T) {
+	c := startKfake(t, "json-golden", 2)
+	env := writeProfiles(t, "", nil)
+	bs := strings.Join(c.ListenAddrs(), ",")
+	both := func(name string, env map[string]string, args ...string) {
+		t.Helper()
+		j := kbox(t, env, append(args, "-o", "json")...)
+		y := kbox(t, env, append(args, "-o", "yaml")...)
+		if j.code != 0 || y.code != 0 {
+			t.Fatalf("%s: exit %d/%d\n%s%s", name, j.code, y.code, j.errOut, y.errOut)
+		}
+		golden.Output(t, name+".json.golden", j.out, y.out,
+			golden.Replace(`"port": \d+`, `"port": 0`),
+			golden.Replace(`"file": ".*"`, `"file": "<config file>"`))
+	}
+	both("cluster-describe", env, "cluster", "describe", "--bootstrap-server", bs)
+
+	path := env["KBOX_CONFIG"]
+	f := &config.File{CurrentProfile: "local", Profiles: map[string]*config.Profile{
+		"local": {BootstrapServers: []string{"127.0.0.1:9092"}},
+		"prod": {BootstrapServers: []string{"b1:9093", "b2:9093"}, Output: "table", ConnectTimeout: "5s",
+			TLS:        &config.TLS{Enabled: true, CAFile: "/etc/kafka/ca.pem", CertFile: "/etc/kafka/client.pem", KeyFile: "/etc/kafka/client.key"},
+			SASL:       &config.SASL{Mechanism: "SCRAM-SHA-512", Username: "admin", PasswordEnv: "PROD_PW"},
+			Properties: map[string]string{"client.id": "ops", "ssl.truststore.password": "secret"}},
+	}}
+	if err := config.WriteFile(path, f); err != nil {
+		t.Fatal(err)
+	}
+	both("profile-list", env, "profile", "list")
+	both("profile-show", env, "profile", "show", "prod")
+}
