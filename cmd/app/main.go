@@ -84,7 +84,7 @@ func runApplet(f *cmdutil.Factory, a cmdutil.Applet, args []string) int {
 	if err != nil {
 		return finish(f, err)
 	}
-	cmd := a.New(f)
+	cmd := a.Command(f)
 	cmd.SetArgs(args)
 	cmd.SetIn(f.IO.In)
 	cmd.SetOut(f.IO.Out)
@@ -200,7 +200,7 @@ Invoked as "kbox APPLET ..." it is the same program.`,
 	root.AddGroup(&cobra.Group{ID: groupApplets, Title: "Apache-compatible applets (also run as links named kafka-NAME, with or without .sh):"})
 	root.AddGroup(&cobra.Group{ID: groupNative, Title: "Native commands:"})
 	for _, a := range applets {
-		cmd := a.New(f)
+		cmd := a.Command(f)
 		cmd.Use = a.Display()
 		cmd.Short = a.Short
 		if a.Kind == cmdutil.Apache {

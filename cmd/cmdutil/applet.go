@@ -1,6 +1,10 @@
 package cmdutil
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+)
 
 // Kind says how a registry entry is reached.
 type Kind int
@@ -24,13 +28,45 @@ type Applet struct {
 	Name  string // the Apache script name, e.g. "kafka-topics"; "" for native entries
 	Alias string // the native name, e.g. "topics": `kbox topics`
 	Short string // one line for the applet list and --help
-	// New builds the entry's command. Apache applets set DisableFlagParsing
-	// and parse args themselves.
+	// New builds a native entry's command.
 	New func(f *Factory) *cobra.Command
+	// Run is an Apache drop-in: it parses the Apache tool's arguments
+	// itself (the layer builds its command with flag parsing off).
+	Run func(ctx context.Context, f *Factory, args []string) error
+	// Complete, for a drop-in, completes its arguments in shells.
+	Complete func(ctx context.Context, f *Factory, args []string, toComplete string) ([]string, cobra.ShellCompDirective)
 	// NoProfile marks native entries that must work whatever profile is
 	// selected (profile management, version, install-links): the layer does
 	// not check the selected profile before running them.
 	NoProfile bool
+}
+
+// Command builds the entry's cobra command.
+func (a Applet) Command(f *Factory) *cobra.Command {
+	if a.Run == nil {
+		return a.New(f)
+	}
+	cmd := &cobra.Command{
+		Use:                a.Display(),
+		Short:              a.Short,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.Run(ctxOf(cmd), f, args)
+		},
+	}
+	if a.Complete != nil {
+		cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			return a.Complete(ctxOf(cmd), f, args, toComplete)
+		}
+	}
+	return cmd
+}
+
+func ctxOf(cmd *cobra.Command) context.Context {
+	if ctx := cmd.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
 }
 
 // Display is the name an entry is listed under: the native name.

@@ -15,31 +15,19 @@ import (
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/perf"
-	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// ConsumerApplet is kafka-consumer-perf-test.
+// Applet is kafka-consumer-perf-test.
 var Applet = cmdutil.Applet{
 	Name:  "kafka-consumer-perf-test",
 	Alias: "consumer-perf-test",
 	Short: "Consumer throughput test (Apache-compatible)",
-	New:   newConsumerCmd,
+	Run:   runConsumerApplet,
 }
 
 //go:embed consumer_help.txt
 var consumerHelp string
-
-func newConsumerCmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:                "kafka-consumer-perf-test",
-		Short:              "Consumer throughput test (Apache-compatible)",
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runConsumerApplet(cmd.Context(), f, args)
-		},
-	}
-}
 
 var consumerSpec = map[string]jopt.Spec{
 	"bootstrap-server": {Arg: 1}, "topic": {Arg: 1}, "include": {Arg: 1}, "group": {Arg: 1},

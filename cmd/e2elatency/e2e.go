@@ -14,27 +14,15 @@ import (
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/perf"
-	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kadm"
 )
 
-// E2EApplet is kafka-e2e-latency (org.apache.kafka.tools.EndToEndLatency).
+// Applet is kafka-e2e-latency (org.apache.kafka.tools.EndToEndLatency).
 var Applet = cmdutil.Applet{
 	Name:  "kafka-e2e-latency",
 	Alias: "e2e-latency",
 	Short: "End-to-end (produce to consume) latency test (Apache-compatible)",
-	New:   newE2ECmd,
-}
-
-func newE2ECmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:                "kafka-e2e-latency",
-		Short:              "End-to-end (produce to consume) latency test (Apache-compatible)",
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runE2EApplet(cmd.Context(), f, args)
-		},
-	}
+	Run:   runE2EApplet,
 }
 
 var e2eSpec = map[string]jopt.Spec{

@@ -20,7 +20,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/logdirs"
 	"github.com/kboxdev/kbox/pkg/output"
-	"github.com/spf13/cobra"
 )
 
 //go:embed apache_help.txt
@@ -31,26 +30,10 @@ var Applet = cmdutil.Applet{
 	Name:  "kafka-log-dirs",
 	Alias: "log-dirs",
 	Short: short,
-	New:   NewCmd,
+	Run:   run,
 }
 
 const short = "Log dir usage per broker, dir, topic and partition; replica health"
-
-// NewCmd builds the command.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:                "log-dirs",
-		Short:              short,
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			return run(ctx, f, args)
-		},
-	}
-}
 
 func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	apacheName := f.Invoked == "kafka-log-dirs"

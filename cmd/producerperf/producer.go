@@ -20,33 +20,21 @@ import (
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/perf"
-	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// ProducerApplet is kafka-producer-perf-test.
+// Applet is kafka-producer-perf-test.
 var Applet = cmdutil.Applet{
 	Name:  "kafka-producer-perf-test",
 	Alias: "producer-perf-test",
 	Short: "Producer throughput and latency test (Apache-compatible)",
-	New:   newProducerCmd,
+	Run:   runProducerApplet,
 }
 
 // producerHelp is the 4.4.0 tool's help at argparse4j's default width (75).
 //
 //go:embed producer_help.txt
 var producerHelp string
-
-func newProducerCmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:                "kafka-producer-perf-test",
-		Short:              "Producer throughput and latency test (Apache-compatible)",
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return runProducerApplet(cmd.Context(), f, args)
-		},
-	}
-}
 
 const prodProg = "kafka-producer-perf-test"
 

@@ -40,23 +40,7 @@ kbox extensions (not in Apache's kafka-topics):
 const short = "Create, delete, describe, or change a topic"
 
 // Applet is the applet table entry.
-var Applet = cmdutil.Applet{Name: "kafka-topics", Alias: "topics", Short: short, New: NewCmd}
-
-// NewCmd builds the applet command. Flags are parsed by the jopt-simple
-// emulation, not cobra.
-func NewCmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
-		Use:                "topics",
-		Short:              short,
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return Run(cmd.Context(), f, args)
-		},
-		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			return complete(cmd.Context(), f, args, toComplete)
-		},
-	}
-}
+var Applet = cmdutil.Applet{Name: "kafka-topics", Alias: "topics", Short: short, Run: Run, Complete: complete}
 
 type runner struct {
 	f   *cmdutil.Factory
