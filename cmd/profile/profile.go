@@ -28,6 +28,19 @@ else ~/.config/kbox/config.yaml), written 0600 in a 0700 directory. Select one w
 	return cmd
 }
 
+// loadWith is loadFile for a command on profile name: one that does not
+// exist is an error naming it.
+func loadWith(f *cmdutil.Factory, name string) (*config.File, string, error) {
+	file, path, err := loadFile(f)
+	if err != nil {
+		return nil, "", err
+	}
+	if _, ok := file.Profiles[name]; !ok {
+		return nil, "", fmt.Errorf("profile %q not found in %s", name, path)
+	}
+	return file, path, nil
+}
+
 func loadFile(f *cmdutil.Factory) (*config.File, string, error) {
 	l := f.Loader()
 	path := l.ConfigPath()
@@ -165,12 +178,9 @@ func newProfileUseCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Make NAME the current profile",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file, path, err := loadFile(f)
+			file, path, err := loadWith(f, args[0])
 			if err != nil {
 				return err
-			}
-			if _, ok := file.Profiles[args[0]]; !ok {
-				return fmt.Errorf("profile %q not found in %s", args[0], path)
 			}
 			file.CurrentProfile = args[0]
 			if err := config.WriteFile(path, file); err != nil {
@@ -318,12 +328,9 @@ func newProfileDeleteCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Delete a profile",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file, path, err := loadFile(f)
+			file, path, err := loadWith(f, args[0])
 			if err != nil {
 				return err
-			}
-			if _, ok := file.Profiles[args[0]]; !ok {
-				return fmt.Errorf("profile %q not found in %s", args[0], path)
 			}
 			delete(file.Profiles, args[0])
 			if file.CurrentProfile == args[0] {
