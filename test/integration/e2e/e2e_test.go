@@ -6,13 +6,10 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -32,39 +29,11 @@ var (
 	cluster *testbed.Cluster
 )
 
-func TestMain(m *testing.M) { os.Exit(testMain(m)) }
-
-func testMain(m *testing.M) int {
-	tmp, err := os.MkdirTemp("", "kbox-e2e-it")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
-	kboxBin, err = testbed.Binary(tmp)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	binDir = filepath.Join(tmp, "bin")
-	if err := testbed.LinkApplets(kboxBin, binDir, "kafka-e2e-latency"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cluster, err = testbed.Up(1, "plaintext", filepath.Join(tmp, "tb"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "testbed up:", err)
-		if cluster != nil {
-			_ = cluster.Down()
-		}
-		return 1
-	}
-	defer func() {
-		if err := cluster.Down(); err != nil {
-			fmt.Fprintln(os.Stderr, "testbed down:", err)
-		}
-	}()
-	return m.Run()
+func TestMain(m *testing.M) {
+	os.Exit(testbed.Main(m, testbed.Options{Name: "e2e", Applets: []string{"kafka-e2e-latency"}, Brokers: 1, Ready: func(e testbed.Env) error {
+		kboxBin, binDir, cluster = e.Kbox, e.BinDir, e.Cluster
+		return nil
+	}}))
 }
 
 type result struct {
@@ -74,21 +43,12 @@ type result struct {
 
 func runKbox(t *testing.T, name string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(binDir, name), args...)
+	path := filepath.Join(binDir, name)
 	if name == "kbox" {
-		cmd = exec.CommandContext(ctx, kboxBin, args...)
+		path = kboxBin
 	}
-	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+filepath.Join(t.TempDir(), "none.yaml"))
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		t.Fatalf("%s %v: %v", name, args, err)
-	}
-	return result{o.String(), e.String(), cmd.ProcessState.ExitCode()}
+	r := testbed.Runner{Timeout: 90 * time.Second}.Exec(t, path, args...)
+	return result{r.Stdout, r.Stderr, r.Code}
 }
 
 func runApache(t *testing.T, args ...string) result {

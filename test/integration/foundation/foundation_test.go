@@ -5,8 +5,6 @@
 package foundation_test
 
 import (
-	"bytes"
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -30,47 +28,18 @@ import (
 var kboxBin string
 
 func TestMain(m *testing.M) {
-	kboxBin = os.Getenv("KBOX_BIN")
-	if kboxBin == "" {
-		dir, err := os.MkdirTemp("", "kbox-bin")
-		if err != nil {
-			panic(err)
-		}
-		kboxBin = filepath.Join(dir, "kbox")
-		cmd := exec.Command("go", "build", "-o", kboxBin, "github.com/kboxdev/kbox/cmd/kbox")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			panic(err)
-		}
-	}
-	os.Exit(m.Run())
+	os.Exit(testbed.Main(m, testbed.Options{Name: "foundation", Ready: func(e testbed.Env) error {
+		kboxBin = e.Kbox
+		return nil
+	}}))
 }
 
-type result struct {
-	code           int
-	stdout, stderr string
-	took           time.Duration
-}
+type result = testbed.Result
 
 func kbox(t *testing.T, env []string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, kboxBin, args...)
-	// An empty config dir so the developer's own profiles never leak in.
-	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+filepath.Join(t.TempDir(), "config.yaml"), "KBOX_PROFILE=")
-	cmd.Env = append(cmd.Env, env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run kbox: %v", err)
-	}
-	return r
+	// A fresh config per call so the developer's own profiles never leak in.
+	return testbed.Runner{Timeout: 60 * time.Second, Env: []string{"KBOX_PROFILE="}}.With(env...).Exec(t, kboxBin, args...)
 }
 
 type description struct {
@@ -86,12 +55,12 @@ type description struct {
 func describeJSON(t *testing.T, env []string, args ...string) description {
 	t.Helper()
 	r := kbox(t, env, append([]string{"cluster", "describe", "-o", "json"}, args...)...)
-	if r.code != 0 {
-		t.Fatalf("cluster describe %v: exit %d\nstdout: %s\nstderr: %s", args, r.code, r.stdout, r.stderr)
+	if r.Code != 0 {
+		t.Fatalf("cluster describe %v: exit %d\nstdout: %s\nstderr: %s", args, r.Code, r.Stdout, r.Stderr)
 	}
 	var d description
-	if err := json.Unmarshal([]byte(r.stdout), &d); err != nil {
-		t.Fatalf("json: %v\n%s", err, r.stdout)
+	if err := json.Unmarshal([]byte(r.Stdout), &d); err != nil {
+		t.Fatalf("json: %v\n%s", err, r.Stdout)
 	}
 	return d
 }
@@ -130,17 +99,17 @@ func TestThreeBrokersIntegration(t *testing.T) {
 	})
 	t.Run("table", func(t *testing.T) {
 		r := kbox(t, nil, "cluster", "describe", "--bootstrap-server", c.Bootstrap)
-		if r.code != 0 || !strings.HasPrefix(r.stdout, "Cluster ") || strings.Count(r.stdout, "127.0.0.1:") != 3 || !strings.Contains(r.stdout, "controller") {
-			t.Fatalf("table: %d %q %q", r.code, r.stdout, r.stderr)
+		if r.Code != 0 || !strings.HasPrefix(r.Stdout, "Cluster ") || strings.Count(r.Stdout, "127.0.0.1:") != 3 || !strings.Contains(r.Stdout, "controller") {
+			t.Fatalf("table: %d %q %q", r.Code, r.Stdout, r.Stderr)
 		}
 	})
 	t.Run("yaml-and-profile", func(t *testing.T) {
 		cfg := filepath.Join(t.TempDir(), "config.yaml")
-		if r := kboxWithConfig(t, cfg, "profile", "create", "three", "--bootstrap-server", c.Bootstrap); r.code != 0 {
+		if r := kboxWithConfig(t, cfg, "profile", "create", "three", "--bootstrap-server", c.Bootstrap); r.Code != 0 {
 			t.Fatalf("profile create: %+v", r)
 		}
 		r := kboxWithConfig(t, cfg, "--profile", "three", "cluster", "describe", "-o", "yaml")
-		if r.code != 0 || strings.Count(r.stdout, "- id: ") != 3 {
+		if r.Code != 0 || strings.Count(r.Stdout, "- id: ") != 3 {
 			t.Fatalf("yaml via profile: %+v", r)
 		}
 	})
@@ -175,25 +144,14 @@ func TestThreeBrokersIntegration(t *testing.T) {
 // fresh one per call).
 func kboxWithConfig(t *testing.T, cfg string, args ...string) result {
 	t.Helper()
-	cmd := exec.Command(kboxBin, args...)
-	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+cfg, "KBOX_PROFILE=")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return testbed.Runner{Config: cfg, Env: []string{"KBOX_PROFILE="}}.Exec(t, kboxBin, args...)
 }
 
 func TestUnreachableIntegration(t *testing.T) {
 	for _, addr := range []string{"127.0.0.1:1", "127.0.0.1:9"} {
 		r := kbox(t, nil, "cluster", "describe", "--bootstrap-server", addr)
-		if r.code != 1 || r.took > 15*time.Second || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, addr) {
-			t.Fatalf("%s: exit %d in %s, stderr %q", addr, r.code, r.took, r.stderr)
+		if r.Code != 1 || r.Took > 15*time.Second || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || !strings.Contains(r.Stderr, addr) {
+			t.Fatalf("%s: exit %d in %s, stderr %q", addr, r.Code, r.Took, r.Stderr)
 		}
 	}
 	// A listener that accepts but never answers: the connect timeout bounds the wait.
@@ -212,8 +170,8 @@ func TestUnreachableIntegration(t *testing.T) {
 		}
 	}()
 	r := kbox(t, []string{"KBOX_CONNECT_TIMEOUT=2s"}, "cluster", "describe", "--bootstrap-server", ln.Addr().String())
-	if r.code != 1 || r.took > 10*time.Second || !strings.Contains(r.stderr, ln.Addr().String()) {
-		t.Fatalf("silent listener: exit %d in %s, stderr %q", r.code, r.took, r.stderr)
+	if r.Code != 1 || r.Took > 10*time.Second || !strings.Contains(r.Stderr, ln.Addr().String()) {
+		t.Fatalf("silent listener: exit %d in %s, stderr %q", r.Code, r.Took, r.Stderr)
 	}
 }
 
@@ -280,24 +238,24 @@ func TestSecuredIntegration(t *testing.T) {
 	t.Run("imported-profile-same-result", func(t *testing.T) {
 		cfg := filepath.Join(t.TempDir(), "config.yaml")
 		r := kboxWithConfig(t, cfg, "profile", "import", "secured", "--from-properties", c.ClientProperties, "--bootstrap-server", c.Bootstrap)
-		if r.code != 0 {
+		if r.Code != 0 {
 			t.Fatalf("import: %+v", r)
 		}
 		viaProfile := kboxWithConfig(t, cfg, "--profile", "secured", "cluster", "describe", "-o", "json")
 		viaFile := kbox(t, nil, "cluster", "describe", "-o", "json", "--bootstrap-server", c.Bootstrap, "--command-config", c.ClientProperties)
-		if viaProfile.code != 0 || viaProfile.stdout != viaFile.stdout {
+		if viaProfile.Code != 0 || viaProfile.Stdout != viaFile.Stdout {
 			t.Fatalf("profile %+v\nfile %+v", viaProfile, viaFile)
 		}
 		show := kboxWithConfig(t, cfg, "profile", "show", "secured")
-		if strings.Contains(show.stdout+show.stderr, adminPW) {
-			t.Fatalf("secret in profile show: %s", show.stdout)
+		if strings.Contains(show.Stdout+show.Stderr, adminPW) {
+			t.Fatalf("secret in profile show: %s", show.Stdout)
 		}
 	})
 	t.Run("profile-with-password-env", func(t *testing.T) {
 		cfg := filepath.Join(t.TempDir(), "config.yaml")
 		r := kboxWithConfig(t, cfg, "profile", "create", "s256", "--bootstrap-server", c.Bootstrap, "--tls-ca", ca,
 			"--sasl-mechanism", "SCRAM-SHA-256", "--sasl-username", "alice", "--password-env", "ALICE_PW")
-		if r.code != 0 {
+		if r.Code != 0 {
 			t.Fatalf("create: %+v", r)
 		}
 		cmd := exec.Command(kboxBin, "--profile", "s256", "cluster", "describe", "-o", "json")
@@ -315,23 +273,23 @@ func TestSecuredIntegration(t *testing.T) {
 	t.Run("wrong-password", func(t *testing.T) {
 		p := writeFile(t, dir, "wrong.properties", strings.ReplaceAll(base, adminPW, "not-the-password"))
 		r := kbox(t, nil, "cluster", "describe", "--bootstrap-server", c.Bootstrap, "--command-config", p)
-		if r.code != 1 || !strings.Contains(r.stderr, "authentication failed") || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 {
+		if r.Code != 1 || !strings.Contains(r.Stderr, "authentication failed") || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 {
 			t.Fatalf("wrong password: %+v", r)
 		}
-		if strings.Contains(r.stdout+r.stderr, "not-the-password") {
+		if strings.Contains(r.Stdout+r.Stderr, "not-the-password") {
 			t.Fatal("password echoed")
 		}
 	})
 	t.Run("unknown-ca", func(t *testing.T) {
 		p := writeFile(t, dir, "otherca.properties", strings.ReplaceAll(base, ca, otherCA(t, dir)))
 		r := kbox(t, nil, "cluster", "describe", "--bootstrap-server", c.Bootstrap, "--command-config", p)
-		if r.code != 1 || !strings.Contains(r.stderr, "TLS check failed") || !strings.Contains(r.stderr, "unknown authority") {
+		if r.Code != 1 || !strings.Contains(r.Stderr, "TLS check failed") || !strings.Contains(r.Stderr, "unknown authority") {
 			t.Fatalf("unknown CA: %+v", r)
 		}
 	})
 	t.Run("tls-to-plaintext-listener", func(t *testing.T) {
 		r := kbox(t, nil, "cluster", "describe", "--bootstrap-server", c.PlaintextBootstrap, "--command-config", c.ClientProperties)
-		if r.code != 1 || !strings.Contains(r.stderr, "TLS") {
+		if r.Code != 1 || !strings.Contains(r.Stderr, "TLS") {
 			t.Fatalf("TLS to plaintext: %+v", r)
 		}
 	})
@@ -342,7 +300,7 @@ func TestSecuredIntegration(t *testing.T) {
 		cert, key := filepath.Join(tlsDir, "client-cert.pem"), filepath.Join(tlsDir, "client-key.pem")
 		noCert := writeFile(t, dir, "ssl.properties", "security.protocol=SSL\nssl.truststore.type=PEM\nssl.truststore.location="+ca+"\n")
 		r := kbox(t, nil, "cluster", "describe", "--bootstrap-server", c.SSLBootstrap, "--command-config", noCert)
-		if r.code != 1 || !strings.Contains(r.stderr, "client certificate") {
+		if r.Code != 1 || !strings.Contains(r.Stderr, "client certificate") {
 			t.Fatalf("mTLS without cert: %+v", r)
 		}
 		withCert := writeFile(t, dir, "mtls.properties", readProps(t, noCert)+"ssl.keystore.type=PEM\nssl.keystore.location="+filepath.Join(dir, "client-bundle.pem")+"\n")
@@ -350,24 +308,24 @@ func TestSecuredIntegration(t *testing.T) {
 		describeJSON(t, nil, "--bootstrap-server", c.SSLBootstrap, "--command-config", withCert)
 		// The same through a profile with cert-file/key-file.
 		cfg := filepath.Join(t.TempDir(), "config.yaml")
-		if r := kboxWithConfig(t, cfg, "profile", "create", "m", "--bootstrap-server", c.SSLBootstrap, "--tls-ca", ca, "--tls-cert", cert, "--tls-key", key); r.code != 0 {
+		if r := kboxWithConfig(t, cfg, "profile", "create", "m", "--bootstrap-server", c.SSLBootstrap, "--tls-ca", ca, "--tls-cert", cert, "--tls-key", key); r.Code != 0 {
 			t.Fatalf("create: %+v", r)
 		}
-		if r := kboxWithConfig(t, cfg, "--profile", "m", "cluster", "describe"); r.code != 0 {
+		if r := kboxWithConfig(t, cfg, "--profile", "m", "cluster", "describe"); r.Code != 0 {
 			t.Fatalf("mTLS via profile: %+v", r)
 		}
 	})
 	t.Run("ignored-properties-warned", func(t *testing.T) {
 		p := writeFile(t, dir, "extra.properties", base+"send.buffer.bytes=65536\nno.such.property=1\n")
 		r := kbox(t, nil, "cluster", "describe", "--bootstrap-server", c.Bootstrap, "--command-config", p)
-		if r.code != 0 || !strings.Contains(r.stderr, "send.buffer.bytes") || !strings.Contains(r.stderr, "no.such.property") {
+		if r.Code != 0 || !strings.Contains(r.Stderr, "send.buffer.bytes") || !strings.Contains(r.Stderr, "no.such.property") {
 			t.Fatalf("ignored: %+v", r)
 		}
 	})
 	t.Run("malformed-property", func(t *testing.T) {
 		p := writeFile(t, dir, "bad.properties", base+"request.timeout.ms=soon\n")
 		r := kbox(t, nil, "cluster", "describe", "--bootstrap-server", c.Bootstrap, "--command-config", p)
-		if r.code != 1 || !strings.Contains(r.stderr, "request.timeout.ms") {
+		if r.Code != 1 || !strings.Contains(r.Stderr, "request.timeout.ms") {
 			t.Fatalf("malformed: %+v", r)
 		}
 	})

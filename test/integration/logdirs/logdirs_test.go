@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -28,50 +27,18 @@ import (
 
 var (
 	cluster *testbed.Cluster
+	kboxBin string
 	binDir  string // holds kafka-log-dirs -> kbox
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(mainErr(m))
-}
-
-func mainErr(m *testing.M) int {
-	kbox := os.Getenv("KBOX_BIN")
-	tmp, err := os.MkdirTemp("", "kbox-logdirs-it")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
-	if kbox == "" {
-		kbox = filepath.Join(tmp, "kbox")
-		cmd := exec.Command("go", "build", "-o", kbox, "github.com/kboxdev/kbox/cmd/kbox")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintln(os.Stderr, "build kbox:", err)
-			return 1
+	os.Exit(testbed.Main(m, testbed.Options{Name: "logdirs", Applets: []string{"kafka-log-dirs"}, Brokers: 3, Ready: func(e testbed.Env) error {
+		kboxBin, binDir, cluster = e.Kbox, e.BinDir, e.Cluster
+		if err := seed(); err != nil {
+			return fmt.Errorf("seed: %w", err)
 		}
-	}
-	binDir = filepath.Join(tmp, "bin")
-	os.MkdirAll(binDir, 0o755)
-	if err := os.Symlink(kbox, filepath.Join(binDir, "kafka-log-dirs")); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	tb := filepath.Join(tmp, "tb")
-	c, err := testbed.Up(3, "plaintext", tb)
-	// Down also when Up failed half-way, so no JVM outlives the test.
-	defer (&testbed.Cluster{Dir: tb}).Down()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cluster = c
-	if err := seed(); err != nil {
-		fmt.Fprintln(os.Stderr, "seed:", err)
-		return 1
-	}
-	return m.Run()
+		return nil
+	}}))
 }
 
 // seed creates topics and produces data with acks=all, so every replica
@@ -118,30 +85,19 @@ func seed() error {
 	return fmt.Errorf("log dir sizes did not settle")
 }
 
+// kbox runs kafka-log-dirs, or the native `kbox log-dirs` when args start
+// with "log-dirs". t is nil in seed (then a failure to run is not fatal).
 func kbox(t *testing.T, args ...string) (string, string, int) {
-	name := "kafka-log-dirs"
+	path := filepath.Join(binDir, "kafka-log-dirs")
 	if len(args) > 0 && args[0] == "log-dirs" {
-		// native: kbox log-dirs ...
-		name = "kbox-native"
+		path = kboxBin
 	}
-	var cmd *exec.Cmd
-	if name == "kbox-native" {
-		target, _ := os.Readlink(filepath.Join(binDir, "kafka-log-dirs"))
-		cmd = exec.Command(target, args...)
-	} else {
-		cmd = exec.Command(filepath.Join(binDir, "kafka-log-dirs"), args...)
+	var tb testing.TB
+	if t != nil {
+		tb = t
 	}
-	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+filepath.Join(binDir, "no-config.yaml"))
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil && t != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	r := testbed.Runner{Config: filepath.Join(binDir, "no-config.yaml")}.Exec(tb, path, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 func apache(t *testing.T, args ...string) (string, string, int) {

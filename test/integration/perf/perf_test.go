@@ -6,13 +6,11 @@
 package perf_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -34,72 +32,28 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	tmp, err := os.MkdirTemp("", "kbox-perf-it")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
-	kboxBin, err = testbed.Binary(tmp)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	binDir = filepath.Join(tmp, "bin")
-	if err := testbed.LinkApplets(kboxBin, binDir, "kafka-producer-perf-test", "kafka-consumer-perf-test"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cluster, err = testbed.Up(1, "plaintext", filepath.Join(tmp, "tb"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "testbed up:", err)
-		if cluster != nil {
-			_ = cluster.Down()
-		}
-		return 1
-	}
-	defer func() {
-		if err := cluster.Down(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-		}
-	}()
-	return m.Run()
+	os.Exit(testbed.Main(m, testbed.Options{
+		Name:    "perf",
+		Applets: []string{"kafka-producer-perf-test", "kafka-consumer-perf-test"},
+		Brokers: 1,
+		Ready: func(e testbed.Env) error {
+			kboxBin, binDir, cluster = e.Kbox, e.BinDir, e.Cluster
+			return nil
+		},
+	}))
 }
 
 // ---------------------------------------------------------------- helpers
 
-type result struct {
-	stdout, stderr string
-	code           int
-	took           time.Duration
-}
+type result = testbed.Result
 
-func (r result) String() string {
-	return fmt.Sprintf("exit %d after %s\nstdout:\n%s\nstderr:\n%s", r.code, r.took.Round(time.Millisecond), r.stdout, r.stderr)
-}
+// runner runs with a fresh config, no profile and no output default.
+var runner = testbed.Runner{Timeout: 2 * time.Minute, Env: []string{"KBOX_PROFILE=", "KBOX_OUTPUT="}}
 
 // run executes path with args, a fresh config and no profile.
 func run(t *testing.T, path string, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+filepath.Join(t.TempDir(), "config.yaml"), "KBOX_PROFILE=", "KBOX_OUTPUT=")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	start := time.Now()
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %s: %v", path, err)
-	}
-	return r
+	return runner.Exec(t, path, args...)
 }
 
 // applet runs kbox through the argv[0] symlink named tool.
@@ -121,7 +75,7 @@ func apache(t *testing.T, tool string, args ...string) result {
 	if err != nil {
 		t.Fatalf("apache %s: %v\n%s", tool, err, stderr)
 	}
-	return result{stdout: stdout, stderr: stderr, code: code, took: time.Since(start)}
+	return result{Stdout: stdout, Stderr: stderr, Code: code, Took: time.Since(start)}
 }
 
 func admin(t *testing.T) *kadm.Client {
@@ -301,25 +255,25 @@ func TestProducerPerfTestIntegration(t *testing.T) {
 		const n = 5000
 		a := apache(t, "kafka-producer-perf-test", "--topic", "prod-apache", "--num-records", strconv.Itoa(n), "--record-size", "100", "--throughput", "-1", "--bootstrap-server", bs)
 		k := applet(t, "kafka-producer-perf-test", "--topic", "prod-kbox", "--num-records", strconv.Itoa(n), "--record-size", "100", "--throughput", "-1", "--bootstrap-server", bs)
-		if a.code != 0 || k.code != 0 {
+		if a.Code != 0 || k.Code != 0 {
 			t.Fatalf("apache: %s\nkbox: %s", a, k)
 		}
-		if k.stderr != "" {
-			t.Errorf("kbox wrote to stderr: %q", k.stderr)
+		if k.Stderr != "" {
+			t.Errorf("kbox wrote to stderr: %q", k.Stderr)
 		}
-		compareShapes(t, producerKind, a.stdout, k.stdout, "final")
+		compareShapes(t, producerKind, a.Stdout, k.Stdout, "final")
 		if got := endOffsets(t, "prod-kbox"); got != n {
 			t.Errorf("broker has %d records in prod-kbox, want %d", got, n)
 		}
 		if got := endOffsets(t, "prod-apache"); got != n {
 			t.Errorf("broker has %d records in prod-apache, want %d (Apache)", got, n)
 		}
-		recs, _, p50, p95, p99, p999, maxLat := parseFinal(t, findLine(t, producerKind, k.stdout, "final"))
+		recs, _, p50, p95, p99, p999, maxLat := parseFinal(t, findLine(t, producerKind, k.Stdout, "final"))
 		if recs != n || !(p50 <= p95 && p95 <= p99 && p99 <= p999 && p999 <= maxLat) {
 			t.Errorf("final line: records %d, percentiles %v %v %v %v max %v", recs, p50, p95, p99, p999, maxLat)
 		}
-		t.Logf("apache (%s): %s", a.took.Round(time.Millisecond), strings.TrimSpace(a.stdout))
-		t.Logf("kbox   (%s): %s", k.took.Round(time.Millisecond), strings.TrimSpace(k.stdout))
+		t.Logf("apache (%s): %s", a.Took.Round(time.Millisecond), strings.TrimSpace(a.Stdout))
+		t.Logf("kbox   (%s): %s", k.Took.Round(time.Millisecond), strings.TrimSpace(k.Stdout))
 	})
 
 	t.Run("throttled-warmup-windows", func(t *testing.T) {
@@ -333,16 +287,16 @@ func TestProducerPerfTestIntegration(t *testing.T) {
 		before := endOffsets(t, "prod-kbox")
 		a := apache(t, "kafka-producer-perf-test", args("prod-apache")...)
 		k := applet(t, "kafka-producer-perf-test", args("prod-kbox")...)
-		if a.code != 0 || k.code != 0 {
+		if a.Code != 0 || k.Code != 0 {
 			t.Fatalf("apache: %s\nkbox: %s", a, k)
 		}
-		compareShapes(t, producerKind, a.stdout, k.stdout, "final", "steady-final", "window",
+		compareShapes(t, producerKind, a.Stdout, k.Stdout, "final", "steady-final", "window",
 			"literal:Warmup first 500 records. Steady state results will print after the complete test summary.")
 		if got := endOffsets(t, "prod-kbox") - before; got != 2000 {
 			t.Errorf("broker got %d records, want 2000", got)
 		}
-		final := findLine(t, producerKind, k.stdout, "final")
-		steady := findLine(t, producerKind, k.stdout, "steady-final")
+		final := findLine(t, producerKind, k.Stdout, "final")
+		steady := findLine(t, producerKind, k.Stdout, "steady-final")
 		if r, _, _, _, _, _, _ := parseFinal(t, final); r != 2000 {
 			t.Errorf("final line counts %d records: %q", r, final)
 		}
@@ -350,17 +304,17 @@ func TestProducerPerfTestIntegration(t *testing.T) {
 			t.Errorf("steady-state line counts %d records: %q", r, steady)
 		}
 		// Apache prints the steady-state line last.
-		if kl := lines(k.stdout); kl[len(kl)-1] != steady {
-			t.Errorf("steady-state line is not last:\n%s", k.stdout)
+		if kl := lines(k.Stdout); kl[len(kl)-1] != steady {
+			t.Errorf("steady-state line is not last:\n%s", k.Stdout)
 		}
-		t.Logf("apache:\n%s\nkbox:\n%s", a.stdout, k.stdout)
+		t.Logf("apache:\n%s\nkbox:\n%s", a.Stdout, k.Stdout)
 	})
 
 	t.Run("payload-monotonic", func(t *testing.T) {
 		// The payload is the record index (read back from the broker).
 		createTopic(t, "prod-mono", 1)
 		k := applet(t, "kafka-producer-perf-test", "--topic", "prod-mono", "--num-records", "300", "--payload-monotonic", "--throughput", "-1", "--bootstrap-server", bs)
-		if k.code != 0 {
+		if k.Code != 0 {
 			t.Fatal(k)
 		}
 		cl, err := kgo.NewClient(kgo.SeedBrokers(bs), kgo.ConsumeTopics("prod-mono"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
@@ -394,23 +348,23 @@ func TestThrottledRateIntegration(t *testing.T) {
 		const target = 600.5
 		k := applet(t, "kafka-producer-perf-test", "--topic", "rate", "--num-records", "1800", "--record-size", "200",
 			"--throughput", strconv.FormatFloat(target, 'f', -1, 64), "--bootstrap-server", cluster.Bootstrap)
-		if k.code != 0 {
+		if k.Code != 0 {
 			t.Fatal(k)
 		}
-		_, rate, _, _, _, _, _ := parseFinal(t, findLine(t, producerKind, k.stdout, "final"))
+		_, rate, _, _, _, _, _ := parseFinal(t, findLine(t, producerKind, k.Stdout, "final"))
 		if math.Abs(rate-target)/target > tol {
-			t.Errorf("achieved %.3f records/s, target %.1f (tolerance %.0f%%)\n%s", rate, target, tol*100, k.stdout)
+			t.Errorf("achieved %.3f records/s, target %.1f (tolerance %.0f%%)\n%s", rate, target, tol*100, k.Stdout)
 		}
-		t.Logf("target %.1f/s, achieved %.3f/s (%+.2f%%) in %s", target, rate, 100*(rate-target)/target, k.took.Round(time.Millisecond))
+		t.Logf("target %.1f/s, achieved %.3f/s (%+.2f%%) in %s", target, rate, 100*(rate-target)/target, k.Took.Round(time.Millisecond))
 	})
 	t.Run("native", func(t *testing.T) {
 		const target = 1000.0
 		k := kbox(t, "perf", "produce", "--topic", "rate", "--records", "3000", "--record-size", "200", "--throughput", "1000",
 			"--bootstrap-server", cluster.Bootstrap, "-o", "json")
-		if k.code != 0 {
+		if k.Code != 0 {
 			t.Fatal(k)
 		}
-		r := decodeResult(t, k.stdout)
+		r := decodeResult(t, k.Stdout)
 		if r.Records != 3000 || r.Failed != 0 || r.TargetRate != target {
 			t.Errorf("records %d failed %d target %v", r.Records, r.Failed, r.TargetRate)
 		}
@@ -500,7 +454,7 @@ func TestConsumerPerfTestIntegration(t *testing.T) {
 	const topic, n, size = "cons", 3000, 100
 	createTopic(t, topic, 3)
 	bs := cluster.Bootstrap
-	if p := applet(t, "kafka-producer-perf-test", "--topic", topic, "--num-records", strconv.Itoa(n), "--record-size", strconv.Itoa(size), "--throughput", "-1", "--bootstrap-server", bs); p.code != 0 {
+	if p := applet(t, "kafka-producer-perf-test", "--topic", topic, "--num-records", strconv.Itoa(n), "--record-size", strconv.Itoa(size), "--throughput", "-1", "--bootstrap-server", bs); p.Code != 0 {
 		t.Fatal(p)
 	}
 	if got := endOffsets(t, topic); got != n {
@@ -511,17 +465,17 @@ func TestConsumerPerfTestIntegration(t *testing.T) {
 		args := []string{"--topic", topic, "--messages", strconv.Itoa(n), "--bootstrap-server", bs}
 		a := apache(t, "kafka-consumer-perf-test", args...)
 		k := applet(t, "kafka-consumer-perf-test", args...)
-		if a.code != 0 || k.code != 0 {
+		if a.Code != 0 || k.Code != 0 {
 			t.Fatalf("apache: %s\nkbox: %s", a, k)
 		}
-		compareShapes(t, consumerKind, unsignFetch(a.stdout), unsignFetch(k.stdout), "summary", "literal:"+consumerHeader,
+		compareShapes(t, consumerKind, unsignFetch(a.Stdout), unsignFetch(k.Stdout), "summary", "literal:"+consumerHeader,
 			"literal:Warning: --messages is deprecated. Use --num-records instead.")
-		if kl, al := lines(k.stdout), lines(a.stdout); len(kl) != len(al) || kl[0] != al[0] || kl[1] != al[1] {
-			t.Errorf("line structure differs:\napache:\n%s\nkbox:\n%s", a.stdout, k.stdout)
+		if kl, al := lines(k.Stdout), lines(a.Stdout); len(kl) != len(al) || kl[0] != al[0] || kl[1] != al[1] {
+			t.Errorf("line structure differs:\napache:\n%s\nkbox:\n%s", a.Stdout, k.Stdout)
 		}
-		checkSummary(t, "apache", findLine(t, consumerKind, a.stdout, "summary"), n, n, size)
-		checkSummary(t, "kbox", findLine(t, consumerKind, k.stdout, "summary"), n, n, size)
-		t.Logf("apache (%s):\n%s\nkbox (%s):\n%s", a.took.Round(time.Millisecond), a.stdout, k.took.Round(time.Millisecond), k.stdout)
+		checkSummary(t, "apache", findLine(t, consumerKind, a.Stdout, "summary"), n, n, size)
+		checkSummary(t, "kbox", findLine(t, consumerKind, k.Stdout, "summary"), n, n, size)
+		t.Logf("apache (%s):\n%s\nkbox (%s):\n%s", a.Took.Round(time.Millisecond), a.Stdout, k.Took.Round(time.Millisecond), k.Stdout)
 	})
 
 	t.Run("hide-header-partial", func(t *testing.T) {
@@ -530,15 +484,15 @@ func TestConsumerPerfTestIntegration(t *testing.T) {
 		args := []string{"--topic", topic, "--num-records", "1000", "--hide-header", "--bootstrap-server", bs}
 		a := apache(t, "kafka-consumer-perf-test", args...)
 		k := applet(t, "kafka-consumer-perf-test", args...)
-		if a.code != 0 || k.code != 0 {
+		if a.Code != 0 || k.Code != 0 {
 			t.Fatalf("apache: %s\nkbox: %s", a, k)
 		}
-		compareShapes(t, consumerKind, unsignFetch(a.stdout), unsignFetch(k.stdout), "summary")
-		if kl := lines(k.stdout); len(kl) != 1 || len(lines(a.stdout)) != 1 {
-			t.Errorf("--hide-header: want exactly the summary line\napache:\n%s\nkbox:\n%s", a.stdout, k.stdout)
+		compareShapes(t, consumerKind, unsignFetch(a.Stdout), unsignFetch(k.Stdout), "summary")
+		if kl := lines(k.Stdout); len(kl) != 1 || len(lines(a.Stdout)) != 1 {
+			t.Errorf("--hide-header: want exactly the summary line\napache:\n%s\nkbox:\n%s", a.Stdout, k.Stdout)
 		}
-		checkSummary(t, "apache", findLine(t, consumerKind, a.stdout, "summary"), 1000, 1499, size)
-		checkSummary(t, "kbox", findLine(t, consumerKind, k.stdout, "summary"), 1000, 1499, size)
+		checkSummary(t, "apache", findLine(t, consumerKind, a.Stdout, "summary"), 1000, 1499, size)
+		checkSummary(t, "kbox", findLine(t, consumerKind, k.Stdout, "summary"), 1000, 1499, size)
 	})
 
 	t.Run("show-detailed-stats", func(t *testing.T) {
@@ -546,11 +500,11 @@ func TestConsumerPerfTestIntegration(t *testing.T) {
 		args := []string{"--topic", topic, "--num-records", strconv.Itoa(n), "--show-detailed-stats", "--reporting-interval", "2", "--bootstrap-server", bs}
 		a := apache(t, "kafka-consumer-perf-test", args...)
 		k := applet(t, "kafka-consumer-perf-test", args...)
-		if a.code != 0 || k.code != 0 {
+		if a.Code != 0 || k.Code != 0 {
 			t.Fatalf("apache: %s\nkbox: %s", a, k)
 		}
-		compareShapes(t, consumerKind, unsignFetch(a.stdout), unsignFetch(k.stdout), "detailed", "literal:"+detailedHeader)
-		for _, out := range []string{a.stdout, k.stdout} {
+		compareShapes(t, consumerKind, unsignFetch(a.Stdout), unsignFetch(k.Stdout), "detailed", "literal:"+detailedHeader)
+		for _, out := range []string{a.Stdout, k.Stdout} {
 			if l := lines(out); l[0] != detailedHeader {
 				t.Errorf("first line is not the detailed header: %q", l[0])
 			}
@@ -632,10 +586,10 @@ func TestNativeMergeIntegration(t *testing.T) {
 	for i, extra := range runs {
 		args := append([]string{"perf", "produce", "--topic", "native", "--bootstrap-server", bs, "-o", "json"}, extra...)
 		k := kbox(t, args...)
-		if k.code != 0 {
+		if k.Code != 0 {
 			t.Fatal(k)
 		}
-		r := decodeResult(t, k.stdout)
+		r := decodeResult(t, k.Stdout)
 		want, _ := strconv.ParseInt(extra[1], 10, 64)
 		// No sampling: every acknowledged record is in the histogram.
 		if r.Kind != "produce" || r.Records != want || r.Failed != 0 || r.Latency.Count != want || decodeHist(t, r).TotalCount() != want {
@@ -645,7 +599,7 @@ func TestNativeMergeIntegration(t *testing.T) {
 			t.Errorf("run %d: no effective settings in the result", i)
 		}
 		f := filepath.Join(dir, fmt.Sprintf("run%d.json", i))
-		if err := os.WriteFile(f, []byte(k.stdout), 0o644); err != nil {
+		if err := os.WriteFile(f, []byte(k.Stdout), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		files, results = append(files, f), append(results, r)
@@ -664,10 +618,10 @@ func TestNativeMergeIntegration(t *testing.T) {
 	}
 
 	m := kbox(t, append([]string{"perf", "merge", "-o", "json"}, files...)...)
-	if m.code != 0 {
+	if m.Code != 0 {
 		t.Fatal(m)
 	}
-	merged := decodeResult(t, m.stdout)
+	merged := decodeResult(t, m.Stdout)
 	if merged.Records != 6000 || merged.Latency.Count != 6000 || merged.MergedFrom != 2 {
 		t.Errorf("merged: records %d, latency count %d, merged_from %d", merged.Records, merged.Latency.Count, merged.MergedFrom)
 	}
@@ -714,16 +668,16 @@ func TestNativeMergeIntegration(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := kbox(t, "perf", "merge", files[0], bad)
-		if r.code == 0 || strings.Count(strings.TrimSpace(r.stderr), "\n") != 0 || !strings.Contains(r.stderr, "bad.json") || r.stdout != "" {
+		if r.Code == 0 || strings.Count(strings.TrimSpace(r.Stderr), "\n") != 0 || !strings.Contains(r.Stderr, "bad.json") || r.Stdout != "" {
 			t.Errorf("merge with a bad file: %s", r)
 		}
 	})
 	t.Run("native-consume", func(t *testing.T) {
 		k := kbox(t, "perf", "consume", "--topic", "native", "--records", "6000", "--bootstrap-server", bs, "-o", "json")
-		if k.code != 0 {
+		if k.Code != 0 {
 			t.Fatal(k)
 		}
-		r := decodeResult(t, k.stdout)
+		r := decodeResult(t, k.Stdout)
 		if r.Kind != "consume" || r.Records != 6000 || r.Latency.Count != 6000 {
 			t.Errorf("consume: kind %q records %d latency count %d", r.Kind, r.Records, r.Latency.Count)
 		}
@@ -758,16 +712,16 @@ func TestBadInvocationsIntegration(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			a := apache(t, c.tool, c.args...)
 			k := applet(t, c.tool, c.args...)
-			if a.code == 0 {
+			if a.Code == 0 {
 				t.Fatalf("Apache accepted the invocation: %s", a)
 			}
-			if k.code != a.code {
-				t.Errorf("exit %d, Apache %d", k.code, a.code)
+			if k.Code != a.Code {
+				t.Errorf("exit %d, Apache %d", k.Code, a.Code)
 			}
-			if k.stdout != a.stdout {
-				t.Errorf("stdout differs\napache: %q\nkbox:   %q", a.stdout, k.stdout)
+			if k.Stdout != a.Stdout {
+				t.Errorf("stdout differs\napache: %q\nkbox:   %q", a.Stdout, k.Stdout)
 			}
-			ae, ke := a.stderr, k.stderr
+			ae, ke := a.Stderr, k.Stderr
 			if c.normGroups {
 				ae, ke = randomGroupRE.ReplaceAllString(ae, "perf-consumer-N)"), randomGroupRE.ReplaceAllString(ke, "perf-consumer-N)")
 			}
@@ -784,8 +738,8 @@ func TestBadInvocationsIntegration(t *testing.T) {
 			if ke != ae {
 				t.Errorf("stderr differs\napache: %q\nkbox:   %q", ae, ke)
 			}
-			if strings.Contains(k.stderr, "panic") || strings.Contains(k.stderr, "goroutine ") {
-				t.Errorf("kbox crashed: %s", k.stderr)
+			if strings.Contains(k.Stderr, "panic") || strings.Contains(k.Stderr, "goroutine ") {
+				t.Errorf("kbox crashed: %s", k.Stderr)
 			}
 		})
 	}

@@ -32,54 +32,19 @@ var (
 	outDir  string // test/integration/out/sweep (git-ignored)
 )
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
-	tmp, err := os.MkdirTemp("", "kbox-sweep-it")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
-	bin, err = testbed.Binary(tmp)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	_, file, _, _ := runtime.Caller(0)
-	outDir = filepath.Join(filepath.Dir(file), "..", "out", "sweep")
-	if err := os.MkdirAll(outDir, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cluster, err = testbed.Up(1, "plaintext", filepath.Join(tmp, "tb"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		if cluster != nil {
-			_ = cluster.Down()
-		}
-		return 1
-	}
-	defer func() { _ = cluster.Down() }()
-	return m.Run()
+func TestMain(m *testing.M) {
+	os.Exit(testbed.Main(m, testbed.Options{Name: "sweep", Brokers: 1, Ready: func(e testbed.Env) error {
+		bin, cluster = e.Kbox, e.Cluster
+		_, file, _, _ := runtime.Caller(0)
+		outDir = filepath.Join(filepath.Dir(file), "..", "out", "sweep")
+		return os.MkdirAll(outDir, 0o755)
+	}}))
 }
 
 func kbox(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = t.TempDir()
-	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+filepath.Join(cmd.Dir, "none.yaml"))
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run kbox: %v", err)
-	}
-	return o.String(), e.String(), code
+	r := testbed.Runner{Timeout: 3 * time.Minute, InTempDir: true}.Exec(t, bin, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 func topics(t *testing.T, prefix string) []string {

@@ -6,13 +6,11 @@
 package topics_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/kboxdev/kbox/pkg/topics"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -30,40 +28,11 @@ var (
 	cfgDir  string
 )
 
-func TestMain(m *testing.M) { os.Exit(run(m)) }
-
-func run(m *testing.M) int {
-	tmp, err := os.MkdirTemp("", "kbox-topics-it")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(tmp)
-	cfgDir = tmp
-	bin, err := testbed.Binary(tmp)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	applet = filepath.Join(tmp, "kafka-topics")
-	if err := os.Symlink(bin, applet); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cluster, err = testbed.Up(3, "plaintext", filepath.Join(tmp, "tb"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		if cluster != nil {
-			_ = cluster.Down()
-		}
-		return 1
-	}
-	defer func() { _ = cluster.Down() }()
-	if err := setup(); err != nil {
-		fmt.Fprintln(os.Stderr, "setup:", err)
-		return 1
-	}
-	return m.Run()
+func TestMain(m *testing.M) {
+	os.Exit(testbed.Main(m, testbed.Options{Name: "topics", Applets: []string{"kafka-topics"}, Brokers: 3, Ready: func(e testbed.Env) error {
+		applet, cfgDir, cluster = filepath.Join(e.BinDir, "kafka-topics"), e.Dir, e.Cluster
+		return setup()
+	}}))
 }
 
 func admin() (*kadm.Client, func(), error) {
@@ -154,20 +123,12 @@ type result struct {
 
 func runKbox(t *testing.T, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, applet, args...)
-	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+filepath.Join(cfgDir, "none.yaml"), "KBOX_PROFILE=", "KBOX_OUTPUT=", "KBOX_BOOTSTRAP_SERVERS=")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run kbox: %v", err)
-	}
-	return r
+	r := testbed.Runner{
+		Timeout: 90 * time.Second,
+		Config:  filepath.Join(cfgDir, "none.yaml"),
+		Env:     []string{"KBOX_PROFILE=", "KBOX_OUTPUT=", "KBOX_BOOTSTRAP_SERVERS="},
+	}.Exec(t, applet, args...)
+	return result{stdout: r.Stdout, stderr: r.Stderr, code: r.Code}
 }
 
 func runApache(t *testing.T, args ...string) result {

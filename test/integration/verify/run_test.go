@@ -3,11 +3,8 @@
 package verify_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -38,20 +35,8 @@ type runReport struct {
 // kboxRun runs `kbox verify run ARGS` and returns stdout, stderr, exit.
 func kboxRun(t *testing.T, timeout time.Duration, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, kboxBin, append([]string{"verify", "run"}, args...)...)
-	cmd.Env = append(append(os.Environ(), "KBOX_CONFIG="+filepath.Join(t.TempDir(), "none.yaml")), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("verify run: %v (stderr %s)", err, errb.String())
-	}
-	return out.String(), errb.String(), code
+	r := testbed.Runner{Timeout: timeout, Env: env}.Exec(t, kboxBin, append([]string{"verify", "run"}, args...)...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 func parseRun(t *testing.T, out string) runReport {

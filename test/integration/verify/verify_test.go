@@ -10,7 +10,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,32 +30,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testMain(m))
-}
-
-func testMain(m *testing.M) int {
-	tmp, err := os.MkdirTemp("", "kbox-verify-it")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(tmp)
-	kboxBin, err = testbed.Binary(tmp)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	binDir = filepath.Join(tmp, "bin")
-	if err := testbed.LinkApplets(kboxBin, binDir, "kafka-verifiable-producer", "kafka-verifiable-consumer"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	cluster, err = testbed.Up(3, "plaintext", filepath.Join(tmp, "tb"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "testbed up:", err)
-		return 1
-	}
-	defer cluster.Down()
-	return m.Run()
+	os.Exit(testbed.Main(m, testbed.Options{
+		Name:    "verify",
+		Applets: []string{"kafka-verifiable-producer", "kafka-verifiable-consumer"},
+		Brokers: 3,
+		Ready: func(e testbed.Env) error {
+			kboxBin, binDir, cluster = e.Kbox, e.BinDir, e.Cluster
+			return nil
+		},
+	}))
 }
 
 func createTopic(t *testing.T, name string) {
@@ -174,32 +156,7 @@ func lastAcked(t *testing.T, path string) map[int32]int64 {
 // up to the last acked offset (the checker's R1 "caught up").
 func waitCaughtUp(t *testing.T, consumerLog string, acked map[int32]int64, d time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for {
-		got := map[int32]int64{}
-		for _, e := range events(t, consumerLog) {
-			if e.Name == "records_consumed" {
-				for _, p := range e.Partitions {
-					if p.MaxOffset > got[p.Partition] {
-						got[p.Partition] = p.MaxOffset
-					}
-				}
-			}
-		}
-		ok := true
-		for p, off := range acked {
-			if got[p] < off {
-				ok = false
-			}
-		}
-		if ok {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("consumer did not catch up within %s: consumed %v, acked %v", d, got, acked)
-		}
-		time.Sleep(300 * time.Millisecond)
-	}
+	waitCaughtUpAll(t, []string{consumerLog}, acked, d)
 }
 
 type verdict struct {
