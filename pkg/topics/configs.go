@@ -2,6 +2,7 @@ package topics
 
 import (
 	"fmt"
+	"github.com/kboxdev/kbox/pkg/javafmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -139,7 +140,7 @@ func ParseConfigs(values []string) (map[string]string, error) {
 		names = append(names, k)
 	}
 	// Kafka checks names in HashMap order; any unknown name fails.
-	for _, k := range JavaHashMapOrder(names, -1) {
+	for _, k := range javafmt.HashMapOrder(names, -1) {
 		if _, ok := topicConfigs[k]; !ok {
 			return nil, fmt.Errorf("Unknown topic config name: %s", k)
 		}

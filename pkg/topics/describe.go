@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kboxdev/kbox/pkg/javafmt"
 	"io"
 	"sort"
 	"strconv"
@@ -252,7 +253,7 @@ func (s *Service) Describe(ctx context.Context, names []string, c *Cluster, o De
 			byName[ce.Name] = ce
 			order = append(order, ce.Name)
 		}
-		for _, k := range JavaHashMapOrder(order, -1) {
+		for _, k := range javafmt.HashMapOrder(order, -1) {
 			ce := byName[k]
 			if ce.Name == "min.insync.replicas" && ce.Value != nil {
 				if v, err := strconv.Atoi(*ce.Value); err == nil {
