@@ -12,6 +12,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/javafmt"
+	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/spf13/cobra"
@@ -42,122 +43,33 @@ func newConsumerCmd(f *cmdutil.Factory) *cobra.Command {
 	}
 }
 
-// joptSpec describes the consumer perf test's jopt-simple options.
-type joptSpec struct {
-	arg      int // 0 none, 1 required, 2 optional
-	multiple bool
-}
-
-var consumerSpec = map[string]joptSpec{
-	"bootstrap-server": {arg: 1}, "topic": {arg: 1}, "include": {arg: 1}, "group": {arg: 1},
-	"fetch-size": {arg: 1}, "command-property": {arg: 1, multiple: true}, "from-latest": {},
-	"socket-buffer-size": {arg: 1}, "consumer.config": {arg: 1}, "command-config": {arg: 1},
-	"print-metrics": {}, "show-detailed-stats": {}, "timeout": {arg: 2}, "messages": {arg: 1},
-	"num-records": {arg: 1}, "reporting-interval": {arg: 1}, "date-format": {arg: 1},
-	"hide-header": {}, "help": {}, "version": {},
-}
-
-// joptSet is a parsed jopt-simple command line.
-type joptSet struct {
-	values map[string][]string
-	has    map[string]bool
-}
-
-type joptError struct{ msg string }
-
-func (e *joptError) Error() string { return e.msg }
-
-// parseJopt parses args like jopt-simple 5.0.4 without abbreviations.
-// Non-option arguments are ignored, as the Apache tool does.
-func parseJopt(args []string, spec map[string]joptSpec) (*joptSet, error) {
-	s := &joptSet{values: map[string][]string{}, has: map[string]bool{}}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			continue
-		}
-		var name string
-		if strings.HasPrefix(a, "--") {
-			name = a[2:]
-		} else {
-			name = a[1:]
-		}
-		val, hasVal := "", false
-		if k, v, ok := strings.Cut(name, "="); ok {
-			name, val, hasVal = k, v, true
-		}
-		sp, ok := spec[name]
-		if !ok {
-			return nil, &joptError{name + " is not a recognized option"}
-		}
-		s.has[name] = true
-		switch sp.arg {
-		case 0:
-			if hasVal {
-				return nil, &joptError{fmt.Sprintf("Option %s does not take an argument", name)}
-			}
-		case 1:
-			if !hasVal {
-				if i+1 >= len(args) || (strings.HasPrefix(args[i+1], "-") && len(args[i+1]) > 1 && isJoptOption(args[i+1])) {
-					return nil, &joptError{fmt.Sprintf("Option %s requires an argument", name)}
-				}
-				i++
-				val = args[i]
-			}
-			s.values[name] = append(s.values[name], val)
-		case 2:
-			if !hasVal && i+1 < len(args) && !(strings.HasPrefix(args[i+1], "-") && isJoptOption(args[i+1])) {
-				i++
-				val, hasVal = args[i], true
-			}
-			if hasVal {
-				s.values[name] = append(s.values[name], val)
-			}
-		}
-	}
-	return s, nil
-}
-
-// isJoptOption reports whether a token looks like an option to jopt
-// (negative numbers are arguments).
-func isJoptOption(a string) bool {
-	if _, err := strconv.ParseFloat(a, 64); err == nil {
-		return false
-	}
-	return true
-}
-
-// one returns the single value of an option, or jopt's error when given
-// several times.
-func (s *joptSet) one(name string) (string, bool, error) {
-	v := s.values[name]
-	switch len(v) {
-	case 0:
-		return "", false, nil
-	case 1:
-		return v[0], true, nil
-	}
-	return "", false, javaError(fmt.Sprintf("Found multiple arguments for option %s, but you asked for only one", name))
-}
+// consumerParser is ConsumerPerformance's jopt-simple option set.
+var consumerParser = jopt.New(
+	jopt.Spec{Name: "bootstrap-server", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "topic", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "include", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "group", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "fetch-size", Arg: jopt.RequiredArg, Type: jopt.Integer},
+	jopt.Spec{Name: "command-property", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "from-latest"},
+	jopt.Spec{Name: "socket-buffer-size", Arg: jopt.RequiredArg, Type: jopt.Integer},
+	jopt.Spec{Name: "consumer.config", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "command-config", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "print-metrics"},
+	jopt.Spec{Name: "show-detailed-stats"},
+	jopt.Spec{Name: "timeout", Arg: jopt.OptionalArg, Type: jopt.Long},
+	jopt.Spec{Name: "messages", Arg: jopt.RequiredArg, Type: jopt.Long},
+	jopt.Spec{Name: "num-records", Arg: jopt.RequiredArg, Type: jopt.Long},
+	jopt.Spec{Name: "reporting-interval", Arg: jopt.RequiredArg, Type: jopt.Long},
+	jopt.Spec{Name: "date-format", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "hide-header"},
+	jopt.Spec{Name: "help"},
+	jopt.Spec{Name: "version"},
+)
 
 func consumerUsage(group string) string {
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(strings.ReplaceAll(consumerHelp, "perf-consumer-{{GROUP}}", group), "\n") {
-		body := strings.TrimSuffix(l, "\n")
-		if strings.Contains(body, "perf-consumer-") {
-			// jopt pads every table line to 79 columns
-			body = strings.TrimRight(body, " ")
-			body += strings.Repeat(" ", max(0, 79-len(body)))
-		}
-		b.WriteString(body)
-		if strings.HasSuffix(l, "\n") {
-			b.WriteString("\n")
-		}
-	}
-	return b.String()
+	// jopt pads every table line to 79 columns
+	return jopt.PadLines(strings.ReplaceAll(consumerHelp, "perf-consumer-{{GROUP}}", group), 79)
 }
 
 func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) error {
@@ -168,36 +80,36 @@ func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 		fmt.Fprint(errOut, consumerUsage(group))
 		return cmdutil.Exit(1)
 	}
-	s, err := parseJopt(args, consumerSpec)
+	s, err := consumerParser.Parse(args)
 	if err != nil {
 		return usage(err.Error())
 	}
-	if len(args) == 0 || s.has["help"] {
+	if len(args) == 0 || s.Has("help") {
 		return usage("This tool is used to verify the consumer performance.")
 	}
-	if s.has["version"] {
+	if s.Has("version") {
 		fmt.Fprintln(out, kafkaVersion)
 		return nil
 	}
-	if !s.has["bootstrap-server"] {
+	if !s.Has("bootstrap-server") {
 		return usage(`Missing required argument "[bootstrap-server]"`)
 	}
-	if s.has["topic"] == s.has["include"] {
+	if s.Has("topic") == s.Has("include") {
 		return usage("Exactly one of the following arguments is required: [topic], [include]")
 	}
-	if s.has["messages"] == s.has["num-records"] {
+	if s.Has("messages") == s.Has("num-records") {
 		return usage("Exactly one of the following arguments is required: [messages], [num-records]")
 	}
-	if s.has["consumer.config"] && s.has["command-config"] {
+	if s.Has("consumer.config") && s.Has("command-config") {
 		return usage(`Option "[consumer.config]" can't be used with option "[command-config]"`)
 	}
-	if s.has["messages"] {
+	if s.Has("messages") {
 		fmt.Fprintln(out, "Warning: --messages is deprecated. Use --num-records instead.")
 	}
-	if s.has["consumer.config"] {
+	if s.Has("consumer.config") {
 		fmt.Fprintln(out, "Warning: --consumer.config is deprecated. Use --command-config instead.")
 	}
-	detailed, hide := s.has["show-detailed-stats"], s.has["hide-header"]
+	detailed, hide := s.Has("show-detailed-stats"), s.Has("hide-header")
 	if !hide {
 		fmt.Fprintln(out, perf.ApacheConsumerHeader(detailed))
 	}
@@ -239,7 +151,7 @@ func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 	if !detailed {
 		perf.WriteApacheConsumerSummary(out, res, o.cfg.DateFormat)
 	}
-	if s.has["print-metrics"] {
+	if s.Has("print-metrics") {
 		fmt.Fprintln(errOut, "kbox: warning: --print-metrics: the Java client's metrics registry has no franz-go equivalent; nothing to print")
 	}
 	return ctx.Err()
@@ -255,27 +167,29 @@ type consumerOpts struct {
 }
 
 // consumerOptions converts the values in the order the Java tool reads them.
-func consumerOptions(s *joptSet, defaultGroup string) (*consumerOpts, error) {
+func consumerOptions(s *jopt.Set, defaultGroup string) (*consumerOpts, error) {
 	o := &consumerOpts{props: config.NewProperties()}
 	var err error
 	get := func(name string) string {
 		if err != nil {
 			return ""
 		}
-		v, _, e := s.one(name)
+		v, _, e := s.Value(name)
 		if e != nil {
 			err = e
 		}
 		return v
 	}
-	conv := func(name string, bits int, def int64) int64 {
-		v := get(name)
-		if err != nil || !s.has[name] || (name == "timeout" && v == "" && len(s.values[name]) == 0) {
+	conv := func(name string, def int64) int64 {
+		if err != nil {
 			return def
 		}
-		n, e := strconv.ParseInt(v, 10, bits)
+		n, ok, e := s.Int(name)
 		if e != nil {
-			err = javaError(fmt.Sprintf("Cannot parse argument '%s' of option %s", v, name))
+			err = e
+		}
+		if !ok {
+			return def
 		}
 		return n
 	}
@@ -285,26 +199,26 @@ func consumerOptions(s *joptSet, defaultGroup string) (*consumerOpts, error) {
 	if o.configFile == "" {
 		o.configFile = get("command-config")
 	}
-	for _, kv := range s.values["command-property"] {
+	for _, kv := range s.Values("command-property") {
 		k, v, _ := strings.Cut(kv, "=")
 		o.props.Set(k, v)
 	}
 	o.bootstrap = get("bootstrap-server")
 	o.props.Set("bootstrap.servers", o.bootstrap)
 	g := get("group")
-	if g == "" && !s.has["group"] {
+	if g == "" && !s.Has("group") {
 		g = defaultGroup
 	}
 	o.props.Set("group.id", g)
-	sock := conv("socket-buffer-size", 32, 2097152)
-	if s.has["socket-buffer-size"] {
+	sock := conv("socket-buffer-size", 2097152)
+	if s.Has("socket-buffer-size") {
 		// Java always sets it; kbox leaves socket buffers to the OS and
 		// only mentions it when the user asked for a size.
 		o.props.Set("receive.buffer.bytes", strconv.FormatInt(sock, 10))
 	}
-	fetch := conv("fetch-size", 32, 1048576)
+	fetch := conv("fetch-size", 1048576)
 	o.props.Set("max.partition.fetch.bytes", strconv.FormatInt(fetch, 10))
-	if s.has["from-latest"] {
+	if s.Has("from-latest") {
 		o.props.Set("auto.offset.reset", "latest")
 	} else {
 		o.props.Set("auto.offset.reset", "earliest")
@@ -317,19 +231,19 @@ func consumerOptions(s *joptSet, defaultGroup string) (*consumerOpts, error) {
 			err = fmt.Errorf("invalid --include regular expression: %v", e)
 		}
 	}
-	if s.has["messages"] {
-		o.cfg.NumRecords = conv("messages", 64, 0)
+	if s.Has("messages") {
+		o.cfg.NumRecords = conv("messages", 0)
 	} else {
-		o.cfg.NumRecords = conv("num-records", 64, 0)
+		o.cfg.NumRecords = conv("num-records", 0)
 	}
-	o.cfg.TimeoutMs = conv("timeout", 64, 10000)
-	o.cfg.ReportingIntervalMs = conv("reporting-interval", 64, 5000)
+	o.cfg.TimeoutMs = conv("timeout", 10000)
+	o.cfg.ReportingIntervalMs = conv("reporting-interval", 5000)
 	if err == nil && o.cfg.ReportingIntervalMs <= 0 {
 		err = javaError("Reporting interval must be greater than 0.")
 	}
-	o.cfg.ShowDetailedStats = s.has["show-detailed-stats"]
+	o.cfg.ShowDetailedStats = s.Has("show-detailed-stats")
 	pattern := get("date-format")
-	if !s.has["date-format"] {
+	if !s.Has("date-format") {
 		pattern = "yyyy-MM-dd HH:mm:ss:SSS"
 	}
 	if err != nil {

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/spf13/cobra"
@@ -36,24 +36,27 @@ func newE2ECmd(f *cmdutil.Factory) *cobra.Command {
 	}
 }
 
-var e2eSpec = map[string]joptSpec{
-	"bootstrap-server": {arg: 1}, "topic": {arg: 1}, "num-records": {arg: 1}, "producer-acks": {arg: 1},
-	"record-size": {arg: 1}, "record-key-size": {arg: 2}, "record-header-key-size": {arg: 2},
-	"record-header-size": {arg: 2}, "num-headers": {arg: 2}, "command-config": {arg: 2},
-	"help": {}, "version": {},
-}
+// e2eParser is EndToEndLatency's jopt-simple option set.
+var e2eParser = jopt.New(
+	jopt.Spec{Name: "bootstrap-server", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "topic", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "num-records", Arg: jopt.RequiredArg, Type: jopt.Integer},
+	jopt.Spec{Name: "producer-acks", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "record-size", Arg: jopt.RequiredArg, Type: jopt.Integer},
+	jopt.Spec{Name: "record-key-size", Arg: jopt.OptionalArg, Type: jopt.Integer},
+	jopt.Spec{Name: "record-header-key-size", Arg: jopt.OptionalArg, Type: jopt.Integer},
+	jopt.Spec{Name: "record-header-size", Arg: jopt.OptionalArg, Type: jopt.Integer},
+	jopt.Spec{Name: "num-headers", Arg: jopt.OptionalArg, Type: jopt.Integer},
+	jopt.Spec{Name: "command-config", Arg: jopt.OptionalArg},
+	jopt.Spec{Name: "help"},
+	jopt.Spec{Name: "version"},
+)
 
 const e2eDescription = "This tool measures end-to-end latency in Kafka by sending messages and timing their reception."
 
 // e2eUsage is the option table, every line padded to 80 columns.
 func e2eUsage() string {
-	var b strings.Builder
-	for _, l := range strings.Split(strings.TrimSuffix(e2eHelp, "\n"), "\n") {
-		b.WriteString(l)
-		b.WriteString(strings.Repeat(" ", max(0, 80-len(l))))
-		b.WriteString("\n")
-	}
-	return b.String()
+	return jopt.PadLines(e2eHelp, 80)
 }
 
 // e2eLegacyArgs is EndToEndLatency.convertLegacyArgsIfNeeded: the 4.1-style
@@ -98,33 +101,29 @@ func (e usageError) Error() string { return string(e) }
 // option table, exit 1), a javaError (message only, exit 1), or errE2EHelp /
 // errE2EVersion.
 func parseE2E(args []string) (*e2eArgs, error) {
-	s, err := parseJopt(args, e2eSpec)
+	s, err := e2eParser.Parse(args)
 	if err != nil {
 		return nil, usageError(err.Error())
 	}
-	if len(args) == 0 || s.has["help"] {
+	if len(args) == 0 || s.Has("help") {
 		return nil, usageError(e2eDescription)
 	}
-	if s.has["version"] {
+	if s.Has("version") {
 		return nil, errE2EVersion
 	}
 	for _, name := range []string{"bootstrap-server", "topic", "num-records", "producer-acks", "record-size"} {
-		if !s.has[name] {
+		if !s.Has(name) {
 			return nil, usageError(fmt.Sprintf("Missing required argument \"[%s]\"", name))
 		}
 	}
 	str := func(name string) (string, error) {
-		v, _, err := s.one(name)
+		v, _, err := s.Value(name)
 		return v, err
 	}
 	num := func(name string, def int) (int, error) {
-		v, ok, err := s.one(name)
+		n, ok, err := s.Int(name)
 		if err != nil || !ok {
 			return def, err
-		}
-		n, perr := strconv.ParseInt(v, 10, 32)
-		if perr != nil {
-			return 0, javaError(fmt.Sprintf("Cannot parse argument '%s' of option %s", v, name))
 		}
 		return int(n), nil
 	}
