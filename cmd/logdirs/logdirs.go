@@ -7,8 +7,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"github.com/kboxdev/kbox/pkg/javafmt"
-	"github.com/kboxdev/kbox/pkg/jopt"
 	"io"
 	"os"
 	"regexp"
@@ -19,6 +17,8 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/javafmt"
+	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/logdirs"
 	"github.com/kboxdev/kbox/pkg/output"

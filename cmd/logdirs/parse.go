@@ -1,8 +1,6 @@
 package logdirs
 
-import (
-	"github.com/kboxdev/kbox/pkg/jopt"
-)
+import "github.com/kboxdev/kbox/pkg/jopt"
 
 // parser is LogDirsCommand's jopt-simple option set, plus kbox's native
 // extensions (which also take -o and -H).

@@ -3,10 +3,11 @@ package logdirs
 import (
 	"bufio"
 	"fmt"
-	"github.com/kboxdev/kbox/pkg/javafmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
 // QueryingLine is the first line the Apache tool prints, before it asks the

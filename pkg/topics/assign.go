@@ -3,11 +3,12 @@ package topics
 import (
 	"errors"
 	"fmt"
-	"github.com/kboxdev/kbox/pkg/javafmt"
 	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
 // ParseReplicaAssignment parses --replica-assignment exactly as

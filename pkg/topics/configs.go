@@ -2,10 +2,10 @@ package topics
 
 import (
 	"fmt"
-	"github.com/kboxdev/kbox/pkg/javafmt"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
 type cfgType int
@@ -164,13 +164,13 @@ func validateValue(name, v string, d cfgDef) error {
 	var num int64
 	switch d.typ {
 	case tInt:
-		n, err := strconv.ParseInt(v, 10, 32)
+		n, err := javafmt.ParseInt(v, 32) // Integer.parseInt
 		if err != nil {
 			return bad("Not a number of type INT")
 		}
 		num = n
 	case tLong:
-		n, err := strconv.ParseInt(v, 10, 64)
+		n, err := javafmt.ParseInt(v, 64) // Long.parseLong
 		if err != nil {
 			return bad("Not a number of type LONG")
 		}
@@ -180,7 +180,7 @@ func validateValue(name, v string, d cfgDef) error {
 			return bad("Expected value to be either true or false")
 		}
 	case tDouble:
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
+		if _, err := javafmt.ParseDouble(v); err != nil { // Double.parseDouble
 			return bad("Not a number of type DOUBLE")
 		}
 	}

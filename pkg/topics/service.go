@@ -8,11 +8,11 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"github.com/kboxdev/kbox/pkg/javafmt"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"

@@ -1,10 +1,11 @@
 package topics
 
 import (
-	"github.com/kboxdev/kbox/pkg/javafmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
 func TestDescribeTopicOrder(t *testing.T) {
