@@ -84,37 +84,29 @@ func HashOrder(hashes []int32, capacity int) []int {
 // HashMap<String,?> created with initialCapacity (< 0: `new HashMap<>()`)
 // and filled in the given order.
 func HashMapOrder(keys []string, initialCapacity int) []string {
-	seen := make(map[string]bool, len(keys))
-	var uniq []string
-	var hashes []int32
-	for _, k := range keys {
-		if !seen[k] {
-			seen[k] = true
-			uniq = append(uniq, k)
-			hashes = append(hashes, StringHash(k))
-		}
-	}
-	out := make([]string, 0, len(uniq))
-	for _, i := range HashOrder(hashes, HashMapCapacity(initialCapacity, len(uniq))) {
-		out = append(out, uniq[i])
-	}
-	return out
+	return hashOrdered(keys, StringHash, initialCapacity)
 }
 
 // IntSetOrder returns the distinct ids in the iteration order of a
 // HashSet<Integer> (or HashMap<Integer,?>) created with initialCapacity
 // (< 0: default 16) and filled in the given order.
 func IntSetOrder(ids []int32, initialCapacity int) []int32 {
-	seen := make(map[int32]bool, len(ids))
-	var uniq []int32
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			uniq = append(uniq, id)
+	return hashOrdered(ids, func(id int32) int32 { return id }, initialCapacity)
+}
+
+func hashOrdered[K comparable](keys []K, hash func(K) int32, initialCapacity int) []K {
+	seen := make(map[K]bool, len(keys))
+	var uniq []K
+	var hashes []int32
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			uniq = append(uniq, k)
+			hashes = append(hashes, hash(k))
 		}
 	}
-	out := make([]int32, 0, len(uniq))
-	for _, i := range HashOrder(uniq, HashMapCapacity(initialCapacity, len(uniq))) {
+	out := make([]K, 0, len(uniq))
+	for _, i := range HashOrder(hashes, HashMapCapacity(initialCapacity, len(uniq))) {
 		out = append(out, uniq[i])
 	}
 	return out
