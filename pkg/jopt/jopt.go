@@ -47,16 +47,16 @@ const (
 // Spec is one option.
 type Spec struct {
 	Name  string // the long name
-	Short string // a one-letter alias ("" none); jopt names the option by it in errors
+	Short string // a one-letter alias ("" none)
 	Arg   Arg
 	Type  Type
 }
 
-// display is the name jopt's exceptions use: the first of the sorted
-// names, short ones first.
+// display is how jopt's exceptions name an option: all its names, short
+// ones first, joined by "/" ("o/output").
 func (s *Spec) display() string {
 	if s.Short != "" {
-		return s.Short
+		return s.Short + "/" + s.Name
 	}
 	return s.Name
 }
@@ -100,15 +100,15 @@ func unrecognized(name, token string) error {
 type Set struct {
 	seen       map[string]bool
 	values     map[string][]string
-	types      map[string]Type
+	specs      map[string]*Spec
 	NonOptions []string
 }
 
 // Parse parses args.
 func (p *Parser) Parse(args []string) (*Set, error) {
-	s := &Set{seen: map[string]bool{}, values: map[string][]string{}, types: map[string]Type{}}
-	for _, sp := range p.specs {
-		s.types[sp.Name] = sp.Type
+	s := &Set{seen: map[string]bool{}, values: map[string][]string{}, specs: map[string]*Spec{}}
+	for i := range p.specs {
+		s.specs[p.specs[i].Name] = &p.specs[i]
 	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -220,9 +220,17 @@ func (s *Set) Has(name string) bool { return s.seen[name] }
 // Values is OptionSet.valuesOf for a String option: every value given.
 func (s *Set) Values(name string) []string { return s.values[name] }
 
+// display names an option as jopt's exceptions do.
+func (s *Set) display(name string) string {
+	if sp := s.specs[name]; sp != nil {
+		return sp.display()
+	}
+	return name
+}
+
 // multiple is MultipleArgumentsForOptionException's message.
-func multiple(name string) error {
-	return &Error{Msg: "Found multiple arguments for option " + name + ", but you asked for only one"}
+func (s *Set) multiple(name string) error {
+	return &Error{Msg: "Found multiple arguments for option " + s.display(name) + ", but you asked for only one"}
 }
 
 // Value is OptionSet.valueOf for a String option: ok is false when no
@@ -235,7 +243,7 @@ func (s *Set) Value(name string) (v string, ok bool, err error) {
 	case 1:
 		return vs[0], true, nil
 	}
-	return "", false, multiple(name)
+	return "", false, s.multiple(name)
 }
 
 // Int is OptionSet.valueOf for an Integer or Long option (by its Spec's
@@ -245,8 +253,12 @@ func (s *Set) Int(name string) (v int64, ok bool, err error) {
 	vs := s.values[name]
 	var n int64
 	for _, x := range vs {
-		if n, err = convert(x, s.types[name]); err != nil {
-			return 0, false, &Error{Msg: "Cannot parse argument '" + x + "' of option " + name}
+		t := String
+		if sp := s.specs[name]; sp != nil {
+			t = sp.Type
+		}
+		if n, err = convert(x, t); err != nil {
+			return 0, false, &Error{Msg: "Cannot parse argument '" + x + "' of option " + s.display(name)}
 		}
 	}
 	switch len(vs) {
@@ -255,7 +267,7 @@ func (s *Set) Int(name string) (v int64, ok bool, err error) {
 	case 1:
 		return n, true, nil
 	}
-	return 0, false, multiple(name)
+	return 0, false, s.multiple(name)
 }
 
 // PadLines right-pads every line of a help table with spaces to width

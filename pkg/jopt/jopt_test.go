@@ -59,8 +59,12 @@ func TestParseErrors(t *testing.T) {
 		// kafka-e2e-latency REQ --command-config -x / -5 (String: not taken)
 		{e2eSpecs, []string{"--command-config", "-x"}, "x is not a recognized option"},
 		{e2eSpecs, []string{"--command-config", "-5"}, "5 is not a recognized option"},
-		// jopt names an option by its short name first.
-		{topicsSpecs, []string{"--output"}, "Option o requires an argument"},
+		// jopt names an option by all its names, short ones first, and
+		// parses -Hx as a cluster; checked with jopt-simple-5.0.4.jar and
+		// acceptsAll(asList("output", "o")).withRequiredArg(),
+		// acceptsAll(asList("human-readable", "H")).
+		{topicsSpecs, []string{"--output"}, "Option o/output requires an argument"},
+		{topicsSpecs, []string{"-o"}, "Option o/output requires an argument"},
 		{topicsSpecs, []string{"-Hx"}, "x is not a recognized option"},
 	}
 	for _, c := range cases {
@@ -97,7 +101,9 @@ func TestParse(t *testing.T) {
 		// kafka-topics --describe --topic=a=b --create
 		{topicsSpecs, []string{"--topic=a=b", "--topic="}, []string{"topic"}, vals{"topic": {"a=b", ""}}, nil},
 		{topicsSpecs, []string{"--", "--bogus"}, nil, vals{}, []string{"--bogus"}},
-		// Short options: attached, =, cluster, separate.
+		// Short options: attached, =, cluster, separate (-Hojson and -Ho yaml
+		// checked with jopt-simple-5.0.4.jar, as --o=json).
+		{topicsSpecs, []string{"--o=json"}, []string{"output"}, vals{"output": {"json"}}, nil},
 		{topicsSpecs, []string{"-ojson"}, []string{"output"}, vals{"output": {"json"}}, nil},
 		{topicsSpecs, []string{"-o=json"}, []string{"output"}, vals{"output": {"json"}}, nil},
 		{topicsSpecs, []string{"-Ho", "yaml"}, []string{"output", "human-readable"}, vals{"output": {"yaml"}}, nil},
@@ -192,6 +198,17 @@ func TestValues(t *testing.T) {
 	}
 	if _, ok, err := s.Value("output"); ok || err != nil {
 		t.Errorf("Value(output) = %v %v", ok, err)
+	}
+	// jopt-simple-5.0.4.jar, acceptsAll(asList("top", "t")) of Integer:
+	// parse("-t", "1", "--top", "2") and parse("-t", "x"), then valueOf.
+	p := New(Spec{Name: "top", Short: "t", Arg: RequiredArg, Type: Integer})
+	s, _ = p.Parse([]string{"-t", "1", "--top", "2"})
+	if _, _, err := s.Int("top"); errString(err) != "Found multiple arguments for option t/top, but you asked for only one" {
+		t.Errorf("Int(top): %v", err)
+	}
+	s, _ = p.Parse([]string{"-t", "x"})
+	if _, _, err := s.Int("top"); errString(err) != "Cannot parse argument 'x' of option t/top" {
+		t.Errorf("Int(top): %v", err)
 	}
 }
 
