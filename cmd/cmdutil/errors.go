@@ -65,3 +65,9 @@ func ExitCode(err error) (int, string) {
 	}
 	return ExitFailure, err.Error()
 }
+
+// JavaError is a message that must read exactly as the Java tool prints it
+// (an exception's message, without the class name).
+type JavaError string
+
+func (e JavaError) Error() string { return string(e) }

@@ -29,30 +29,33 @@ var Applet = cmdutil.Applet{
 //go:embed consumer_help.txt
 var consumerHelp string
 
-var consumerSpec = map[string]jopt.Spec{
-	"bootstrap-server": {Arg: 1}, "topic": {Arg: 1}, "include": {Arg: 1}, "group": {Arg: 1},
-	"fetch-size": {Arg: 1}, "command-property": {Arg: 1, Multiple: true}, "from-latest": {},
-	"socket-buffer-size": {Arg: 1}, "consumer.config": {Arg: 1}, "command-config": {Arg: 1},
-	"print-metrics": {}, "show-detailed-stats": {}, "timeout": {Arg: 2}, "messages": {Arg: 1},
-	"num-records": {Arg: 1}, "reporting-interval": {Arg: 1}, "date-format": {Arg: 1},
-	"hide-header": {}, "help": {}, "version": {},
-}
+// consumerParser is ConsumerPerformance's jopt-simple option set.
+var consumerParser = jopt.New(
+	jopt.Spec{Name: "bootstrap-server", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "topic", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "include", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "group", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "fetch-size", Arg: jopt.RequiredArg, Type: jopt.Integer},
+	jopt.Spec{Name: "command-property", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "from-latest"},
+	jopt.Spec{Name: "socket-buffer-size", Arg: jopt.RequiredArg, Type: jopt.Integer},
+	jopt.Spec{Name: "consumer.config", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "command-config", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "print-metrics"},
+	jopt.Spec{Name: "show-detailed-stats"},
+	jopt.Spec{Name: "timeout", Arg: jopt.OptionalArg, Type: jopt.Long},
+	jopt.Spec{Name: "messages", Arg: jopt.RequiredArg, Type: jopt.Long},
+	jopt.Spec{Name: "num-records", Arg: jopt.RequiredArg, Type: jopt.Long},
+	jopt.Spec{Name: "reporting-interval", Arg: jopt.RequiredArg, Type: jopt.Long},
+	jopt.Spec{Name: "date-format", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "hide-header"},
+	jopt.Spec{Name: "help"},
+	jopt.Spec{Name: "version"},
+)
 
 func consumerUsage(group string) string {
-	var b strings.Builder
-	for _, l := range strings.SplitAfter(strings.ReplaceAll(consumerHelp, "perf-consumer-{{GROUP}}", group), "\n") {
-		body := strings.TrimSuffix(l, "\n")
-		if strings.Contains(body, "perf-consumer-") {
-			// jopt pads every table line to 79 columns
-			body = strings.TrimRight(body, " ")
-			body += strings.Repeat(" ", max(0, 79-len(body)))
-		}
-		b.WriteString(body)
-		if strings.HasSuffix(l, "\n") {
-			b.WriteString("\n")
-		}
-	}
-	return b.String()
+	// jopt pads every table line to 79 columns
+	return jopt.PadLines(strings.ReplaceAll(consumerHelp, "perf-consumer-{{GROUP}}", group), 79)
 }
 
 func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) error {
@@ -63,36 +66,36 @@ func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 		fmt.Fprint(errOut, consumerUsage(group))
 		return cmdutil.Exit(1)
 	}
-	s, err := jopt.Parse(args, consumerSpec)
+	s, err := consumerParser.Parse(args)
 	if err != nil {
 		return usage(err.Error())
 	}
-	if len(args) == 0 || s.Has["help"] {
+	if len(args) == 0 || s.Has("help") {
 		return usage("This tool is used to verify the consumer performance.")
 	}
-	if s.Has["version"] {
+	if s.Has("version") {
 		fmt.Fprintln(out, cmdutil.ApacheVersion)
 		return nil
 	}
-	if !s.Has["bootstrap-server"] {
+	if !s.Has("bootstrap-server") {
 		return usage(`Missing required argument "[bootstrap-server]"`)
 	}
-	if s.Has["topic"] == s.Has["include"] {
+	if s.Has("topic") == s.Has("include") {
 		return usage("Exactly one of the following arguments is required: [topic], [include]")
 	}
-	if s.Has["messages"] == s.Has["num-records"] {
+	if s.Has("messages") == s.Has("num-records") {
 		return usage("Exactly one of the following arguments is required: [messages], [num-records]")
 	}
-	if s.Has["consumer.config"] && s.Has["command-config"] {
+	if s.Has("consumer.config") && s.Has("command-config") {
 		return usage(`Option "[consumer.config]" can't be used with option "[command-config]"`)
 	}
-	if s.Has["messages"] {
+	if s.Has("messages") {
 		fmt.Fprintln(out, "Warning: --messages is deprecated. Use --num-records instead.")
 	}
-	if s.Has["consumer.config"] {
+	if s.Has("consumer.config") {
 		fmt.Fprintln(out, "Warning: --consumer.config is deprecated. Use --command-config instead.")
 	}
-	detailed, hide := s.Has["show-detailed-stats"], s.Has["hide-header"]
+	detailed, hide := s.Has("show-detailed-stats"), s.Has("hide-header")
 	if !hide {
 		fmt.Fprintln(out, perf.ApacheConsumerHeader(detailed))
 	}
@@ -134,7 +137,7 @@ func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 	if !detailed {
 		perf.WriteApacheConsumerSummary(out, res, o.cfg.DateFormat)
 	}
-	if s.Has["print-metrics"] {
+	if s.Has("print-metrics") {
 		fmt.Fprintln(errOut, "kbox: warning: --print-metrics: the Java client's metrics registry has no franz-go equivalent; nothing to print")
 	}
 	return ctx.Err()
@@ -157,20 +160,22 @@ func consumerOptions(s *jopt.Set, defaultGroup string) (*consumerOpts, error) {
 		if err != nil {
 			return ""
 		}
-		v, _, e := s.One(name)
+		v, _, e := s.Value(name)
 		if e != nil {
 			err = e
 		}
 		return v
 	}
-	conv := func(name string, bits int, def int64) int64 {
-		v := get(name)
-		if err != nil || !s.Has[name] || (name == "timeout" && v == "" && len(s.Values[name]) == 0) {
+	conv := func(name string, def int64) int64 {
+		if err != nil {
 			return def
 		}
-		n, e := strconv.ParseInt(v, 10, bits)
+		n, ok, e := s.Int(name)
 		if e != nil {
-			err = jopt.Error(fmt.Sprintf("Cannot parse argument '%s' of option %s", v, name))
+			err = e
+		}
+		if !ok {
+			return def
 		}
 		return n
 	}
@@ -180,26 +185,26 @@ func consumerOptions(s *jopt.Set, defaultGroup string) (*consumerOpts, error) {
 	if o.configFile == "" {
 		o.configFile = get("command-config")
 	}
-	for _, kv := range s.Values["command-property"] {
+	for _, kv := range s.Values("command-property") {
 		k, v, _ := strings.Cut(kv, "=")
 		o.props.Set(k, v)
 	}
 	o.bootstrap = get("bootstrap-server")
 	o.props.Set("bootstrap.servers", o.bootstrap)
 	g := get("group")
-	if g == "" && !s.Has["group"] {
+	if g == "" && !s.Has("group") {
 		g = defaultGroup
 	}
 	o.props.Set("group.id", g)
-	sock := conv("socket-buffer-size", 32, 2097152)
-	if s.Has["socket-buffer-size"] {
+	sock := conv("socket-buffer-size", 2097152)
+	if s.Has("socket-buffer-size") {
 		// Java always sets it; kbox leaves socket buffers to the OS and
 		// only mentions it when the user asked for a size.
 		o.props.Set("receive.buffer.bytes", strconv.FormatInt(sock, 10))
 	}
-	fetch := conv("fetch-size", 32, 1048576)
+	fetch := conv("fetch-size", 1048576)
 	o.props.Set("max.partition.fetch.bytes", strconv.FormatInt(fetch, 10))
-	if s.Has["from-latest"] {
+	if s.Has("from-latest") {
 		o.props.Set("auto.offset.reset", "latest")
 	} else {
 		o.props.Set("auto.offset.reset", "earliest")
@@ -212,19 +217,19 @@ func consumerOptions(s *jopt.Set, defaultGroup string) (*consumerOpts, error) {
 			err = fmt.Errorf("invalid --include regular expression: %v", e)
 		}
 	}
-	if s.Has["messages"] {
-		o.cfg.NumRecords = conv("messages", 64, 0)
+	if s.Has("messages") {
+		o.cfg.NumRecords = conv("messages", 0)
 	} else {
-		o.cfg.NumRecords = conv("num-records", 64, 0)
+		o.cfg.NumRecords = conv("num-records", 0)
 	}
-	o.cfg.TimeoutMs = conv("timeout", 64, 10000)
-	o.cfg.ReportingIntervalMs = conv("reporting-interval", 64, 5000)
+	o.cfg.TimeoutMs = conv("timeout", 10000)
+	o.cfg.ReportingIntervalMs = conv("reporting-interval", 5000)
 	if err == nil && o.cfg.ReportingIntervalMs <= 0 {
-		err = jopt.Error("Reporting interval must be greater than 0.")
+		err = cmdutil.JavaError("Reporting interval must be greater than 0.")
 	}
-	o.cfg.ShowDetailedStats = s.Has["show-detailed-stats"]
+	o.cfg.ShowDetailedStats = s.Has("show-detailed-stats")
 	pattern := get("date-format")
-	if !s.Has["date-format"] {
+	if !s.Has("date-format") {
 		pattern = "yyyy-MM-dd HH:mm:ss:SSS"
 	}
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -25,24 +24,27 @@ var Applet = cmdutil.Applet{
 	Run:   runE2EApplet,
 }
 
-var e2eSpec = map[string]jopt.Spec{
-	"bootstrap-server": {Arg: 1}, "topic": {Arg: 1}, "num-records": {Arg: 1}, "producer-acks": {Arg: 1},
-	"record-size": {Arg: 1}, "record-key-size": {Arg: 2}, "record-header-key-size": {Arg: 2},
-	"record-header-size": {Arg: 2}, "num-headers": {Arg: 2}, "command-config": {Arg: 2},
-	"help": {}, "version": {},
-}
+// e2eParser is EndToEndLatency's jopt-simple option set.
+var e2eParser = jopt.New(
+	jopt.Spec{Name: "bootstrap-server", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "topic", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "num-records", Arg: jopt.RequiredArg, Type: jopt.Integer},
+	jopt.Spec{Name: "producer-acks", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "record-size", Arg: jopt.RequiredArg, Type: jopt.Integer},
+	jopt.Spec{Name: "record-key-size", Arg: jopt.OptionalArg, Type: jopt.Integer},
+	jopt.Spec{Name: "record-header-key-size", Arg: jopt.OptionalArg, Type: jopt.Integer},
+	jopt.Spec{Name: "record-header-size", Arg: jopt.OptionalArg, Type: jopt.Integer},
+	jopt.Spec{Name: "num-headers", Arg: jopt.OptionalArg, Type: jopt.Integer},
+	jopt.Spec{Name: "command-config", Arg: jopt.OptionalArg},
+	jopt.Spec{Name: "help"},
+	jopt.Spec{Name: "version"},
+)
 
 const e2eDescription = "This tool measures end-to-end latency in Kafka by sending messages and timing their reception."
 
 // e2eUsage is the option table, every line padded to 80 columns.
 func e2eUsage() string {
-	var b strings.Builder
-	for _, l := range strings.Split(strings.TrimSuffix(e2eHelp, "\n"), "\n") {
-		b.WriteString(l)
-		b.WriteString(strings.Repeat(" ", max(0, 80-len(l))))
-		b.WriteString("\n")
-	}
-	return b.String()
+	return jopt.PadLines(e2eHelp, 80)
 }
 
 // e2eLegacyArgs is EndToEndLatency.convertLegacyArgsIfNeeded: the 4.1-style
@@ -58,7 +60,7 @@ func e2eLegacyArgs(args []string, out io.Writer) ([]string, error) {
 		}
 	}
 	if len(args) != 5 && len(args) != 6 {
-		return nil, jopt.Error(fmt.Sprintf("Invalid number of arguments. Expected 5 or 6 positional arguments, but got %d. "+
+		return nil, cmdutil.JavaError(fmt.Sprintf("Invalid number of arguments. Expected 5 or 6 positional arguments, but got %d. "+
 			"Usage: bootstrap-server topic num-records producer-acks record-size [optional] command-config", len(args)))
 	}
 	n := []string{"--bootstrap-server", args[0], "--topic", args[1], "--num-records", args[2],
@@ -87,33 +89,29 @@ func (e usageError) Error() string { return string(e) }
 // option table, exit 1), a javaError (message only, exit 1), or errE2EHelp /
 // errE2EVersion.
 func parseE2E(args []string) (*e2eArgs, error) {
-	s, err := jopt.Parse(args, e2eSpec)
+	s, err := e2eParser.Parse(args)
 	if err != nil {
 		return nil, usageError(err.Error())
 	}
-	if len(args) == 0 || s.Has["help"] {
+	if len(args) == 0 || s.Has("help") {
 		return nil, usageError(e2eDescription)
 	}
-	if s.Has["version"] {
+	if s.Has("version") {
 		return nil, errE2EVersion
 	}
 	for _, name := range []string{"bootstrap-server", "topic", "num-records", "producer-acks", "record-size"} {
-		if !s.Has[name] {
+		if !s.Has(name) {
 			return nil, usageError(fmt.Sprintf("Missing required argument \"[%s]\"", name))
 		}
 	}
 	str := func(name string) (string, error) {
-		v, _, err := s.One(name)
+		v, _, err := s.Value(name)
 		return v, err
 	}
 	num := func(name string, def int) (int, error) {
-		v, ok, err := s.One(name)
+		n, ok, err := s.Int(name)
 		if err != nil || !ok {
 			return def, err
-		}
-		n, perr := strconv.ParseInt(v, 10, 32)
-		if perr != nil {
-			return 0, jopt.Error(fmt.Sprintf("Cannot parse argument '%s' of option %s", v, name))
 		}
 		return int(n), nil
 	}

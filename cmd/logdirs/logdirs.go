@@ -17,6 +17,8 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/javafmt"
+	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/logdirs"
 	"github.com/kboxdev/kbox/pkg/output"
@@ -78,9 +80,9 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 
 func nativeFlagError(err error) error {
 	msg := err.Error()
-	var je *joptError
-	if errors.As(err, &je) && je.token != "" {
-		msg = "unknown flag: " + je.token
+	var je *jopt.Error
+	if errors.As(err, &je) && je.Token != "" {
+		msg = "unknown flag: " + je.Token
 	}
 	return &cmdutil.FlagError{Err: errors.New(msg)}
 }
@@ -123,33 +125,6 @@ func validJavaBootstrap(s string) bool {
 	}
 	return n > 0
 }
-
-// javaParseInt is Integer.valueOf: optional sign, decimal digits, int32.
-func javaParseInt(s string) (int32, error) {
-	bad := numberFormatError(s)
-	if s == "" || s == "+" || s == "-" {
-		return 0, bad
-	}
-	body := s
-	if body[0] == '+' || body[0] == '-' {
-		body = body[1:]
-	}
-	for _, c := range body {
-		if c < '0' || c > '9' {
-			return 0, bad
-		}
-	}
-	v, err := strconv.ParseInt(strings.TrimPrefix(s, "+"), 10, 32)
-	if err != nil {
-		return 0, bad
-	}
-	return int32(v), nil
-}
-
-// numberFormatError is Java's NumberFormatException message.
-type numberFormatError string
-
-func (e numberFormatError) Error() string { return `For input string: "` + string(e) + `"` }
 
 // splitNonEmpty is split(",") with empty items dropped.
 func splitNonEmpty(s string) []string {
@@ -218,11 +193,11 @@ func runApache(ctx context.Context, f *cmdutil.Factory, p *parsed, args []string
 	}
 	var input []int32
 	for _, s := range splitNonEmpty(brokerList) {
-		id, err := javaParseInt(s)
+		id, err := javafmt.ParseInt(s, 32) // Integer.valueOf
 		if err != nil {
 			return apacheFail(f, err.Error())
 		}
-		input = append(input, id)
+		input = append(input, int32(id))
 	}
 	ids := make([]int32, len(cluster))
 	for i, b := range cluster {

@@ -66,20 +66,6 @@ func TestApacheValidation(t *testing.T) {
 	}
 }
 
-func TestJavaParseInt(t *testing.T) {
-	for s, want := range map[string]int32{"1": 1, "+7": 7, "-3": -3, "007": 7, "2147483647": 2147483647} {
-		if got, err := javaParseInt(s); err != nil || got != want {
-			t.Errorf("%q: %d %v", s, got, err)
-		}
-	}
-	for _, s := range []string{"x", " 1", "1.0", "2147483648", "+", "0x1"} {
-		_, err := javaParseInt(s)
-		if err == nil || err.Error() != `For input string: "`+s+`"` {
-			t.Errorf("%q: %v", s, err)
-		}
-	}
-}
-
 func TestValidJavaBootstrap(t *testing.T) {
 	for s, want := range map[string]bool{"a:1": true, " a:1 , b:2 ": true, "[::1]:9092": true, "a": false, "": false, ",": false, "a:1,b": false, "a:x": false} {
 		if got := validJavaBootstrap(s); got != want {

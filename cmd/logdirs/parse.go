@@ -1,140 +1,49 @@
 package logdirs
 
-import (
-	"fmt"
-	"strings"
+import "github.com/kboxdev/kbox/pkg/jopt"
+
+// parser is LogDirsCommand's jopt-simple option set, plus kbox's native
+// extensions (which also take -o and -H).
+var parser = jopt.New(
+	jopt.Spec{Name: "bootstrap-server", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "command-config", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "describe"},
+	jopt.Spec{Name: "topic-list", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "broker-list", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "help"},
+	jopt.Spec{Name: "version"},
+	// native extensions
+	jopt.Spec{Name: "output", Short: "o", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "profile", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "topic-regex", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "aggregate-into", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "sort-by-size"},
+	jopt.Spec{Name: "top", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "human-readable", Short: "H"},
+	jopt.Spec{Name: "health"},
+	jopt.Spec{Name: "skew-threshold", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "skew-min-bytes", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "timeout", Arg: jopt.RequiredArg},
 )
 
-// optSpec is one option of the combined Apache (jopt-simple) and native
-// parser.
-type optSpec struct {
-	name   string // canonical long name
-	short  string // native short name ("" none)
-	hasArg bool
-	native bool // a kbox extension, not an Apache option
-}
-
-var specs = []optSpec{
-	{name: "bootstrap-server", hasArg: true},
-	{name: "command-config", hasArg: true},
-	{name: "describe"},
-	{name: "topic-list", hasArg: true},
-	{name: "broker-list", hasArg: true},
-	{name: "help"},
-	{name: "version"},
-	// native extensions
-	{name: "output", short: "o", hasArg: true, native: true},
-	{name: "profile", hasArg: true, native: true},
-	{name: "topic-regex", hasArg: true, native: true},
-	{name: "aggregate-into", hasArg: true, native: true},
-	{name: "sort-by-size", native: true},
-	{name: "top", hasArg: true, native: true},
-	{name: "human-readable", short: "H", native: true},
-	{name: "health", native: true},
-	{name: "skew-threshold", hasArg: true, native: true},
-	{name: "skew-min-bytes", hasArg: true, native: true},
-	{name: "timeout", hasArg: true, native: true},
-}
-
-func lookupLong(name string) (optSpec, bool) {
-	for _, s := range specs {
-		if s.name == name {
-			return s, true
-		}
-	}
-	return optSpec{}, false
-}
-
-func lookupShort(name string) (optSpec, bool) {
-	for _, s := range specs {
-		if s.short != "" && s.short == name {
-			return s, true
-		}
-	}
-	return optSpec{}, false
-}
-
 // parsed holds every occurrence of every option, like jopt's OptionSet.
-type parsed struct {
-	vals map[string][]string
-	seen map[string]bool
-}
+type parsed struct{ *jopt.Set }
 
-func (p *parsed) has(name string) bool { return p.seen[name] }
+func (p *parsed) has(name string) bool { return p.Has(name) }
 
 // single returns the one value of an option, failing like jopt's valueOf
 // when it was given more than once.
 func (p *parsed) single(name string) (string, bool, error) {
-	v := p.vals[name]
-	switch len(v) {
-	case 0:
-		return "", false, nil
-	case 1:
-		return v[0], true, nil
-	}
-	return "", false, &joptError{msg: fmt.Sprintf("Found multiple arguments for option %s, but you asked for only one", name)}
+	return p.Value(name)
 }
 
-// joptError is a jopt-simple exception: the Apache tool prints its message
-// (and a stack trace, which kbox leaves out) on stderr and exits 1.
-type joptError struct{ msg, token string }
-
-func (e *joptError) Error() string { return e.msg }
-
-// parseArgs emulates jopt-simple 5 with abbreviations off: "--name",
-// "--name=value", "-name" (a single dash works for long names), an option
-// with an argument takes the next token whatever it is, "--" ends options,
-// other tokens are ignored. Native short flags (-o, -H) are accepted too.
+// parseArgs parses LogDirsCommand's argv (see pkg/jopt for the rules); a
+// *jopt.Error is a jopt exception: the Apache tool prints its message (and a
+// stack trace, which kbox leaves out) on stderr and exits 1.
 func parseArgs(args []string) (*parsed, error) {
-	p := &parsed{vals: map[string][]string{}, seen: map[string]bool{}}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
-			continue // non-option argument: ignored
-		}
-		var spec optSpec
-		var ok bool
-		var name, val string
-		var hasVal bool
-		if strings.HasPrefix(a, "--") {
-			name, val, hasVal = strings.Cut(a[2:], "=")
-			spec, ok = lookupLong(name)
-			if !ok {
-				return nil, &joptError{msg: name + " is not a recognized option", token: "--" + name}
-			}
-		} else {
-			name, val, hasVal = strings.Cut(a[1:], "=")
-			spec, ok = lookupLong(name)
-			if !ok {
-				spec, ok = lookupShort(name)
-			}
-			if !ok && !hasVal && len(name) > 1 {
-				// a native short flag with its value attached: -ojson
-				if s, sok := lookupShort(name[:1]); sok && s.hasArg {
-					spec, ok, val, hasVal = s, true, name[1:], true
-				}
-			}
-			if !ok {
-				// jopt treats it as a cluster of short options; the
-				// first one is unknown.
-				return nil, &joptError{msg: name[:1] + " is not a recognized option", token: a}
-			}
-		}
-		p.seen[spec.name] = true
-		if !spec.hasArg {
-			continue
-		}
-		if !hasVal {
-			if i+1 >= len(args) {
-				return nil, &joptError{msg: "Option " + spec.name + " requires an argument"}
-			}
-			i++
-			val = args[i]
-		}
-		p.vals[spec.name] = append(p.vals[spec.name], val)
+	s, err := parser.Parse(args)
+	if err != nil {
+		return nil, err
 	}
-	return p, nil
+	return &parsed{s}, nil
 }

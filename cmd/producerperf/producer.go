@@ -7,17 +7,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/argparse"
 	"github.com/kboxdev/kbox/pkg/config"
-	"github.com/kboxdev/kbox/pkg/jopt"
+	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -105,31 +103,6 @@ func foldMultiValued(args []string) ([]string, error) {
 	return out, nil
 }
 
-var javaDouble = regexp.MustCompile(`^[+-]?(NaN|Infinity|((\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)[fFdD]?)$`)
-
-// parseJavaDouble is Double.valueOf (decimal forms; Java trims spaces).
-func parseJavaDouble(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	if !javaDouble.MatchString(t) {
-		return 0, jopt.Error(fmt.Sprintf("For input string: \"%s\"", s))
-	}
-	t = strings.TrimRight(t, "fFdD")
-	switch strings.TrimLeft(t, "+-") {
-	case "NaN":
-		return math.NaN(), nil
-	case "Infinity":
-		if strings.HasPrefix(t, "-") {
-			return math.Inf(-1), nil
-		}
-		return math.Inf(1), nil
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, jopt.Error(fmt.Sprintf("For input string: \"%s\"", s))
-	}
-	return v, nil
-}
-
 func producerUsage() string {
 	i := strings.Index(producerHelp, "\n\n")
 	return producerHelp[:i+1]
@@ -185,7 +158,7 @@ func parseProducerArgs(args []string, stdout io.Writer, getenv func(string) stri
 		}
 	}
 	tp, _ := ns.String("throughput")
-	if c.Throughput, err = parseJavaDouble(tp); err != nil {
+	if c.Throughput, err = javafmt.ParseDouble(tp); err != nil { // Double.valueOf
 		return nil, p, argparse.Errorf("argument --throughput: could not convert '%s' to Double (%s)", tp, err.Error())
 	}
 	c.Monotonic = ns.Bool("payloadMonotonic")
@@ -264,7 +237,7 @@ func parseProducerArgs(args []string, stdout io.Writer, getenv func(string) stri
 				pieces = pieces[:len(pieces)-1]
 			}
 			if len(pieces) != 2 {
-				return nil, p, &fatalError{jopt.Error(fmt.Sprintf("Invalid property: %s", kv))}
+				return nil, p, &fatalError{cmdutil.JavaError(fmt.Sprintf("Invalid property: %s", kv))}
 			}
 			pa.props.Set(pieces[0], pieces[1])
 		}
@@ -284,7 +257,7 @@ func (e *fatalError) Error() string { return e.err.Error() }
 func readPayloadFile(path, delim string) ([][]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil || st.Size() == 0 {
-		return nil, jopt.Error("File does not exist or empty file provided.")
+		return nil, cmdutil.JavaError("File does not exist or empty file provided.")
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -2,145 +2,74 @@ package topics
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
+
+	"github.com/kboxdev/kbox/pkg/jopt"
 )
 
-// optSpec is one jopt-simple option of TopicCommand.
-type optSpec struct {
-	name   string
-	hasArg bool
-	native bool // a kbox extension, not in Apache's parser
-}
-
-var specs = []optSpec{
-	{name: "bootstrap-server", hasArg: true},
-	{name: "command-config", hasArg: true},
-	{name: "list"},
-	{name: "create"},
-	{name: "delete"},
-	{name: "alter"},
-	{name: "describe"},
-	{name: "topic", hasArg: true},
-	{name: "topic-id", hasArg: true},
-	{name: "config", hasArg: true},
-	{name: "delete-config", hasArg: true},
-	{name: "partitions", hasArg: true},
-	{name: "replication-factor", hasArg: true},
-	{name: "replica-assignment", hasArg: true},
-	{name: "under-replicated-partitions"},
-	{name: "unavailable-partitions"},
-	{name: "under-min-isr-partitions"},
-	{name: "at-min-isr-partitions"},
-	{name: "topics-with-overrides"},
-	{name: "if-exists"},
-	{name: "if-not-exists"},
-	{name: "exclude-internal"},
-	{name: "partition-size-limit-per-response", hasArg: true},
-	{name: "help"},
-	{name: "version"},
+// parser is TopicCommand's jopt-simple option set, plus kbox's extensions.
+var parser = jopt.New(
+	jopt.Spec{Name: "bootstrap-server", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "command-config", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "list"},
+	jopt.Spec{Name: "create"},
+	jopt.Spec{Name: "delete"},
+	jopt.Spec{Name: "alter"},
+	jopt.Spec{Name: "describe"},
+	jopt.Spec{Name: "topic", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "topic-id", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "config", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "delete-config", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "partitions", Arg: jopt.RequiredArg, Type: jopt.Integer},
+	jopt.Spec{Name: "replication-factor", Arg: jopt.RequiredArg, Type: jopt.Integer},
+	jopt.Spec{Name: "replica-assignment", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "under-replicated-partitions"},
+	jopt.Spec{Name: "unavailable-partitions"},
+	jopt.Spec{Name: "under-min-isr-partitions"},
+	jopt.Spec{Name: "at-min-isr-partitions"},
+	jopt.Spec{Name: "topics-with-overrides"},
+	jopt.Spec{Name: "if-exists"},
+	jopt.Spec{Name: "if-not-exists"},
+	jopt.Spec{Name: "exclude-internal"},
+	jopt.Spec{Name: "partition-size-limit-per-response", Arg: jopt.RequiredArg, Type: jopt.Integer},
+	jopt.Spec{Name: "help"},
+	jopt.Spec{Name: "version"},
 	// kbox extensions.
-	{name: "output", hasArg: true, native: true},
-	{name: "dry-run", native: true},
-	{name: "disable-rack-aware", native: true},
-	{name: "profile", hasArg: true, native: true},
-}
+	jopt.Spec{Name: "output", Short: "o", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "dry-run"},
+	jopt.Spec{Name: "disable-rack-aware"},
+	jopt.Spec{Name: "profile", Arg: jopt.RequiredArg},
+)
 
-func lookupSpec(name string) (optSpec, bool) {
-	for _, s := range specs {
-		if s.name == name {
-			return s, true
-		}
-	}
-	return optSpec{}, false
-}
+// parsed is jopt's OptionSet of a TopicCommand command line.
+type parsed struct{ *jopt.Set }
 
-// parsed is jopt's OptionSet: which options were seen and their values.
-type parsed struct {
-	nargs  int
-	seen   map[string]bool
-	values map[string][]string
-}
+func (p *parsed) has(name string) bool { return p.Has(name) }
 
-func (p *parsed) has(name string) bool { return p.seen[name] }
-
-// ParseError is a jopt-simple parse exception: Apache prints the message
-// and a Java stack trace on stderr and exits 1.
-type ParseError struct{ Msg string }
-
-func (e *ParseError) Error() string { return e.Msg }
-
-// parseArgs emulates jopt-simple 5.0.4 with OptionParser(false): long
-// options only (no abbreviations), "--name value" and "--name=value",
-// a required argument is the next token whatever it looks like, "--" ends
-// the options, stray positional arguments are ignored.
+// parseArgs parses TopicCommand's argv (see pkg/jopt for the rules).
+// A jopt error is returned as is: Apache prints its message and a Java
+// stack trace on stderr and exits 1.
 func parseArgs(args []string) (*parsed, error) {
-	p := &parsed{nargs: len(args), seen: map[string]bool{}, values: map[string][]string{}}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			return p, nil
-		case strings.HasPrefix(a, "--"):
-			name, val, hasVal := strings.Cut(a[2:], "=")
-			s, ok := lookupSpec(name)
-			if !ok {
-				return nil, &ParseError{Msg: name + " is not a recognized option"}
-			}
-			if !s.hasArg {
-				if hasVal {
-					return nil, &ParseError{Msg: "Option " + name + " does not accept an argument"}
-				}
-				p.seen[name] = true
-				continue
-			}
-			if !hasVal {
-				if i+1 >= len(args) {
-					return nil, &ParseError{Msg: "Option " + name + " requires an argument"}
-				}
-				i++
-				val = args[i]
-			}
-			p.seen[name] = true
-			p.values[name] = append(p.values[name], val)
-		case a == "-o":
-			if i+1 >= len(args) {
-				return nil, &ParseError{Msg: "Option o requires an argument"}
-			}
-			i++
-			p.seen["output"] = true
-			p.values["output"] = append(p.values["output"], args[i])
-		case strings.HasPrefix(a, "-o") && len(a) > 2:
-			p.seen["output"] = true
-			p.values["output"] = append(p.values["output"], strings.TrimPrefix(a[2:], "="))
-		case strings.HasPrefix(a, "-") && len(a) > 1:
-			return nil, &ParseError{Msg: string(a[1]) + " is not a recognized option"}
-		}
+	s, err := parser.Parse(args)
+	if err != nil {
+		return nil, err
 	}
-	return p, nil
+	return &parsed{s}, nil
 }
 
 // single is OptionSet.valueOf: the value, or jopt's error for repeats.
 func (p *parsed) single(name string) (*string, error) {
-	v := p.values[name]
-	switch len(v) {
-	case 0:
-		return nil, nil
-	case 1:
-		return &v[0], nil
+	v, ok, err := p.Value(name)
+	if err != nil || !ok {
+		return nil, err
 	}
-	return nil, fmt.Errorf("Found multiple arguments for option %s, but you asked for only one", name)
+	return &v, nil
 }
 
 // integer is valueOf for an Integer-typed option.
 func (p *parsed) integer(name string) (*int, error) {
-	s, err := p.single(name)
-	if err != nil || s == nil {
+	n, ok, err := p.Int(name)
+	if err != nil || !ok {
 		return nil, err
-	}
-	n, err := strconv.ParseInt(*s, 10, 32)
-	if err != nil || strings.HasPrefix(*s, "+") && len(*s) == 1 {
-		return nil, fmt.Errorf("Cannot parse argument '%s' of option %s", *s, name)
 	}
 	v := int(n)
 	return &v, nil

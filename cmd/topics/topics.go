@@ -172,7 +172,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 }
 
 func (r *runner) outputFlag() string {
-	if v := r.p.values["output"]; len(v) > 0 {
+	if v := r.p.Values("output"); len(v) > 0 {
 		return v[len(v)-1]
 	}
 	return ""
@@ -276,7 +276,7 @@ func (r *runner) newCTP() (*commandTopicPartition, error) {
 			return nil, err
 		}
 	}
-	if c.configs, err = topics.ParseConfigs(p.values["config"]); err != nil {
+	if c.configs, err = topics.ParseConfigs(p.Values("config")); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -555,9 +555,9 @@ func complete(ctx context.Context, f *cmdutil.Factory, args []string, toComplete
 	if len(args) == 0 || args[len(args)-1] != "--topic" {
 		if strings.HasPrefix(toComplete, "--") {
 			var out []string
-			for _, s := range specs {
-				if strings.HasPrefix("--"+s.name, toComplete) {
-					out = append(out, "--"+s.name)
+			for _, s := range parser.Specs() {
+				if strings.HasPrefix("--"+s.Name, toComplete) {
+					out = append(out, "--"+s.Name)
 				}
 			}
 			return out, cobra.ShellCompDirectiveNoFileComp

@@ -64,7 +64,9 @@ func TestArgErrors(t *testing.T) {
 		{[]string{"--bootstrap-server", b}, "", usage("Command must include exactly one action: --list, --describe, --create, --alter or --delete"), 1},
 		{[]string{"--lis"}, "", "lis is not a recognized option\n", 1},
 		{[]string{"--list", "--topic"}, "", "Option topic requires an argument\n", 1},
-		{[]string{"--list=x"}, "", "Option list does not accept an argument\n", 1},
+		// Apache: a flag ignores "=value" (kafka-topics --list=x).
+		{[]string{"--list=x"}, "", "--bootstrap-server must be specified\n", 1},
+		{[]string{"--describe", "-topic", "x", "--create"}, "", "Command must include exactly one action: --list, --describe, --create, --alter or --delete\n" + apacheOptions, 1},
 		{[]string{"-x", "--list"}, "", "x is not a recognized option\n", 1},
 		{[]string{"--list"}, "", "--bootstrap-server must be specified\n", 1},
 		{[]string{"--list", "--delete-config", "x"}, "", "delete-config option is no longer supported and deprecated since version 4.0. The config will be fully removed in future releases.\n--bootstrap-server must be specified\n", 1},
@@ -118,14 +120,14 @@ func TestParseArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !p.has("list") || p.has("describe") || p.has("bogus") {
-		t.Errorf("seen %v", p.seen)
+		t.Errorf("seen %v", p)
 	}
-	if !reflect.DeepEqual(p.values["config"], []string{"x=1", "y=2"}) || p.values["topic"][0] != "a" || p.values["output"][0] != "json" {
-		t.Errorf("values %v", p.values)
+	if !reflect.DeepEqual(p.Values("config"), []string{"x=1", "y=2"}) || p.Values("topic")[0] != "a" || p.Values("output")[0] != "json" {
+		t.Errorf("values %v", p)
 	}
 	// A required argument is the next token, whatever it looks like.
 	p, err = parseArgs([]string{"--topic", "--list"})
-	if err != nil || p.values["topic"][0] != "--list" || p.has("list") {
+	if err != nil || p.Values("topic")[0] != "--list" || p.has("list") {
 		t.Errorf("--topic --list: %v %v", p, err)
 	}
 }

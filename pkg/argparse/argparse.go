@@ -36,9 +36,9 @@ import (
 	"os"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/kboxdev/kbox/pkg/javafmt"
 	"golang.org/x/term"
 )
 
@@ -430,13 +430,13 @@ func (p *Parser) run(ns *Namespace, a *Arg, val *string) error {
 		if a.Type == Long {
 			bits, tname = 64, "Long"
 		}
-		n, err := JavaParseInt(*val, bits)
+		n, err := javafmt.ParseInt(*val, bits)
 		if err != nil {
 			return argError(a, "could not convert '%s' to %s (%s)", *val, tname, err.Error())
 		}
 		v = n
 	case Double:
-		f, err := JavaParseDouble(*val)
+		f, err := javafmt.ParseDouble(*val)
 		if err != nil {
 			return argError(a, "could not convert '%s' to Double (%s)", *val, err.Error())
 		}
@@ -461,54 +461,6 @@ func (p *Parser) run(ns *Namespace, a *Arg, val *string) error {
 	return nil
 }
 
-// JavaParseInt parses like Integer.valueOf (bits 32) or Long.valueOf (bits
-// 64); the error text is Java's NumberFormatException message.
-func JavaParseInt(s string, bits int) (int64, error) {
-	t := s
-	if strings.HasPrefix(t, "+") && !strings.HasPrefix(t, "+-") && !strings.HasPrefix(t, "++") {
-		t = t[1:]
-	}
-	ok := t != "" && t != "-"
-	for i, c := range t {
-		if !(c >= '0' && c <= '9') && !(i == 0 && c == '-') {
-			ok = false
-		}
-	}
-	if ok {
-		if n, err := strconv.ParseInt(t, 10, bits); err == nil {
-			return n, nil
-		}
-	}
-	return 0, javaNFE(s)
-}
-
-// JavaParseDouble parses like Double.valueOf: surrounding whitespace is
-// ignored and a trailing d/D/f/F type suffix is allowed.
-func JavaParseDouble(s string) (float64, error) {
-	t := strings.TrimSpace(s)
-	if t == "" {
-		return 0, errors.New("empty String")
-	}
-	u := strings.TrimRight(t, "dDfF")
-	if len(t)-len(u) > 1 || strings.ContainsAny(u, "_xXpP") {
-		u = "!"
-	}
-	switch strings.TrimLeft(u, "+-") {
-	case "NaN", "Infinity":
-	case "nan", "inf", "infinity", "NAN", "INF":
-		u = "!"
-	}
-	f, err := strconv.ParseFloat(u, 64)
-	if err != nil {
-		var ne *strconv.NumError
-		if errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange) {
-			return f, nil
-		}
-		return 0, javaNFE(s)
-	}
-	return f, nil
-}
-
 // FormatWidth is argparse4j's format width: terminal columns ($COLUMNS, else
 // the width of /dev/tty) minus 5; 75 when unknown or too small.
 func FormatWidth(getenv func(string) string) int {
@@ -517,7 +469,7 @@ func FormatWidth(getenv func(string) string) int {
 	}
 	cols := -1
 	if c, ok := lookup(getenv, "COLUMNS"); ok {
-		if n, err := JavaParseInt(c, 32); err == nil {
+		if n, err := javafmt.ParseInt(c, 32); err == nil {
 			cols = int(n)
 		}
 	} else if f, err := os.Open("/dev/tty"); err == nil {
@@ -807,9 +759,4 @@ func (p *Parser) Run(args []string, stdout, stderr io.Writer, getenv func(string
 		return nil, 1, true
 	}
 	return ns, 0, false
-}
-
-// javaNFE is NumberFormatException.forInputString's message.
-func javaNFE(s string) error {
-	return errors.New(`For input string: "` + s + `"`)
 }

@@ -214,22 +214,6 @@ func TestParseValues(t *testing.T) {
 	}
 }
 
-func TestJavaParseInt(t *testing.T) {
-	for in, want := range map[string]int64{"0": 0, "-1": -1, "+5": 5, "-0": 0, "2147483647": 2147483647, "007": 7} {
-		if got, err := JavaParseInt(in, 32); err != nil || got != want {
-			t.Errorf("%q: %d %v", in, got, err)
-		}
-	}
-	for _, in := range []string{"", "-", "+", "1.0", " 1", "2147483648", "0x10", "+-1", "1e3"} {
-		if _, err := JavaParseInt(in, 32); err == nil || err.Error() != `For input string: "`+in+`"` {
-			t.Errorf("%q: %v", in, err)
-		}
-	}
-	if _, err := JavaParseInt("2147483648", 64); err != nil {
-		t.Error(err)
-	}
-}
-
 func TestFormatWidth(t *testing.T) {
 	for cols, want := range map[string]int{"80": 75, "100": 95, "6": 1, "5": 75, "abc": 75, "0": 75} {
 		if got := FormatWidth(func(string) string { return cols }); got != want {

@@ -1,5 +1,9 @@
-// Package javafmt formats numbers the way Java does, so output of tools that
-// emulate Apache Kafka's Java command-line tools is byte-identical.
+// Package javafmt is the one home of the Java platform behaviours that leak
+// into the output of Apache Kafka's Java command-line tools, so kbox's
+// emulation of them is byte-identical: number formatting (String.format,
+// Double.toString), number parsing (Integer.parseInt, Double.valueOf and
+// their NumberFormatException messages), SimpleDateFormat, and the
+// iteration order of java.util.HashMap/HashSet.
 //
 // Java's String.format("%.Nf") rounds HALF_UP on the shortest decimal
 // representation of the double (0.125 -> "0.13", 2.675 -> "2.68"), where Go

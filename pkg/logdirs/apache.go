@@ -6,6 +6,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
 // QueryingLine is the first line the Apache tool prints, before it asks the
@@ -23,8 +25,8 @@ type ApachePlan struct {
 // the DescribeCluster broker list in response order, input the
 // --broker-list ids as given (empty: all brokers).
 func PlanApache(cluster, input []int32) ApachePlan {
-	clusterSet := javaIntSet(cluster, 0) // Collectors.toSet()
-	inputSet := javaIntSet(input, 0)     // Collectors.toSet()
+	clusterSet := javafmt.IntSetOrder(cluster, -1) // Collectors.toSet()
+	inputSet := javafmt.IntSetOrder(input, -1)     // Collectors.toSet()
 	in := make(map[int32]bool, len(clusterSet))
 	for _, id := range clusterSet {
 		in[id] = true
@@ -35,12 +37,12 @@ func PlanApache(cluster, input []int32) ApachePlan {
 	}
 	var p ApachePlan
 	p.Cluster = clusterSet
-	for _, id := range javaIntSet(src, javaCopyCap(len(src))) { // new HashSet<>(...) then retainAll
+	for _, id := range javafmt.IntSetOrder(src, javafmt.HashSetCopyCapacity(len(src))) { // new HashSet<>(...) then retainAll
 		if in[id] {
 			p.Existing = append(p.Existing, id)
 		}
 	}
-	for _, id := range javaIntSet(inputSet, javaCopyCap(len(inputSet))) { // new HashSet<>(input) then removeAll
+	for _, id := range javafmt.IntSetOrder(inputSet, javafmt.HashSetCopyCapacity(len(inputSet))) { // new HashSet<>(input) then removeAll
 		if !in[id] {
 			p.Missing = append(p.Missing, id)
 		}
@@ -105,7 +107,7 @@ func (r *ApacheResult) writeJSON(w *bufio.Writer) {
 	}
 	// futures = new HashMap<>(n) filled in the queried order, then
 	// descriptions = new HashMap<>(n) filled in futures' order.
-	order := javaIntSet(javaIntSet(ids, len(ids)), len(ids))
+	order := javafmt.IntSetOrder(javafmt.IntSetOrder(ids, len(ids)), len(ids))
 
 	w.WriteString(`{"brokers":[`)
 	for bi, id := range order {
@@ -119,9 +121,9 @@ func (r *ApacheResult) writeJSON(w *bufio.Writer) {
 		// result = new HashMap<>(dirs.size()) keyed by path, response order.
 		hashes := make([]int32, len(b.Dirs))
 		for i, d := range b.Dirs {
-			hashes[i] = javaStringHash(d.Path)
+			hashes[i] = javafmt.StringHash(d.Path)
 		}
-		for di, i := range javaOrder(hashes, javaFinalCap(len(b.Dirs), len(b.Dirs))) {
+		for di, i := range javafmt.HashOrder(hashes, javafmt.HashMapCapacity(len(b.Dirs), len(b.Dirs))) {
 			if di > 0 {
 				w.WriteByte(',')
 			}
@@ -150,7 +152,7 @@ func writeApachePartitions(w *bufio.Writer, reps []Replica, topics map[string]bo
 	for i, r := range reps {
 		hashes[i] = javaTopicPartitionHash(r.Topic, r.Partition)
 	}
-	first := javaOrder(hashes, javaFinalCap(0, len(reps)))
+	first := javafmt.HashOrder(hashes, javafmt.HashMapCapacity(-1, len(reps)))
 	kept := first[:0:0]
 	for _, i := range first {
 		if len(topics) == 0 || topics[reps[i].Topic] {
@@ -161,7 +163,7 @@ func writeApachePartitions(w *bufio.Writer, reps []Replica, topics map[string]bo
 	for j, i := range kept {
 		kh[j] = hashes[i]
 	}
-	for n, j := range javaOrder(kh, javaFinalCap(0, len(kept))) {
+	for n, j := range javafmt.HashOrder(kh, javafmt.HashMapCapacity(-1, len(kept))) {
 		if n > 0 {
 			w.WriteByte(',')
 		}

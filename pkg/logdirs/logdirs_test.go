@@ -16,40 +16,6 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	golden.Check(t, name+".golden", got)
 }
 
-func TestJavaStringHash(t *testing.T) {
-	for s, want := range map[string]int32{"": 0, "abc": 96354, "orders": -1008770331, "/var/lib/kafka/data": javaStringHash("/var/lib/kafka/data")} {
-		if got := javaStringHash(s); got != want {
-			t.Errorf("hash(%q) = %d, want %d", s, got, want)
-		}
-	}
-	// Overflow wraps like Java's int arithmetic.
-	if got := javaStringHash("polygenelubricants"); got != -2147483648 {
-		t.Errorf("hash(polygenelubricants) = %d, want Integer.MIN_VALUE", got)
-	}
-}
-
-func TestJavaIntSetOrder(t *testing.T) {
-	cases := []struct {
-		in      []int32
-		initial int
-		want    []int32
-	}{
-		{[]int32{3, 1, 2}, 0, []int32{1, 2, 3}},
-		// 17, 1 and 33 share bucket 1 of a 16-slot table: insertion order.
-		{[]int32{17, 1, 33, 0}, 0, []int32{0, 17, 1, 33}},
-		// 13 entries force a resize to 32: 17 moves after 16.
-		{[]int32{17, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16}, 0, []int32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 16, 17}},
-		// new HashMap<>(3) has 4 slots: 5 (bucket 1) before 2.
-		{[]int32{2, 5}, 3, []int32{5, 2}},
-		{[]int32{1, 1, 2}, 0, []int32{1, 2}},
-	}
-	for _, c := range cases {
-		if got := javaIntSet(c.in, c.initial); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("javaIntSet(%v, %d) = %v, want %v", c.in, c.initial, got, c.want)
-		}
-	}
-}
-
 func TestPlanApache(t *testing.T) {
 	p := PlanApache([]int32{3, 1, 2}, nil)
 	if !reflect.DeepEqual(p.Existing, []int32{1, 2, 3}) || len(p.Missing) != 0 {

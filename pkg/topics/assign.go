@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
 // ParseReplicaAssignment parses --replica-assignment exactly as
@@ -17,11 +19,11 @@ func ParseReplicaAssignment(s string) ([][]int32, error) {
 	for i, part := range javaSplit(s, ",") {
 		var brokers []int32
 		for _, id := range javaSplit(part, ":") {
-			n, err := javaParseInt(strings.TrimSpace(id))
+			n, err := javafmt.ParseInt(strings.TrimSpace(id), 32) // Integer.parseInt(id.trim())
 			if err != nil {
 				return nil, err
 			}
-			brokers = append(brokers, n)
+			brokers = append(brokers, int32(n))
 		}
 		if d := duplicates(brokers); len(d) > 0 {
 			ss := make([]string, len(d))
@@ -51,19 +53,6 @@ func javaSplit(s, sep string) []string {
 	return parts
 }
 
-// javaParseInt is Integer.parseInt (after trim) with Java's message.
-func javaParseInt(s string) (int32, error) {
-	bad := fmt.Errorf("For input string: %q", s)
-	if s == "" || strings.ContainsAny(s, "_ ") {
-		return 0, bad
-	}
-	n, err := strconv.ParseInt(s, 10, 32)
-	if err != nil {
-		return 0, bad
-	}
-	return int32(n), nil
-}
-
 func javaListString(v []int32) string {
 	ss := make([]string, len(v))
 	for i, x := range v {
@@ -88,15 +77,7 @@ func duplicates(v []int32) []int32 {
 		}
 		seen[x] = true
 	}
-	capacity := 16
-	for float64(len(order)) > float64(capacity)*0.75 {
-		capacity <<= 1
-	}
-	mask := uint32(capacity - 1)
-	sort.SliceStable(order, func(i, j int) bool {
-		return spread(order[i])&mask < spread(order[j])&mask
-	})
-	return order
+	return javafmt.IntSetOrder(order, -1)
 }
 
 // Broker is a broker id with its optional rack, input to the assignment.

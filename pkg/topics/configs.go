@@ -3,8 +3,9 @@ package topics
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
 type cfgType int
@@ -139,7 +140,7 @@ func ParseConfigs(values []string) (map[string]string, error) {
 		names = append(names, k)
 	}
 	// Kafka checks names in HashMap order; any unknown name fails.
-	for _, k := range JavaHashMapOrder(names, -1) {
+	for _, k := range javafmt.HashMapOrder(names, -1) {
 		if _, ok := topicConfigs[k]; !ok {
 			return nil, fmt.Errorf("Unknown topic config name: %s", k)
 		}
@@ -163,13 +164,13 @@ func validateValue(name, v string, d cfgDef) error {
 	var num int64
 	switch d.typ {
 	case tInt:
-		n, err := strconv.ParseInt(v, 10, 32)
+		n, err := javafmt.ParseInt(v, 32) // Integer.parseInt
 		if err != nil {
 			return bad("Not a number of type INT")
 		}
 		num = n
 	case tLong:
-		n, err := strconv.ParseInt(v, 10, 64)
+		n, err := javafmt.ParseInt(v, 64) // Long.parseLong
 		if err != nil {
 			return bad("Not a number of type LONG")
 		}
@@ -179,7 +180,7 @@ func validateValue(name, v string, d cfgDef) error {
 			return bad("Expected value to be either true or false")
 		}
 	case tDouble:
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
+		if _, err := javafmt.ParseDouble(v); err != nil { // Double.parseDouble
 			return bad("Not a number of type DOUBLE")
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -252,7 +253,7 @@ func (s *Service) Describe(ctx context.Context, names []string, c *Cluster, o De
 			byName[ce.Name] = ce
 			order = append(order, ce.Name)
 		}
-		for _, k := range JavaHashMapOrder(order, -1) {
+		for _, k := range javafmt.HashMapOrder(order, -1) {
 			ce := byName[k]
 			if ce.Name == "min.insync.replicas" && ce.Value != nil {
 				if v, err := strconv.Atoi(*ce.Value); err == nil {

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -248,21 +249,13 @@ func newAssignmentOrder(assignment [][]int32, skip int) [][]int32 {
 	if skip >= len(assignment) {
 		return [][]int32{}
 	}
-	idx := make([]int, 0, len(assignment)-skip)
+	ids := make([]int32, 0, len(assignment)-skip)
 	for i := skip; i < len(assignment); i++ {
-		idx = append(idx, i)
+		ids = append(ids, int32(i))
 	}
-	capacity := 16
-	for float64(len(idx)) > float64(capacity)*0.75 {
-		capacity <<= 1
-	}
-	mask := uint32(capacity - 1)
-	sort.SliceStable(idx, func(a, b int) bool {
-		return spread(int32(idx[a]))&mask < spread(int32(idx[b]))&mask
-	})
-	out := make([][]int32, len(idx))
-	for i, j := range idx {
-		out[i] = assignment[j]
+	out := make([][]int32, 0, len(ids))
+	for _, id := range javafmt.IntSetOrder(ids, -1) {
+		out = append(out, assignment[id])
 	}
 	return out
 }

@@ -4,16 +4,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-)
 
-func TestJavaStringHash(t *testing.T) {
-	// Values of "...".hashCode() from Java.
-	for s, want := range map[string]int32{"": 0, "a": 97, "topic-1": -1139260653, "hello": 99162322, "polygenelubricants": -2147483648} {
-		if got := JavaStringHash(s); got != want {
-			t.Errorf("hash(%q) = %d, want %d", s, got, want)
-		}
-	}
-}
+	"github.com/kboxdev/kbox/pkg/javafmt"
+)
 
 func TestDescribeTopicOrder(t *testing.T) {
 	cases := []struct{ in, want []string }{
@@ -35,22 +28,8 @@ func TestConfigsOrder(t *testing.T) {
 	// The 37 topic configs of Kafka 4.4 inserted in sorted order into a
 	// java.util.HashMap, and the key order Java 17 printed for it.
 	want := strings.Split("compression.type,errors.deadletterqueue.group.enable,remote.copy.lag.bytes,remote.log.delete.on.disable,leader.replication.throttled.replicas,remote.storage.enable,min.insync.replicas,segment.jitter.ms,remote.log.copy.disable,local.retention.ms,cleanup.policy,flush.ms,follower.replication.throttled.replicas,compression.lz4.level,compression.gzip.level,retention.ms,segment.bytes,remote.copy.lag.ms,compression.zstd.level,flush.messages,file.delete.delay.ms,max.compaction.lag.ms,max.message.bytes,min.compaction.lag.ms,message.timestamp.type,local.retention.bytes,preallocate,index.interval.bytes,min.cleanable.dirty.ratio,unclean.leader.election.enable,delete.retention.ms,retention.bytes,message.timestamp.after.max.ms,max.decompressed.message.bytes,message.timestamp.before.max.ms,segment.ms,segment.index.bytes", ",")
-	if got := JavaHashMapOrder(TopicConfigNames(), -1); !reflect.DeepEqual(got, want) {
+	if got := javafmt.HashMapOrder(TopicConfigNames(), -1); !reflect.DeepEqual(got, want) {
 		t.Errorf("order\n%v\nwant\n%v", got, want)
-	}
-}
-
-func TestHashMapCapacity(t *testing.T) {
-	for _, c := range []struct{ init, n, want int }{
-		{-1, 1, 16}, {-1, 12, 16}, {-1, 13, 32}, {-1, 44, 64}, {3, 3, 4}, {4, 4, 8}, {0, 1, 2}, {100, 100, 256},
-	} {
-		m := NewJavaHashMap(c.init)
-		for i := 0; i < c.n; i++ {
-			m.Put(strings.Repeat("k", i+1))
-		}
-		if m.Capacity() != c.want {
-			t.Errorf("HashMap(%d) with %d keys: capacity %d, want %d", c.init, c.n, m.Capacity(), c.want)
-		}
 	}
 }
 
