@@ -8,7 +8,9 @@ import (
 	"github.com/kboxdev/kbox/cmd/logdirs"
 	"github.com/kboxdev/kbox/cmd/perf"
 	"github.com/kboxdev/kbox/cmd/topics"
-	verifycmd "github.com/kboxdev/kbox/cmd/verify"
+	"github.com/kboxdev/kbox/cmd/verifiableconsumer"
+	"github.com/kboxdev/kbox/cmd/verifiableproducer"
+	"github.com/kboxdev/kbox/cmd/verify"
 )
 
 // applets is the one table of applets. It drives argv[0] dispatch,
@@ -19,14 +21,14 @@ var applets = []cmdutil.Applet{
 	perf.ProducerApplet, perf.ConsumerApplet,
 	perf.E2EApplet,
 	topics.Applet,
-	verifycmd.ProducerApplet, verifycmd.ConsumerApplet,
+	verifiableproducer.Applet, verifiableconsumer.Applet,
 }
 
 // natives are kbox's own command groups that have no Apache script name:
 // reachable as `kbox ALIAS ...` only, never through a link.
 var natives = []cmdutil.Applet{
 	perf.NativeApplet,
-	verifycmd.NativeApplet,
+	verify.NativeApplet,
 }
 
 // Applets returns the applet table sorted by name.

@@ -18,7 +18,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
-	pv "github.com/kboxdev/kbox/pkg/verify"
+	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -344,7 +344,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	runStart := time.Now()
 	deadline, cancelDeadline := context.WithTimeout(ctx, o.timeout)
 	defer cancelDeadline()
-	sigs, stopSignals := signals()
+	sigs, stopSignals := verify.Signals()
 	defer stopSignals()
 	go func() {
 		select {
@@ -356,7 +356,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	}()
 
 	first := true
-	run, err := pv.StartRun(pv.RunConfig{
+	run, err := verify.StartRun(verify.RunConfig{
 		Topic: o.topic, Messages: o.messages, Producers: o.producers, Consumers: o.consumers,
 		Throughput: o.throughput, MaxPollRecords: maxPoll,
 		ProducerLogs: prodWs, ConsumerLogs: consWs, StartOffsets: start.offsets,
@@ -388,7 +388,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		return err
 	}
 
-	var during *pv.DuringInfo
+	var during *verify.DuringInfo
 	duringDone := make(chan struct{})
 	if o.during != "" {
 		go func() {
@@ -417,7 +417,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	}
 	p := run.Progress()
 
-	info := pv.RunInfo{
+	info := verify.RunInfo{
 		Topic: o.topic, Group: o.group, Created: o.createTopic, Messages: o.messages,
 		Producers: o.producers, Consumers: o.consumers, Idempotent: idempotent, Transactional: o.transactional, Acks: o.acks,
 		Sent: p.Sent, Acked: p.Acked, SendErrors: p.SendErrors, Consumed: p.Consumed,
@@ -427,13 +427,13 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	if produceMs > 0 {
 		info.AckedPerSec = float64(p.Acked) * 1000 / float64(produceMs)
 	}
-	opts := pv.Options{Idempotent: idempotent, Examples: o.examples, DataLoss: dataLoss, Transactional: o.transactional}
+	opts := verify.Options{Idempotent: idempotent, Examples: o.examples, DataLoss: dataLoss, Transactional: o.transactional}
 	if during != nil && during.StartMs > 0 {
-		opts.Fault = &pv.FaultWindow{StartMs: during.StartMs, EndMs: during.EndMs}
+		opts.Fault = &verify.FaultWindow{StartMs: during.StartMs, EndMs: during.EndMs}
 		opts.MinAcks = o.minAcks
 	}
 	var reread *kafka.Client
-	opts.Present = func(m []pv.Missing) (map[pv.Missing]bool, error) {
+	opts.Present = func(m []verify.Missing) (map[verify.Missing]bool, error) {
 		var err error
 		if reread == nil {
 			if reread, err = kafka.NewClient(conn, kafka.Consumer, kafka.Options{}); err != nil {
@@ -442,9 +442,9 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		}
 		rctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		return pv.Reread(rctx, reread.Client, m)
+		return verify.Reread(rctx, reread.Client, m)
 	}
-	rep := pv.NewRunReport(prod, cons, opts, info)
+	rep := verify.NewRunReport(prod, cons, opts, info)
 	if reread != nil {
 		reread.Close()
 	}
@@ -540,8 +540,8 @@ func commitStart(ctx context.Context, adm *kadm.Client, group, topic string, off
 
 // runDuring runs command with sh -c, its output on stderr; at the
 // deadline its process group is killed.
-func runDuring(ctx context.Context, command string, stderr io.Writer) *pv.DuringInfo {
-	d := &pv.DuringInfo{Command: command}
+func runDuring(ctx context.Context, command string, stderr io.Writer) *verify.DuringInfo {
+	d := &verify.DuringInfo{Command: command}
 	start := time.Now()
 	d.StartMs = start.UnixMilli()
 	defer func() { d.EndMs = time.Now().UnixMilli() }()
@@ -589,7 +589,7 @@ func (p *progress) stop() {
 
 // startProgress prints acked/consumed/lag on stderr: a live line on a
 // terminal, a plain line every 5 s otherwise.
-func startProgress(f *cmdutil.Factory, o runOptions, run *pv.Run, start time.Time) *progress {
+func startProgress(f *cmdutil.Factory, o runOptions, run *verify.Run, start time.Time) *progress {
 	p := &progress{done: make(chan struct{})}
 	if o.progress == "none" {
 		return p

@@ -1,4 +1,4 @@
-package verify
+package verifiableproducer
 
 import (
 	"errors"
@@ -9,19 +9,17 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/output"
-	pv "github.com/kboxdev/kbox/pkg/verify"
-	"github.com/twmb/franz-go/pkg/kerr"
 )
 
-// TestAppletsAgainstApache replays the real tools' captured invocations
+// TestAgainstApache replays the real tool's captured invocations
 // (pkg/argparse/testdata, from `testbed.sh apache ...`) through the
-// applets: help, usage errors, config-file errors. None needs a broker.
-func TestAppletsAgainstApache(t *testing.T) {
+// applet: help, usage errors, config-file errors. None needs a broker.
+func TestAgainstApache(t *testing.T) {
 	files, _ := filepath.Glob("../../pkg/argparse/testdata/*.args")
 	n := 0
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".args")
-		if strings.HasPrefix(name, "perf") {
+		if !strings.HasPrefix(name, "producer") {
 			continue
 		}
 		n++
@@ -41,13 +39,10 @@ func TestAppletsAgainstApache(t *testing.T) {
 			}
 			ios, _, out, errb := output.Test()
 			f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-			var err error
-			switch tool {
-			case "kafka-verifiable-producer":
-				err = runProducerApplet(f, args)
-			default:
-				err = runConsumerApplet(f, args)
+			if tool != Applet.Name {
+				t.Fatalf("a case of %s", tool)
 			}
+			err := run(f, args)
 			code, _ := cmdutil.ExitCode(err)
 			var ee *cmdutil.ExitError
 			if err != nil && !errors.As(err, &ee) {
@@ -64,13 +59,7 @@ func TestAppletsAgainstApache(t *testing.T) {
 			}
 		})
 	}
-	if n < 25 {
+	if n < 20 {
 		t.Fatalf("only %d cases", n)
-	}
-}
-
-func TestJavaErrorClass(t *testing.T) {
-	if class, _ := pv.JavaErrorClass(kerr.NotEnoughReplicas, "t", 0); class != "org.apache.kafka.common.errors.NotEnoughReplicasException" {
-		t.Error(class)
 	}
 }
