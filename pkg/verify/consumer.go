@@ -23,7 +23,7 @@ type Consumer struct {
 	// MaxMessages to consume; < 0: until stopped. The last poll is cut
 	// exactly.
 	MaxMessages int64
-	// MaxPollRecords per poll (max.poll.records).
+	// MaxPollRecords per poll (max.poll.records; <= 0: all buffered).
 	MaxPollRecords int
 	// Verbose reports every record (record_data).
 	Verbose bool
@@ -96,15 +96,11 @@ func (c *Consumer) Run() os.Signal {
 		case <-ctx.Done():
 		}
 	}()
-	maxPoll := c.MaxPollRecords
-	if maxPoll <= 0 {
-		maxPoll = 500
-	}
 	var consumed int64
 	finished := func() bool { return c.MaxMessages >= 0 && consumed >= c.MaxMessages }
 	cl := c.Client
 	for !finished() && ctx.Err() == nil {
-		fs := cl.PollRecords(ctx, maxPoll)
+		fs := cl.PollRecords(ctx, c.MaxPollRecords)
 		for _, fe := range fs.Errors() {
 			if errors.Is(fe.Err, context.Canceled) || errors.Is(fe.Err, kgo.ErrClientClosed) {
 				continue
