@@ -47,9 +47,11 @@ type Consumer struct {
 	OnConsumed func(sums []PartitionData)
 }
 
-// ClientOpts are the options Client must be built with: the
-// subscription, rebalances held while a poll is processed, and the
-// partitions_assigned/partitions_revoked events.
+// ClientOpts are the options Client must be built with: rebalances held
+// while a poll is processed, and the partitions_assigned and
+// partitions_revoked events. Run subscribes to Topic itself, after
+// startup_complete, as Apache does (a client built with the topic would
+// start joining before it).
 func (c *Consumer) ClientOpts() []kgo.Opt {
 	cb := func(name string) func(context.Context, *kgo.Client, map[string][]int32) {
 		return func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
@@ -65,7 +67,6 @@ func (c *Consumer) ClientOpts() []kgo.Opt {
 		}
 	}
 	return []kgo.Opt{
-		kgo.ConsumeTopics(c.Topic),
 		kgo.BlockRebalanceOnPoll(),
 		kgo.OnPartitionsAssigned(cb(EvAssigned)),
 		kgo.OnPartitionsRevoked(cb(EvRevoked)),
@@ -74,13 +75,14 @@ func (c *Consumer) ClientOpts() []kgo.Opt {
 }
 
 // Run is VerifiableConsumer.run and its shutdown hook: startup_complete,
-// polls until MaxMessages or Stop, leaving the group, closing the client,
+// the subscription to Topic, polls until MaxMessages or Stop, leaving the group, closing the client,
 // shutdown_complete. The 4.x hook's shutdown_requested comes when Stop
 // fires, or after shutdown_complete when the consumer finished by itself
 // (the hook runs at exit then). It returns the signal that stopped the
 // consumer (nil if none, or if Stop was closed).
 func (c *Consumer) Run() os.Signal {
 	c.Sink.AddLine(Event{Timestamp: nowMs(), Name: EvStartupComplete}, nil)
+	c.Client.AddConsumeTopics(c.Topic)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var sig os.Signal
