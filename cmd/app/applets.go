@@ -13,7 +13,9 @@ import (
 	"github.com/kboxdev/kbox/cmd/producerperf"
 	"github.com/kboxdev/kbox/cmd/profile"
 	"github.com/kboxdev/kbox/cmd/topics"
-	verifycmd "github.com/kboxdev/kbox/cmd/verify"
+	"github.com/kboxdev/kbox/cmd/verifiableconsumer"
+	"github.com/kboxdev/kbox/cmd/verifiableproducer"
+	"github.com/kboxdev/kbox/cmd/verify"
 )
 
 // applets is the one registry: every Apache drop-in, native group and
@@ -25,12 +27,12 @@ var applets = []cmdutil.Applet{
 	logdirs.Applet,
 	producerperf.Applet, consumerperf.Applet, e2elatency.Applet,
 	topics.Applet,
-	verifycmd.ProducerApplet, verifycmd.ConsumerApplet,
+	verifiableproducer.Applet, verifiableconsumer.Applet,
 	// Native groups and commands (`kbox Alias`).
 	cluster.Applet,
 	perf.Applet,
 	profile.Applet,
-	verifycmd.NativeApplet,
+	verify.NativeApplet,
 	installLinksApplet,
 	versionApplet,
 	playgroundApplet,

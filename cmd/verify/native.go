@@ -1,3 +1,6 @@
+// Package verify is kbox's own `kbox verify check|run`: the verdict on
+// verifiable producer/consumer logs, and an in-process verification run
+// on the pkg/verify engine.
 package verify
 
 import (
@@ -12,7 +15,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
-	pv "github.com/kboxdev/kbox/pkg/verify"
+	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -23,6 +26,9 @@ var NativeApplet = cmdutil.Applet{
 	Short: "Check verifiable producer/consumer logs: was acknowledged data lost, duplicated or reordered?",
 	New:   newVerifyCmd,
 }
+
+// reportFormats: the verdict as a table, JSON or YAML.
+var reportFormats = cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.YAML}}
 
 func newVerifyCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
@@ -79,12 +85,12 @@ Exit status: 0 valid, 3 invalid, 1 on error.`,
 	fl.StringVar(&o.faultWindow, "fault-window", "", "START,END of an injected fault (RFC3339 or Unix ms): applies R8 liveness")
 	fl.IntVar(&o.minAcks, "min-acks", 5000, "with --fault-window: fail unless at least this many records were acked")
 	fl.IntVar(&o.examples, "examples", 10, "examples shown per anomaly type")
-	fl.StringVarP(&o.output, "output", "o", "", "output format: table (default), json or yaml")
+	cmdutil.AddOutputFlag(f, cmd, &o.output, reportFormats)
 	return cmd
 }
 
 // parseFaultWindow reads "START,END", each RFC3339 or Unix milliseconds.
-func parseFaultWindow(s string) (*pv.FaultWindow, error) {
+func parseFaultWindow(s string) (*verify.FaultWindow, error) {
 	a, b, ok := strings.Cut(s, ",")
 	if !ok {
 		return nil, fmt.Errorf("--fault-window %q is not START,END", s)
@@ -111,17 +117,17 @@ func parseFaultWindow(s string) (*pv.FaultWindow, error) {
 	if end < start {
 		return nil, fmt.Errorf("--fault-window: end %s is before start %s", b, a)
 	}
-	return &pv.FaultWindow{StartMs: start, EndMs: end}, nil
+	return &verify.FaultWindow{StartMs: start, EndMs: end}, nil
 }
 
-func readLogs(paths []string) ([]*pv.Log, error) {
-	var out []*pv.Log
+func readLogs(paths []string) ([]*verify.Log, error) {
+	var out []*verify.Log
 	for _, p := range paths {
 		fh, err := os.Open(p)
 		if err != nil {
 			return nil, err
 		}
-		l, err := pv.ReadLog(p, fh)
+		l, err := verify.ReadLog(p, fh)
 		fh.Close()
 		if err != nil {
 			return nil, err
@@ -138,18 +144,8 @@ func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
 	if len(o.producerLogs) == 0 || len(o.consumerLogs) == 0 {
 		return cmdutil.FlagErrorf("need at least one --producer-log and one --consumer-log")
 	}
-	format := output.Table
-	g := o.output
-	if g == "" {
-		g = f.Globals.Output
-	}
-	if g != "" {
-		var err error
-		if format, err = output.ParseFormat(g, output.Table, output.JSON, output.YAML); err != nil {
-			return &cmdutil.FlagError{Err: err}
-		}
-	}
-	var fault *pv.FaultWindow
+	format := output.Format(o.output)
+	var fault *verify.FaultWindow
 	if o.faultWindow != "" {
 		var err error
 		if fault, err = parseFaultWindow(o.faultWindow); err != nil {
@@ -167,7 +163,7 @@ func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
 	if err != nil {
 		return err
 	}
-	opts := pv.Options{Idempotent: o.idempotent, AllowRedelivery: o.allowRedelivery, Examples: o.examples, Transactional: o.transactional, Fault: fault}
+	opts := verify.Options{Idempotent: o.idempotent, AllowRedelivery: o.allowRedelivery, Examples: o.examples, Transactional: o.transactional, Fault: fault}
 	if fault != nil {
 		opts.MinAcks = o.minAcks
 	}
@@ -181,13 +177,13 @@ func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
 			return err
 		}
 		defer cl.Close()
-		opts.Present = func(m []pv.Missing) (map[pv.Missing]bool, error) {
+		opts.Present = func(m []verify.Missing) (map[verify.Missing]bool, error) {
 			rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 			defer cancel()
-			return pv.Reread(rctx, cl.Client, m)
+			return verify.Reread(rctx, cl.Client, m)
 		}
 	}
-	r := pv.Check(prods, cons, opts)
+	r := verify.Check(prods, cons, opts)
 	if format == output.Table {
 		if err := r.WriteText(f.IO.Out); err != nil {
 			return err

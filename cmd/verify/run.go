@@ -18,12 +18,11 @@ import (
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
-	pv "github.com/kboxdev/kbox/pkg/verify"
+	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"golang.org/x/term"
 )
 
 type runOptions struct {
@@ -108,7 +107,7 @@ Exit status: 0 valid, 3 invalid, 1 on error, 2 on a bad flag.`,
 	fl.StringVar(&o.producerLog, "producer-log", "", "also write the producers' events to this file (with several producers: FILE.0, FILE.1, ...)")
 	fl.StringVar(&o.consumerLog, "consumer-log", "", "also write the consumers' events to this file (with several consumers: FILE.0, FILE.1, ...)")
 	fl.IntVar(&o.examples, "examples", 10, "examples shown per anomaly type")
-	fl.StringVarP(&o.output, "output", "o", "", "output format: table (default), json or yaml")
+	cmdutil.AddOutputFlag(f, cmd, &o.output, reportFormats)
 	fl.StringVar(&o.progress, "progress", "auto", "progress on stderr: auto (live on a terminal, periodic lines otherwise), plain, none")
 	return cmd
 }
@@ -251,16 +250,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	if err != nil {
 		return err
 	}
-	format := output.Table
-	g := o.output
-	if g == "" {
-		g = f.Globals.Output
-	}
-	if g != "" {
-		if format, err = output.ParseFormat(g, output.Table, output.JSON, output.YAML); err != nil {
-			return &cmdutil.FlagError{Err: err}
-		}
-	}
+	format := output.Format(o.output)
 	if o.group == "" {
 		o.group = fmt.Sprintf("kbox-verify-%s-%d", o.topic, time.Now().UnixMilli())
 	}
@@ -344,7 +334,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	runStart := time.Now()
 	deadline, cancelDeadline := context.WithTimeout(ctx, o.timeout)
 	defer cancelDeadline()
-	sigs, stopSignals := signals()
+	sigs, stopSignals := verify.Signals()
 	defer stopSignals()
 	go func() {
 		select {
@@ -356,7 +346,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	}()
 
 	first := true
-	run, err := pv.StartRun(pv.RunConfig{
+	run, err := verify.StartRun(verify.RunConfig{
 		Topic: o.topic, Messages: o.messages, Producers: o.producers, Consumers: o.consumers,
 		Throughput: o.throughput, MaxPollRecords: maxPoll,
 		ProducerLogs: prodWs, ConsumerLogs: consWs, StartOffsets: start.offsets,
@@ -388,7 +378,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		return err
 	}
 
-	var during *pv.DuringInfo
+	var during *verify.DuringInfo
 	duringDone := make(chan struct{})
 	if o.during != "" {
 		go func() {
@@ -417,7 +407,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	}
 	p := run.Progress()
 
-	info := pv.RunInfo{
+	info := verify.RunInfo{
 		Topic: o.topic, Group: o.group, Created: o.createTopic, Messages: o.messages,
 		Producers: o.producers, Consumers: o.consumers, Idempotent: idempotent, Transactional: o.transactional, Acks: o.acks,
 		Sent: p.Sent, Acked: p.Acked, SendErrors: p.SendErrors, Consumed: p.Consumed,
@@ -427,13 +417,13 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	if produceMs > 0 {
 		info.AckedPerSec = float64(p.Acked) * 1000 / float64(produceMs)
 	}
-	opts := pv.Options{Idempotent: idempotent, Examples: o.examples, DataLoss: dataLoss, Transactional: o.transactional}
+	opts := verify.Options{Idempotent: idempotent, Examples: o.examples, DataLoss: dataLoss, Transactional: o.transactional}
 	if during != nil && during.StartMs > 0 {
-		opts.Fault = &pv.FaultWindow{StartMs: during.StartMs, EndMs: during.EndMs}
+		opts.Fault = &verify.FaultWindow{StartMs: during.StartMs, EndMs: during.EndMs}
 		opts.MinAcks = o.minAcks
 	}
 	var reread *kafka.Client
-	opts.Present = func(m []pv.Missing) (map[pv.Missing]bool, error) {
+	opts.Present = func(m []verify.Missing) (map[verify.Missing]bool, error) {
 		var err error
 		if reread == nil {
 			if reread, err = kafka.NewClient(conn, kafka.Consumer, kafka.Options{}); err != nil {
@@ -442,9 +432,9 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		}
 		rctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		return pv.Reread(rctx, reread.Client, m)
+		return verify.Reread(rctx, reread.Client, m)
 	}
-	rep := pv.NewRunReport(prod, cons, opts, info)
+	rep := verify.NewRunReport(prod, cons, opts, info)
 	if reread != nil {
 		reread.Close()
 	}
@@ -540,8 +530,8 @@ func commitStart(ctx context.Context, adm *kadm.Client, group, topic string, off
 
 // runDuring runs command with sh -c, its output on stderr; at the
 // deadline its process group is killed.
-func runDuring(ctx context.Context, command string, stderr io.Writer) *pv.DuringInfo {
-	d := &pv.DuringInfo{Command: command}
+func runDuring(ctx context.Context, command string, stderr io.Writer) *verify.DuringInfo {
+	d := &verify.DuringInfo{Command: command}
 	start := time.Now()
 	d.StartMs = start.UnixMilli()
 	defer func() { d.EndMs = time.Now().UnixMilli() }()
@@ -589,16 +579,14 @@ func (p *progress) stop() {
 
 // startProgress prints acked/consumed/lag on stderr: a live line on a
 // terminal, a plain line every 5 s otherwise.
-func startProgress(f *cmdutil.Factory, o runOptions, run *pv.Run, start time.Time) *progress {
+func startProgress(f *cmdutil.Factory, o runOptions, run *verify.Run, start time.Time) *progress {
 	p := &progress{done: make(chan struct{})}
 	if o.progress == "none" {
 		return p
 	}
 	w := f.IO.ErrOut
-	tty := false
-	if fh, ok := w.(*os.File); ok && o.progress == "auto" {
-		tty = term.IsTerminal(int(fh.Fd()))
-	}
+	pr := f.IO.Progress()
+	tty := o.progress == "auto" && pr.Enabled()
 	every := 5 * time.Second
 	if tty {
 		every = 250 * time.Millisecond
@@ -621,14 +609,14 @@ func startProgress(f *cmdutil.Factory, o runOptions, run *pv.Run, start time.Tim
 			select {
 			case <-p.done:
 				if tty {
-					fmt.Fprintf(w, "\r\033[K%s\n", line())
+					pr.Println("%s", line())
 				} else {
 					fmt.Fprintf(w, "kbox verify run: %s\n", line())
 				}
 				return
 			case <-t.C:
 				if tty {
-					fmt.Fprintf(w, "\r\033[K%s", line())
+					pr.Update("%s", line())
 				} else {
 					fmt.Fprintf(w, "kbox verify run: %s\n", line())
 				}

@@ -1,7 +1,8 @@
 // Package verify holds the verifiable producer and consumer event model
 // (byte-compatible with Apache's VerifiableProducer/VerifiableConsumer JSON
-// lines), Apache's ThroughputThrottler, the delivery checker (rules R1-R9
-// of the reliability reference) and the in-process verification run.
+// lines), their loops (Producer, Consumer) writing to an event Sink, the
+// delivery checker (rules R1-R9 of the reliability reference) and the
+// in-process verification run built on the loops.
 package verify
 
 import (

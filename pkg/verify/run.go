@@ -4,104 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/kboxdev/kbox/pkg/throttle"
 	"io"
+	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // The in-process verification run (`kbox verify run`): K producers and M
-// consumers of one group, with the semantics of the drop-in tools
-// (increasing integer values "P.i", Apache's ThroughputThrottler,
-// a synchronous commit of maxOffset+1 after every poll), recording the
-// same events in memory so the checker can judge them.
-
-// Recorder collects one tool's events in memory and, when W is set, also
-// writes them as the tool's JSON lines.
-type Recorder struct {
-	mu  sync.Mutex
-	log Log
-	w   io.Writer
-	err error
-}
-
-// NewRecorder returns a recorder named name (used in anomaly examples),
-// mirroring events to w when w is not nil.
-func NewRecorder(name string, w io.Writer) *Recorder {
-	return &Recorder{log: Log{Name: name}, w: w}
-}
-
-// Add records e.
-func (r *Recorder) Add(e Event) { r.AddLine(e, nil) }
-
-// AddLine records e whose JSON line is line (nil: encode e).
-func (r *Recorder) AddLine(e Event, line []byte) {
-	r.mu.Lock()
-	r.log.Events = append(r.log.Events, e)
-	if r.w != nil && r.err == nil {
-		if line == nil {
-			line = EncodeEvent(&e)
-		}
-		_, r.err = r.w.Write(line)
-	}
-	r.mu.Unlock()
-}
-
-// Log returns the recorded events.
-func (r *Recorder) Log() *Log {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	l := r.log
-	return &l
-}
-
-// Err is the first error writing the mirror.
-func (r *Recorder) Err() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
-}
-
-// EncodeEvent renders e as the JSON line the drop-in tools print.
-func EncodeEvent(e *Event) []byte {
-	switch e.Name {
-	case EvSendSuccess:
-		return SendSuccess(e.Timestamp, e.Key, deref(e.Value), e.Topic, e.Partition, e.Offset)
-	case EvSendError:
-		return SendError(e.Timestamp, e.Topic, e.Key, deref(e.Value), e.Exception, e.Message)
-	case EvAssigned, EvRevoked:
-		tps := make([]TP, len(e.Parts))
-		for i, p := range e.Parts {
-			tps[i] = TP{p.Topic, p.Partition}
-		}
-		if e.Name == EvAssigned {
-			return PartitionsAssigned(e.Timestamp, tps)
-		}
-		return PartitionsRevoked(e.Timestamp, tps)
-	case EvRecordsConsumed:
-		return RecordsConsumed(e.Timestamp, e.Count, e.Parts)
-	case EvRecordData:
-		return RecordData(e.Timestamp, e.Key, e.Value, e.Topic, e.Partition, e.Offset)
-	case EvOffsetsCommitted:
-		return OffsetsCommitted(e.Timestamp, e.Offsets, e.Error)
-	case EvTxnEnd:
-		return TxnEnd(e.Timestamp, e.Result, e.Values, e.Error)
-	}
-	return newObj(e.Timestamp, e.Name).Line()
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
+// consumers of one group running the drop-in tools' loops (Producer and
+// Consumer: increasing integer values "P.i", Apache's ThroughputThrottler,
+// a synchronous commit of maxOffset+1 after every poll), their events
+// recorded in memory so the checker can judge them.
 
 // RunConfig describes a verification run.
 type RunConfig struct {
@@ -153,25 +69,21 @@ type Run struct {
 	cfg          RunConfig
 	prodRecs     []*Recorder
 	consRecs     []*Recorder
-	sent         atomic.Int64
-	acked        atomic.Int64
-	sendErrs     atomic.Int64
-	consumed     atomic.Int64
+	counters     Counters
 	mu           sync.Mutex
 	lastAcked    map[int32]int64
 	consumedTo   map[int32]int64  // highest consumed offset
 	assigned     []map[int32]bool // per consumer
 	produceStart time.Time
 	dataLoss     []string
-	stopProd     context.CancelFunc
-	prodCtx      context.Context
-	stopCons     context.CancelFunc
-	consCtx      context.Context
+	stopProd     chan os.Signal // closed to stop the producers
+	stopProdOnce sync.Once
+	stopCons     chan os.Signal // closed to stop the consumers
 	prodWG       sync.WaitGroup
 	consWG       sync.WaitGroup
 	prodDone     chan struct{}
 	producers    []*kgo.Client
-	consumers    []*kgo.Client
+	consumers    []*Consumer
 }
 
 // StartRun validates cfg, builds every client and starts consumers and
@@ -194,7 +106,8 @@ func StartRun(cfg RunConfig) (*Run, error) {
 	if cfg.Transactional && cfg.TxnSize <= 0 {
 		cfg.TxnSize = 100
 	}
-	r := &Run{cfg: cfg, lastAcked: map[int32]int64{}, consumedTo: map[int32]int64{}, prodDone: make(chan struct{})}
+	r := &Run{cfg: cfg, lastAcked: map[int32]int64{}, consumedTo: map[int32]int64{},
+		stopProd: make(chan os.Signal), stopCons: make(chan os.Signal), prodDone: make(chan struct{})}
 	for i := 0; i < cfg.Producers; i++ {
 		r.prodRecs = append(r.prodRecs, NewRecorder(fmt.Sprintf("producer-%d", i), pick(cfg.ProducerLogs, i)))
 	}
@@ -213,41 +126,49 @@ func StartRun(cfg RunConfig) (*Run, error) {
 		r.assigned = append(r.assigned, map[int32]bool{})
 	}
 	for i := 0; i < cfg.Consumers; i++ {
-		rec := r.consRecs[i]
-		cb := func(name string) func(context.Context, *kgo.Client, map[string][]int32) {
-			return func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
-				var parts []PartitionData
+		c := &Consumer{
+			Topic: cfg.Topic, Sink: r.consRecs[i], MaxMessages: -1, MaxPollRecords: cfg.MaxPollRecords,
+			Verbose: true, CloseTimeout: 30 * time.Second, Stop: r.stopCons, Counters: &r.counters,
+			OnRebalance: func(name string, tps []TP) {
 				r.mu.Lock()
-				for _, tp := range tpsOf(m) {
-					parts = append(parts, PartitionData{Topic: tp.Topic, Partition: tp.Partition})
+				defer r.mu.Unlock()
+				for _, tp := range tps {
 					if name == EvAssigned {
 						r.assigned[i][tp.Partition] = true
 					} else {
 						delete(r.assigned[i], tp.Partition)
 					}
 				}
-				r.mu.Unlock()
-				rec.Add(Event{Timestamp: nowMs(), Name: name, Parts: parts})
-			}
+			},
+			OnFetchError: func(_ string, _ int32, err error) {
+				var dl *kgo.ErrDataLoss
+				if errors.As(err, &dl) {
+					r.mu.Lock()
+					r.dataLoss = append(r.dataLoss, fmt.Sprintf("consumer-%d: %v", i, err))
+					r.mu.Unlock()
+				}
+			},
+			OnConsumed: func(sums []PartitionData) {
+				r.mu.Lock()
+				defer r.mu.Unlock()
+				for _, s := range sums {
+					if cur, ok := r.consumedTo[s.Partition]; !ok || s.MaxOffset > cur {
+						r.consumedTo[s.Partition] = s.MaxOffset
+					}
+				}
+			},
 		}
-		cl, err := cfg.NewConsumer(i, []kgo.Opt{
-			kgo.ConsumeTopics(cfg.Topic),
-			kgo.BlockRebalanceOnPoll(),
-			kgo.OnPartitionsAssigned(cb(EvAssigned)),
-			kgo.OnPartitionsRevoked(cb(EvRevoked)),
-			kgo.OnPartitionsLost(cb(EvRevoked)),
-		})
+		cl, err := cfg.NewConsumer(i, c.ClientOpts())
 		if err != nil {
 			r.closeAll()
 			return nil, err
 		}
-		r.consumers = append(r.consumers, cl)
+		c.Client = cl
+		r.consumers = append(r.consumers, c)
 	}
-	r.consCtx, r.stopCons = context.WithCancel(context.Background())
-	r.prodCtx, r.stopProd = context.WithCancel(context.Background())
-	for i, cl := range r.consumers {
+	for _, c := range r.consumers {
 		r.consWG.Add(1)
-		go func() { defer r.consWG.Done(); r.consume(i, cl) }()
+		go func() { defer r.consWG.Done(); c.Run() }()
 	}
 	if cfg.JoinTimeout <= 0 {
 		cfg.JoinTimeout = 30 * time.Second
@@ -266,15 +187,14 @@ func StartRun(cfg RunConfig) (*Run, error) {
 		if cfg.Throughput > 0 {
 			target = float64(cfg.Throughput) / float64(cfg.Producers)
 		}
+		p := &Producer{
+			Client: cl, Topic: cfg.Topic, Sink: r.prodRecs[i], MaxMessages: n, Throughput: target,
+			ValuePrefix:   strconv.Itoa(i) + ".",
+			Transactional: cfg.Transactional, TxnSize: cfg.TxnSize, AbortEvery: cfg.AbortEvery,
+			Stop: r.stopProd, Counters: &r.counters, OnDurable: r.durable,
+		}
 		r.prodWG.Add(1)
-		go func() {
-			defer r.prodWG.Done()
-			if cfg.Transactional {
-				r.produceTxn(i, cl, n, target)
-			} else {
-				r.produce(i, cl, n, target)
-			}
-		}()
+		go func() { defer r.prodWG.Done(); p.Run() }()
 	}
 	go func() { r.prodWG.Wait(); close(r.prodDone) }()
 	return r, nil
@@ -308,6 +228,15 @@ func pick(ws []io.Writer, i int) io.Writer {
 
 func nowMs() int64 { return time.Now().UnixMilli() }
 
+// durable notes that a producer's record at offset is acked for good.
+func (r *Run) durable(partition int32, offset int64) {
+	r.mu.Lock()
+	if cur, ok := r.lastAcked[partition]; !ok || offset > cur {
+		r.lastAcked[partition] = offset
+	}
+	r.mu.Unlock()
+}
+
 func tpsOf(m map[string][]int32) []TP {
 	var out []TP
 	for t, ps := range m {
@@ -331,256 +260,11 @@ func (r *Run) onDataLoss(who string) func(string, int32) {
 	}
 }
 
-// produce is the drop-in producer's loop for producer i: values "i.n",
-// no keys, Apache's throttler, then a flush.
-func (r *Run) produce(i int, cl *kgo.Client, n int64, target float64) {
-	rec := r.prodRecs[i]
-	rec.Add(Event{Timestamp: nowMs(), Name: EvStartupComplete})
-	startMs := nowMs()
-	th := throttle.NewApache(target)
-	prefix := strconv.Itoa(i) + "."
-	var acked atomic.Int64
-	var sent int64
-	for j := int64(0); j < n && r.prodCtx.Err() == nil; j++ {
-		value := prefix + strconv.FormatInt(j, 10)
-		sent++
-		r.sent.Add(1)
-		cl.Produce(context.Background(), &kgo.Record{Topic: r.cfg.Topic, Value: []byte(value)}, func(k *kgo.Record, err error) {
-			now := nowMs()
-			if err != nil {
-				class, msg := JavaErrorClass(err, k.Topic, k.Partition)
-				r.sendErrs.Add(1)
-				rec.Add(Event{Timestamp: now, Name: EvSendError, Topic: k.Topic, Value: &value, Exception: "class " + class, Message: &msg})
-				return
-			}
-			acked.Add(1)
-			r.acked.Add(1)
-			r.mu.Lock()
-			if cur, ok := r.lastAcked[k.Partition]; !ok || k.Offset > cur {
-				r.lastAcked[k.Partition] = k.Offset
-			}
-			r.mu.Unlock()
-			rec.Add(Event{Timestamp: now, Name: EvSendSuccess, Value: &value, Topic: k.Topic, Partition: k.Partition, Offset: k.Offset})
-		})
-		if th.ShouldThrottleNow(j) {
-			th.Throttle(r.prodCtx)
-		}
-	}
-	_ = cl.Flush(context.Background())
-	shutdownProducer(rec, startMs, sent, acked.Load(), target)
-}
-
-// produceTxn is produce with transactions: TxnSize records each, every
-// AbortEvery-th aborted on purpose, the result of each recorded with its
-// values. Only committed records count as acked for catching up.
-func (r *Run) produceTxn(i int, cl *kgo.Client, n int64, target float64) {
-	rec := r.prodRecs[i]
-	rec.Add(Event{Timestamp: nowMs(), Name: EvStartupComplete})
-	startMs := nowMs()
-	th := throttle.NewApache(target)
-	prefix := strconv.Itoa(i) + "."
-	var acked atomic.Int64
-	var sent int64
-	j := int64(0)
-	for txn := 1; j < n && r.prodCtx.Err() == nil; txn++ {
-		if err := cl.BeginTransaction(); err != nil {
-			m := err.Error()
-			rec.Add(Event{Timestamp: nowMs(), Name: EvTxnEnd, Result: TxnFailed, Values: []string{}, Error: &m})
-			break
-		}
-		var mu sync.Mutex
-		var values []string
-		var offsets []PartitionData // partition and offset of each ack
-		failed := false
-		for k := 0; k < r.cfg.TxnSize && j < n && r.prodCtx.Err() == nil; k, j = k+1, j+1 {
-			value := prefix + strconv.FormatInt(j, 10)
-			values = append(values, value)
-			sent++
-			r.sent.Add(1)
-			cl.Produce(context.Background(), &kgo.Record{Topic: r.cfg.Topic, Value: []byte(value)}, func(k *kgo.Record, err error) {
-				now := nowMs()
-				if err != nil {
-					class, msg := JavaErrorClass(err, k.Topic, k.Partition)
-					r.sendErrs.Add(1)
-					mu.Lock()
-					failed = true
-					mu.Unlock()
-					rec.Add(Event{Timestamp: now, Name: EvSendError, Topic: k.Topic, Value: &value, Exception: "class " + class, Message: &msg})
-					return
-				}
-				acked.Add(1)
-				r.acked.Add(1)
-				mu.Lock()
-				offsets = append(offsets, PartitionData{Partition: k.Partition, MaxOffset: k.Offset})
-				mu.Unlock()
-				rec.Add(Event{Timestamp: now, Name: EvSendSuccess, Value: &value, Topic: k.Topic, Partition: k.Partition, Offset: k.Offset})
-			})
-			if th.ShouldThrottleNow(j) {
-				th.Throttle(r.prodCtx)
-			}
-		}
-		_ = cl.Flush(context.Background())
-		mu.Lock()
-		sendFailed := failed
-		mu.Unlock()
-		result, errMsg := r.endTxn(cl, sendFailed, r.cfg.AbortEvery > 0 && txn%r.cfg.AbortEvery == 0)
-		if result == TxnCommitted {
-			r.mu.Lock()
-			for _, o := range offsets {
-				if cur, ok := r.lastAcked[o.Partition]; !ok || o.MaxOffset > cur {
-					r.lastAcked[o.Partition] = o.MaxOffset
-				}
-			}
-			r.mu.Unlock()
-		}
-		rec.Add(Event{Timestamp: nowMs(), Name: EvTxnEnd, Result: result, Values: values, Error: errMsg})
-		if result == TxnUnknown {
-			break // the client's state is unknown: stop this producer
-		}
-	}
-	shutdownProducer(rec, startMs, sent, acked.Load(), target)
-}
-
-// endTxn commits (or aborts) the current transaction and classifies the
-// outcome: a refused commit (OPERATION_NOT_ATTEMPTED, TRANSACTION_ABORTABLE)
-// is followed by an abort and is "failed"; any other commit error leaves
-// the outcome unknown (the commit may have been written).
-func (r *Run) endTxn(cl *kgo.Client, sendFailed, abort bool) (string, *string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	msg := func(err error) *string {
-		if err == nil {
-			return nil
-		}
-		m := err.Error()
-		return &m
-	}
-	if sendFailed || abort {
-		err := cl.EndTransaction(ctx, kgo.TryAbort)
-		// An abort that did not complete can still never commit: the
-		// coordinator aborts the transaction on timeout or fencing.
-		if sendFailed {
-			return TxnFailed, msg(err)
-		}
-		return TxnAborted, msg(err)
-	}
-	err := cl.EndTransaction(ctx, kgo.TryCommit)
-	if err == nil {
-		return TxnCommitted, nil
-	}
-	aerr := cl.EndTransaction(ctx, kgo.TryAbort)
-	if errors.Is(err, kerr.OperationNotAttempted) || errors.Is(err, kerr.TransactionAbortable) {
-		return TxnFailed, msg(err)
-	}
-	m := fmt.Sprintf("commit: %v; abort: %v", err, aerr)
-	return TxnUnknown, &m
-}
-
-// consume is the drop-in consumer's loop (always --verbose): poll, record,
-// commit maxOffset+1 synchronously after every poll.
-func (r *Run) consume(i int, cl *kgo.Client) {
-	rec := r.consRecs[i]
-	rec.Add(Event{Timestamp: nowMs(), Name: EvStartupComplete})
-	ctx := r.consCtx
-	for ctx.Err() == nil {
-		fs := cl.PollRecords(ctx, r.cfg.MaxPollRecords)
-		for _, fe := range fs.Errors() {
-			if errors.Is(fe.Err, context.Canceled) || errors.Is(fe.Err, kgo.ErrClientClosed) {
-				continue
-			}
-			var dl *kgo.ErrDataLoss
-			if errors.As(fe.Err, &dl) {
-				r.mu.Lock()
-				r.dataLoss = append(r.dataLoss, fmt.Sprintf("consumer-%d: %v", i, fe.Err))
-				r.mu.Unlock()
-			}
-		}
-		total := int64(fs.NumRecords())
-		if total == 0 {
-			cl.AllowRebalance()
-			continue
-		}
-		var sums []PartitionData
-		var commits []CommitData
-		offsets := map[string]map[int32]kgo.EpochOffset{}
-		fs.EachPartition(func(ft kgo.FetchTopicPartition) {
-			recs := ft.Records
-			if len(recs) == 0 {
-				return
-			}
-			first, last := recs[0], recs[len(recs)-1]
-			sums = append(sums, PartitionData{Topic: ft.Topic, Partition: ft.Partition, Count: int64(len(recs)), MinOffset: first.Offset, MaxOffset: last.Offset})
-			commits = append(commits, CommitData{Topic: ft.Topic, Partition: ft.Partition, Offset: last.Offset + 1})
-			if offsets[ft.Topic] == nil {
-				offsets[ft.Topic] = map[int32]kgo.EpochOffset{}
-			}
-			offsets[ft.Topic][ft.Partition] = kgo.EpochOffset{Epoch: last.LeaderEpoch, Offset: last.Offset + 1}
-			now := nowMs()
-			for _, k := range recs {
-				var key *string
-				if k.Key != nil {
-					ks := string(k.Key)
-					key = &ks
-				}
-				v := string(k.Value)
-				rec.Add(Event{Timestamp: now, Name: EvRecordData, Key: key, Value: &v, Topic: k.Topic, Partition: k.Partition, Offset: k.Offset})
-			}
-		})
-		rec.Add(Event{Timestamp: nowMs(), Name: EvRecordsConsumed, Count: total, Parts: sums})
-		r.consumed.Add(total)
-		r.mu.Lock()
-		for _, s := range sums {
-			if cur, ok := r.consumedTo[s.Partition]; !ok || s.MaxOffset > cur {
-				r.consumedTo[s.Partition] = s.MaxOffset
-			}
-		}
-		r.mu.Unlock()
-		r.commitSync(cl, rec, offsets, commits)
-		cl.AllowRebalance()
-	}
-	cl.AllowRebalance()
-	closeCtx, cc := context.WithTimeout(context.Background(), 30*time.Second)
-	_ = cl.LeaveGroupContext(closeCtx)
-	cc()
-	cl.Close()
-	rec.Add(Event{Timestamp: nowMs(), Name: EvShutdownComplete})
-}
-
-func (r *Run) commitSync(cl *kgo.Client, rec *Recorder, offsets map[string]map[int32]kgo.EpochOffset, commits []CommitData) {
-	var errMsg *string
-	setErr := func(err error) {
-		if errMsg == nil {
-			m := err.Error()
-			var ke *kerr.Error
-			if errors.As(err, &ke) {
-				m = ke.Description
-			}
-			errMsg = &m
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cl.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
-		if err != nil {
-			setErr(err)
-			return
-		}
-		for _, t := range resp.Topics {
-			for _, p := range t.Partitions {
-				if e := kerr.ErrorForCode(p.ErrorCode); e != nil {
-					setErr(e)
-				}
-			}
-		}
-	})
-	ok := errMsg == nil
-	rec.Add(Event{Timestamp: nowMs(), Name: EvOffsetsCommitted, Offsets: commits, Error: errMsg, Success: &ok})
-}
-
 // Progress returns the current counters; lag is the number of acked
 // offsets the consumers have not reached yet, over all partitions.
 func (r *Run) Progress() Progress {
-	p := Progress{Sent: r.sent.Load(), Acked: r.acked.Load(), SendErrors: r.sendErrs.Load(), Consumed: r.consumed.Load()}
+	c := &r.counters
+	p := Progress{Sent: c.Sent.Load(), Acked: c.Acked.Load(), SendErrors: c.SendErrors.Load(), Consumed: c.Consumed.Load()}
 	r.mu.Lock()
 	for part, last := range r.lastAcked {
 		to, ok := r.consumedTo[part]
@@ -608,7 +292,7 @@ func (r *Run) ProduceStart() time.Time { return r.produceStart }
 func (r *Run) ProducersDone() <-chan struct{} { return r.prodDone }
 
 // StopProducers stops sending; buffered records are still flushed.
-func (r *Run) StopProducers() { r.stopProd() }
+func (r *Run) StopProducers() { r.stopProdOnce.Do(func() { close(r.stopProd) }) }
 
 // CaughtUp reports whether, for every partition with an acked record, a
 // consumer has consumed an offset at or beyond the last acked one.
@@ -647,20 +331,18 @@ func (r *Run) WaitCaughtUp(ctx context.Context) bool {
 // is left) and consumers, and returns the logs and franz-go data-loss
 // signals.
 func (r *Run) Finish(flushTimeout time.Duration) (producers, consumers []*Log, dataLoss []string) {
-	r.stopProd()
+	r.StopProducers()
 	select {
 	case <-r.prodDone:
 	case <-time.After(flushTimeout):
-		// Closing fails the buffered records (recorded as send errors).
+		// Closing fails the buffered records (recorded as send errors);
+		// each producer closes its client after the flush anyway.
 		for _, cl := range r.producers {
 			cl.Close()
 		}
 		<-r.prodDone
 	}
-	for _, cl := range r.producers {
-		cl.Close()
-	}
-	r.stopCons()
+	close(r.stopCons)
 	r.consWG.Wait()
 	for _, rec := range r.prodRecs {
 		producers = append(producers, rec.Log())
@@ -688,24 +370,7 @@ func (r *Run) closeAll() {
 	for _, cl := range r.producers {
 		cl.Close()
 	}
-	for _, cl := range r.consumers {
-		cl.Close()
+	for _, c := range r.consumers {
+		c.Client.Close()
 	}
-}
-
-// shutdownProducer records a producer's shutdown_complete and tool_data
-// events, with tool_data's average throughput over the whole run.
-func shutdownProducer(rec *Recorder, startMs, sent, acked int64, target float64) {
-	stopMs := nowMs()
-	rec.Add(Event{Timestamp: stopMs, Name: EvShutdownComplete})
-	avg := 0.0
-	if stopMs > startMs {
-		avg = 1000 * float64(acked) / float64(stopMs-startMs)
-	}
-	tgt := int64(-1)
-	if target >= 0 {
-		tgt = int64(target)
-	}
-	ts := nowMs()
-	rec.AddLine(Event{Timestamp: ts, Name: EvToolData, Sent: sent, Acked: acked}, ToolData(ts, sent, acked, tgt, avg))
 }

@@ -1,0 +1,126 @@
+// Package verifiableconsumer is kbox's drop-in kafka-verifiable-consumer:
+// one pkg/verify Consumer printing its events on stdout.
+package verifiableconsumer
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/argparse"
+	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/verify"
+	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Applet is the drop-in kafka-verifiable-consumer.
+var Applet = cmdutil.Applet{
+	Name:  "kafka-verifiable-consumer",
+	Alias: "verifiable-consumer",
+	Short: "Consume a topic in a group and print JSON events (Apache-compatible)",
+	New: func(f *cmdutil.Factory) *cobra.Command {
+		return &cobra.Command{
+			Use:                "verifiable-consumer",
+			Short:              "Consume a topic in a group and print JSON events (Apache-compatible)",
+			DisableFlagParsing: true,
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return run(f, args)
+			},
+		}
+	},
+}
+
+func javaMain(f *cmdutil.Factory, exc, msg string) error {
+	fmt.Fprintf(f.IO.ErrOut, "Exception in thread \"main\" %s: %s\n", exc, msg)
+	return cmdutil.Exit(1)
+}
+
+func run(f *cmdutil.Factory, args []string) error {
+	p := parser()
+	ns, code, done := p.Run(args, f.IO.Out, f.IO.ErrOut, f.Getenv)
+	if done {
+		return cmdutil.Exit(code)
+	}
+	width := argparse.FormatWidth(f.Getenv)
+	topic, _ := ns.String("topic")
+	cons := &verify.Consumer{Topic: topic, Verbose: ns.Bool("verbose"), AutoCommit: ns.Bool("useAutoCommit")}
+	cons.MaxMessages, _ = ns.Int("maxMessages")
+	ct, _ := ns.Int("closeTimeout")
+	cons.CloseTimeout = time.Duration(ct) * time.Millisecond
+
+	oldFile, _ := ns.String("consumer.config")
+	newFile, _ := ns.String("commandConfigFile")
+	file, _, notice, perr := verify.ConfigFile("consumer.config", oldFile, newFile)
+	fmt.Fprint(f.IO.Out, notice)
+	if perr != nil {
+		fmt.Fprint(f.IO.ErrOut, p.FormatError(perr, width))
+		return cmdutil.Exit(1)
+	}
+	// Apache: the file first, then the tool's own properties on top.
+	props := config.NewProperties()
+	gp, _ := ns.String("groupProtocol")
+	switch strings.ToUpper(gp) {
+	case "CONSUMER":
+		props.Set("group.protocol", "consumer")
+		if ra, ok := ns.String("groupRemoteAssignor"); ok {
+			props.Set("group.remote.assignor", ra)
+		}
+	case "CLASSIC":
+		as, _ := ns.String("assignmentStrategy")
+		props.Set("partition.assignment.strategy", as)
+	default:
+		return javaMain(f, "java.lang.IllegalArgumentException", "No enum constant org.apache.kafka.clients.consumer.GroupProtocol."+strings.ToUpper(gp))
+	}
+	if st, ok := ns.Int("sessionTimeout"); ok {
+		if strings.EqualFold(gp, "consumer") {
+			return javaMain(f, "org.apache.kafka.common.config.ConfigException", "session.timeout.ms is not supported when group.protocol=consumer")
+		}
+		props.Set("session.timeout.ms", strconv.FormatInt(st, 10))
+	}
+	gid, _ := ns.String("groupId")
+	props.Set("group.id", gid)
+	if gi, ok := ns.String("groupInstanceId"); ok {
+		props.Set("group.instance.id", gi)
+	}
+	props.Set("enable.auto.commit", strconv.FormatBool(cons.AutoCommit))
+	rp, _ := ns.String("resetPolicy")
+	switch l := strings.ToLower(rp); {
+	case l == "earliest", l == "latest", l == "none", strings.HasPrefix(l, "by_duration:"):
+	default:
+		return javaMain(f, "org.apache.kafka.common.config.ConfigException", fmt.Sprintf("Invalid value %s for configuration auto.offset.reset: Invalid value `%s` for configuration auto.offset.reset. The value must be either 'earliest', 'latest', 'none' or of the format 'by_duration:<PnDTnHnMn.nS.>'.", rp, rp))
+	}
+	props.Set("auto.offset.reset", rp)
+	bootstrap, _ := ns.String("bootstrapServer")
+	conn, err := f.Connection(config.Overrides{Bootstrap: bootstrap, CommandConfig: file, Properties: props})
+	if err != nil {
+		return err
+	}
+	out := verify.NewLineWriter(f.IO.Out)
+	defer out.Close()
+	sigs, release := verify.Signals()
+	defer release()
+	stderr := f.IO.ErrOut
+	cons.Sink, cons.Stop = out, sigs
+	cons.OnFetchError = func(topic string, partition int32, err error) {
+		var dl *kgo.ErrDataLoss
+		if errors.As(err, &dl) {
+			fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.clients.consumer.internals.FetchCollector", "Data loss detected on %s-%d: %v (franz-go data-loss signal)", topic, partition, err))
+			return
+		}
+		fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.tools.VerifiableConsumer", "Fetch error on %s-%d: %v", topic, partition, err))
+	}
+	cl, err := f.Client(conn, kafka.Consumer, kafka.Options{Extra: cons.ClientOpts()})
+	if err != nil {
+		return err
+	}
+	cons.Client, cons.MaxPollRecords = cl.Client, cl.Settings.MaxPollRecords
+	if sig := cons.Run(); sig != nil {
+		return cmdutil.Exit(verify.SignalExit(sig))
+	}
+	return nil
+}

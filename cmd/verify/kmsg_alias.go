@@ -1,8 +1,0 @@
-package verify
-
-import "github.com/twmb/franz-go/pkg/kmsg"
-
-type (
-	kmsgReq  = kmsg.OffsetCommitRequest
-	kmsgResp = kmsg.OffsetCommitResponse
-)
