@@ -3,6 +3,7 @@
 package verifiableconsumer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -14,7 +15,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/verify"
-	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -23,16 +23,7 @@ var Applet = cmdutil.Applet{
 	Name:  "kafka-verifiable-consumer",
 	Alias: "verifiable-consumer",
 	Short: "Consume a topic in a group and print JSON events (Apache-compatible)",
-	New: func(f *cmdutil.Factory) *cobra.Command {
-		return &cobra.Command{
-			Use:                "verifiable-consumer",
-			Short:              "Consume a topic in a group and print JSON events (Apache-compatible)",
-			DisableFlagParsing: true,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				return run(f, args)
-			},
-		}
-	},
+	Run:   func(_ context.Context, f *cmdutil.Factory, args []string) error { return run(f, args) },
 }
 
 func javaMain(f *cmdutil.Factory, exc, msg string) error {

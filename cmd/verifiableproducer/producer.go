@@ -3,6 +3,7 @@
 package verifiableproducer
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 
@@ -11,7 +12,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/verify"
-	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -20,16 +20,7 @@ var Applet = cmdutil.Applet{
 	Name:  "kafka-verifiable-producer",
 	Alias: "verifiable-producer",
 	Short: "Produce increasing integers and print a JSON event per send (Apache-compatible)",
-	New: func(f *cmdutil.Factory) *cobra.Command {
-		return &cobra.Command{
-			Use:                "verifiable-producer",
-			Short:              "Produce increasing integers and print a JSON event per send (Apache-compatible)",
-			DisableFlagParsing: true,
-			RunE: func(cmd *cobra.Command, args []string) error {
-				return run(f, args)
-			},
-		}
-	},
+	Run:   func(_ context.Context, f *cmdutil.Factory, args []string) error { return run(f, args) },
 }
 
 func run(f *cmdutil.Factory, args []string) error {

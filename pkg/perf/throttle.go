@@ -2,6 +2,7 @@ package perf
 
 import (
 	"context"
+	"github.com/kboxdev/kbox/pkg/throttle"
 	"time"
 )
 
@@ -41,19 +42,7 @@ func (p *Pacer) Wait(ctx context.Context, i int64) time.Time {
 		return due
 	}
 	if d := time.Until(due); d > 200*time.Microsecond {
-		ctxSleep(ctx, d)
+		throttle.Sleep(ctx, d)
 	}
 	return due
-}
-
-func ctxSleep(ctx context.Context, d time.Duration) {
-	if d <= 0 {
-		return
-	}
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-	case <-tm.C:
-	}
 }

@@ -27,7 +27,7 @@ const minSleepNs = 2_000_000
 // NewApache is `new ThroughputThrottler(target, now)`.
 func NewApache(target float64) *Apache {
 	now := time.Now()
-	t := &Apache{start: now, startMs: now.UnixMilli(), target: target, Sleep: sleepCtx}
+	t := &Apache{start: now, startMs: now.UnixMilli(), target: target, Sleep: Sleep}
 	if target > 0 {
 		t.sleepTimeNs = int64(1e9 / target)
 	}
@@ -77,7 +77,8 @@ func (t *Apache) Throttle(ctx context.Context) {
 	}
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) {
+// Sleep waits for d or until ctx is done.
+func Sleep(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return
 	}
