@@ -174,11 +174,7 @@ func runApache(ctx context.Context, f *cmdutil.Factory, p *parsed, args []string
 	if err != nil {
 		return apacheFail(f, err.Error())
 	}
-	conn, err := f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc})
-	if err != nil {
-		return err
-	}
-	cl, err := connect(ctx, f, conn)
+	cl, err := connect(ctx, f, config.Overrides{Bootstrap: bs, CommandConfig: cc})
 	if err != nil {
 		return err
 	}
@@ -226,7 +222,12 @@ func apacheQuery(ctx context.Context, f *cmdutil.Factory, cl *kafka.Client, brok
 	return r.WriteApache(f.IO.Out)
 }
 
-func connect(ctx context.Context, f *cmdutil.Factory, conn *config.Connection) (*kafka.Client, error) {
+// connect resolves the connection and returns the tool's admin client.
+func connect(ctx context.Context, f *cmdutil.Factory, ov config.Overrides) (*kafka.Client, error) {
+	conn, err := f.Connection(ov)
+	if err != nil {
+		return nil, err
+	}
 	defaults := config.NewProperties()
 	defaults.Set("client.id", "log-dirs-tool")
 	return f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{Defaults: defaults})
@@ -247,26 +248,27 @@ type nativeOpts struct {
 
 func parseNative(p *parsed) (*nativeOpts, error) {
 	o := &nativeOpts{view: logdirs.AggDir, skewPercent: 10, skewMinBytes: 1 << 20, timeout: 10 * time.Second}
-	get := func(name string) (string, bool, error) {
+	// opt parses flag name with parse when it is given once.
+	opt := func(name string, parse func(v string) error) error {
 		v, ok, err := p.single(name)
 		if err != nil {
-			return "", false, fmt.Errorf("flag --%s given more than once", name)
+			return fmt.Errorf("flag --%s given more than once", name)
 		}
-		return v, ok, nil
+		if !ok {
+			return nil
+		}
+		return parse(v)
 	}
-	if v, ok, err := get("aggregate-into"); err != nil {
-		return nil, err
-	} else if ok {
-		found := false
+	if err := opt("aggregate-into", func(v string) error {
 		for _, a := range logdirs.Aggregations {
 			if v == a {
-				found = true
+				o.view = v
+				return nil
 			}
 		}
-		if !found {
-			return nil, fmt.Errorf("invalid --aggregate-into %q (allowed: %s)", v, strings.Join(logdirs.Aggregations, ", "))
-		}
-		o.view = v
+		return fmt.Errorf("invalid --aggregate-into %q (allowed: %s)", v, strings.Join(logdirs.Aggregations, ", "))
+	}); err != nil {
+		return nil, err
 	}
 	if p.has("health") {
 		if p.has("aggregate-into") {
@@ -276,68 +278,71 @@ func parseNative(p *parsed) (*nativeOpts, error) {
 	}
 	o.sortBySize = p.has("sort-by-size")
 	o.human = p.has("human-readable")
-	if v, ok, err := get("top"); err != nil {
-		return nil, err
-	} else if ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return nil, fmt.Errorf("invalid --top %q: want a positive number", v)
-		}
-		o.top = n
-	}
-	if v, ok, err := get("skew-threshold"); err != nil {
-		return nil, err
-	} else if ok {
-		x, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
-		if err != nil || x < 0 {
-			return nil, fmt.Errorf("invalid --skew-threshold %q: want a percentage such as 10", v)
-		}
-		o.skewPercent = x
-	}
-	if v, ok, err := get("skew-min-bytes"); err != nil {
-		return nil, err
-	} else if ok {
-		x, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || x < 0 {
-			return nil, fmt.Errorf("invalid --skew-min-bytes %q: want a byte count", v)
-		}
-		o.skewMinBytes = x
-	}
-	if v, ok, err := get("timeout"); err != nil {
-		return nil, err
-	} else if ok {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("invalid --timeout %q (use e.g. 10s)", v)
-		}
-		o.timeout = d
-	}
-	if v, ok, err := get("topic-list"); err != nil {
-		return nil, err
-	} else if ok {
-		o.topics = map[string]bool{}
-		for _, t := range splitNonEmpty(v) {
-			o.topics[strings.TrimSpace(t)] = true
-		}
-	}
-	if v, ok, err := get("topic-regex"); err != nil {
-		return nil, err
-	} else if ok {
-		re, err := regexp.Compile(v)
-		if err != nil {
-			return nil, fmt.Errorf("invalid --topic-regex: %v", err)
-		}
-		o.topicRegex = re
-	}
-	if v, ok, err := get("broker-list"); err != nil {
-		return nil, err
-	} else if ok {
-		for _, s := range splitNonEmpty(v) {
-			id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
-			if err != nil {
-				return nil, fmt.Errorf("invalid broker id %q in --broker-list", s)
+	parsers := []struct {
+		name  string
+		parse func(v string) error
+	}{
+		{"top", func(v string) error {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("invalid --top %q: want a positive number", v)
 			}
-			o.brokers = append(o.brokers, int32(id))
+			o.top = n
+			return nil
+		}},
+		{"skew-threshold", func(v string) error {
+			x, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+			if err != nil || x < 0 {
+				return fmt.Errorf("invalid --skew-threshold %q: want a percentage such as 10", v)
+			}
+			o.skewPercent = x
+			return nil
+		}},
+		{"skew-min-bytes", func(v string) error {
+			x, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || x < 0 {
+				return fmt.Errorf("invalid --skew-min-bytes %q: want a byte count", v)
+			}
+			o.skewMinBytes = x
+			return nil
+		}},
+		{"timeout", func(v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return fmt.Errorf("invalid --timeout %q (use e.g. 10s)", v)
+			}
+			o.timeout = d
+			return nil
+		}},
+		{"topic-list", func(v string) error {
+			o.topics = map[string]bool{}
+			for _, t := range splitNonEmpty(v) {
+				o.topics[strings.TrimSpace(t)] = true
+			}
+			return nil
+		}},
+		{"topic-regex", func(v string) error {
+			re, err := regexp.Compile(v)
+			if err != nil {
+				return fmt.Errorf("invalid --topic-regex: %v", err)
+			}
+			o.topicRegex = re
+			return nil
+		}},
+		{"broker-list", func(v string) error {
+			for _, s := range splitNonEmpty(v) {
+				id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
+				if err != nil {
+					return fmt.Errorf("invalid broker id %q in --broker-list", s)
+				}
+				o.brokers = append(o.brokers, int32(id))
+			}
+			return nil
+		}},
+	}
+	for _, pr := range parsers {
+		if err := opt(pr.name, pr.parse); err != nil {
+			return nil, err
 		}
 	}
 	return o, nil
@@ -356,11 +361,7 @@ func runNative(ctx context.Context, f *cmdutil.Factory, p *parsed, format output
 		}
 		*dst = v
 	}
-	conn, err := f.Connection(ov)
-	if err != nil {
-		return err
-	}
-	cl, err := connect(ctx, f, conn)
+	cl, err := connect(ctx, f, ov)
 	if err != nil {
 		return err
 	}

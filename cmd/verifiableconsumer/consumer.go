@@ -23,7 +23,7 @@ var Applet = cmdutil.Applet{
 	Name:  "kafka-verifiable-consumer",
 	Alias: "verifiable-consumer",
 	Short: "Consume a topic in a group and print JSON events (Apache-compatible)",
-	Run:   func(_ context.Context, f *cmdutil.Factory, args []string) error { return run(f, args) },
+	Run:   run,
 }
 
 func javaMain(f *cmdutil.Factory, exc, msg string) error {
@@ -31,7 +31,7 @@ func javaMain(f *cmdutil.Factory, exc, msg string) error {
 	return cmdutil.Exit(1)
 }
 
-func run(f *cmdutil.Factory, args []string) error {
+func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	p := parser()
 	ns, code, done := p.Run(args, f.IO.Out, f.IO.ErrOut, f.Getenv)
 	if done {

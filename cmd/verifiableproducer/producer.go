@@ -20,10 +20,10 @@ var Applet = cmdutil.Applet{
 	Name:  "kafka-verifiable-producer",
 	Alias: "verifiable-producer",
 	Short: "Produce increasing integers and print a JSON event per send (Apache-compatible)",
-	Run:   func(_ context.Context, f *cmdutil.Factory, args []string) error { return run(f, args) },
+	Run:   run,
 }
 
-func run(f *cmdutil.Factory, args []string) error {
+func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	p := parser()
 	ns, code, done := p.Run(args, f.IO.Out, f.IO.ErrOut, f.Getenv)
 	if done {

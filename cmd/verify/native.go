@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/verify"
@@ -44,8 +43,7 @@ type checkOptions struct {
 	consumerLogs    []string
 	idempotent      bool
 	allowRedelivery bool
-	bootstrap       string
-	commandConfig   string
+	conn            cmdutil.ConnFlags
 	examples        int
 	output          string
 	transactional   bool
@@ -79,8 +77,8 @@ Exit status: 0 valid, 3 invalid, 1 on error.`,
 	fl.StringArrayVar(&o.consumerLogs, "consumer-log", nil, "consumer event log (repeatable)")
 	fl.BoolVar(&o.idempotent, "idempotent", false, "producers ran with idempotence or transactions: duplicate values are a failure")
 	fl.BoolVar(&o.allowRedelivery, "allow-redelivery", false, "consumers were killed hard: duplicate offsets are only a warning")
-	fl.StringVar(&o.bootstrap, "bootstrap-server", "", "re-read missing records from this cluster (lost-in-log vs lost-in-consumption)")
-	fl.StringVar(&o.commandConfig, "command-config", "", "Java client properties file for --bootstrap-server")
+	o.conn.Register(cmd, false)
+	fl.Lookup("bootstrap-server").Usage = "re-read missing records from this cluster (lost-in-log vs lost-in-consumption)"
 	fl.BoolVar(&o.transactional, "transactional", false, "apply R7 (transactions) even if no producer log has transaction_end events")
 	fl.StringVar(&o.faultWindow, "fault-window", "", "START,END of an injected fault (RFC3339 or Unix ms): applies R8 liveness")
 	fl.IntVar(&o.minAcks, "min-acks", 5000, "with --fault-window: fail unless at least this many records were acked")
@@ -167,8 +165,8 @@ func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
 	if fault != nil {
 		opts.MinAcks = o.minAcks
 	}
-	if o.bootstrap != "" {
-		conn, err := f.Connection(config.Overrides{Bootstrap: o.bootstrap, CommandConfig: o.commandConfig})
+	if o.conn.Bootstrap != "" {
+		conn, err := o.conn.Connection(f, nil)
 		if err != nil {
 			return err
 		}

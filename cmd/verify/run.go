@@ -27,8 +27,7 @@ import (
 
 type runOptions struct {
 	topic         string
-	bootstrap     string
-	commandConfig string
+	conn          cmdutil.ConnFlags
 	createTopic   bool
 	partitions    int32
 	rf            int16
@@ -85,8 +84,7 @@ Exit status: 0 valid, 3 invalid, 1 on error, 2 on a bad flag.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&o.topic, "topic", "", "topic to verify (required)")
-	fl.StringVar(&o.bootstrap, "bootstrap-server", "", "bootstrap servers (default: the profile's)")
-	fl.StringVar(&o.commandConfig, "command-config", "", "Java client properties file")
+	o.conn.Register(cmd, false)
 	fl.BoolVar(&o.createTopic, "create-topic", false, "create the topic first (it must not exist)")
 	fl.Int32Var(&o.partitions, "partitions", 3, "partitions of the created topic")
 	fl.Int16Var(&o.rf, "replication-factor", -1, "replication factor of the created topic (-1: broker default)")
@@ -254,7 +252,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	if o.group == "" {
 		o.group = fmt.Sprintf("kbox-verify-%s-%d", o.topic, time.Now().UnixMilli())
 	}
-	conn, err := f.Connection(config.Overrides{Bootstrap: o.bootstrap, CommandConfig: o.commandConfig})
+	conn, err := o.conn.Connection(f, nil)
 	if err != nil {
 		return err
 	}

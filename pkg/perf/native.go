@@ -150,13 +150,8 @@ func Produce(ctx context.Context, clients []*kgo.Client, cfg ProduceConfig, prog
 		warmDone.Store(true)
 	}
 	var sent atomic.Int64 // global sequence for warm-up by count
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel := runContext(ctx, start, cfg.Duration)
 	defer cancel()
-	if cfg.Duration > 0 {
-		var c2 context.CancelFunc
-		runCtx, c2 = context.WithDeadline(runCtx, start.Add(cfg.Duration))
-		defer c2()
-	}
 	stop := make(chan struct{})
 	seriesCh := make(chan []Interval, 1)
 	go func() { seriesCh <- m.sampler(start, cfg.Interval, cfg.Records, warm, progress, stop) }()
@@ -276,13 +271,8 @@ func Consume(ctx context.Context, clients []*kgo.Client, cfg ConsumeConfig, prog
 	}
 	m := newMeter()
 	start := time.Now()
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel := runContext(ctx, start, cfg.Duration)
 	defer cancel()
-	if cfg.Duration > 0 {
-		var c2 context.CancelFunc
-		runCtx, c2 = context.WithDeadline(runCtx, start.Add(cfg.Duration))
-		defer c2()
-	}
 	var lastRecv atomic.Int64
 	lastRecv.Store(start.UnixNano())
 	var warmDone atomic.Bool
@@ -366,4 +356,13 @@ func Consume(ctx context.Context, clients []*kgo.Client, cfg ConsumeConfig, prog
 		return res, ErrIdle
 	}
 	return res, nil
+}
+
+// runContext is ctx, cancelled by the returned function and, when d > 0,
+// at start+d.
+func runContext(ctx context.Context, start time.Time, d time.Duration) (context.Context, context.CancelFunc) {
+	if d > 0 {
+		return context.WithDeadline(ctx, start.Add(d))
+	}
+	return context.WithCancel(ctx)
 }

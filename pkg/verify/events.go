@@ -8,8 +8,9 @@ package verify
 import (
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf8"
+
+	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
 // Event names of the Apache tools.
@@ -144,7 +145,7 @@ func (j *JSONBuf) StrP(k string, v *string) {
 // infinities as quoted strings.
 func (j *JSONBuf) Double(k string, v float64) {
 	j.key(k)
-	s := JavaDouble(v)
+	s := javafmt.DoubleToString(v)
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		j.b = append(j.b, '"')
 		j.b = append(j.b, s...)
@@ -206,39 +207,6 @@ func appendJSONString(b []byte, s string) []byte {
 		i += size
 	}
 	return append(b, '"')
-}
-
-// JavaDouble formats v like Java's Double.toString: at least one
-// fractional digit, scientific "1.2E7" form at or above 1e7 and below 1e-3.
-func JavaDouble(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "Infinity"
-	case math.IsInf(v, -1):
-		return "-Infinity"
-	case v == 0:
-		if math.Signbit(v) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	a := math.Abs(v)
-	if a >= 1e-3 && a < 1e7 {
-		s := strconv.FormatFloat(v, 'f', -1, 64)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(v, 'E', -1, 64) // e.g. 1.2E+07
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	e, _ := strconv.Atoi(exp)
-	return mant + "E" + strconv.Itoa(e)
 }
 
 // ---- producer events

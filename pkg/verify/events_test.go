@@ -3,6 +3,8 @@ package verify
 import (
 	"math"
 	"testing"
+
+	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
 // Golden lines: Apache's field order, Jackson number formats and escaping.
@@ -33,7 +35,7 @@ func TestEventGoldens(t *testing.T) {
 
 func TestJavaDouble(t *testing.T) {
 	for v, want := range map[float64]string{100: "100.0", 0.5: "0.5", 1234.5678: "1234.5678", 1e7: "1.0E7", 1.2e7: "1.2E7", 0.0001: "1.0E-4", 0: "0.0", 9999999.5: "9999999.5", math.Inf(1): "Infinity", 333.3333333333333: "333.3333333333333"} {
-		if got := JavaDouble(v); got != want {
+		if got := javafmt.DoubleToString(v); got != want {
 			t.Errorf("%v: %s, want %s", v, got, want)
 		}
 	}

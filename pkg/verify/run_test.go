@@ -54,11 +54,7 @@ func kfakeRun(t *testing.T, producers, consumers int, n int64, logs bool) (*Run,
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if !r.WaitCaughtUp(ctx) {
-		t.Fatalf("not caught up: %+v", r.Progress())
-	}
+	waitCaughtUp(t, r)
 	p, cs, dl := r.Finish(10 * time.Second)
 	return r, bufs, p, cs, dl
 }
@@ -179,11 +175,7 @@ func TestRunTransactionalKfake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if !r.WaitCaughtUp(ctx) {
-		t.Fatalf("not caught up: %+v", r.Progress())
-	}
+	waitCaughtUp(t, r)
 	prods, cons, dl := r.Finish(10 * time.Second)
 	rep := NewRunReport(prods, cons, Options{DataLoss: dl}, RunInfo{CaughtUp: true})
 	if !rep.Valid || !rep.Stats.Transactional {
@@ -205,5 +197,15 @@ func TestRunTransactionalKfake(t *testing.T) {
 	cons[0].Events = append(cons[0].Events, Event{Name: EvRecordData, Topic: "tx", Value: &aborted, Offset: 1 << 40})
 	if rep := Check(prods, cons, Options{}); rep.Count(AnAbortedRead) != 1 || rep.Valid {
 		t.Errorf("injected aborted read: %s", dump(rep))
+	}
+}
+
+// waitCaughtUp waits (30 s at most) until the run's consumers caught up.
+func waitCaughtUp(t *testing.T, r *Run) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if !r.WaitCaughtUp(ctx) {
+		t.Fatalf("not caught up: %+v", r.Progress())
 	}
 }

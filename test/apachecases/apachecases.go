@@ -5,6 +5,7 @@
 package apachecases
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 // Replay runs every case of tool (the first line of a NAME.args file in
 // dir) through run and compares stdout, stderr and exit status byte for
 // byte; it fails when there are fewer than min cases.
-func Replay(t *testing.T, dir, tool string, min int, run func(f *cmdutil.Factory, args []string) error) {
+func Replay(t *testing.T, dir, tool string, min int, run func(ctx context.Context, f *cmdutil.Factory, args []string) error) {
 	t.Helper()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.args"))
 	n := 0
@@ -41,7 +42,7 @@ func Replay(t *testing.T, dir, tool string, min int, run func(f *cmdutil.Factory
 				env["COLUMNS"] = c
 			}
 			ios, _, out, errb := output.Test()
-			err := run(cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test"), lines[1:])
+			err := run(context.Background(), cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test"), lines[1:])
 			code, _ := cmdutil.ExitCode(err)
 			var ee *cmdutil.ExitError
 			if err != nil && !errors.As(err, &ee) {
