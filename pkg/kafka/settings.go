@@ -2,7 +2,9 @@ package kafka
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -269,6 +271,55 @@ func (s *Settings) saslMechanism() sasl.Mechanism {
 	return nil
 }
 
+// backoff is Java's retry backoff: retry.backoff.ms doubling up to
+// retry.backoff.max.ms (defaults 100 ms and 1 s).
+func (s *Settings) backoff() func(tries int) time.Duration {
+	base, max := s.RetryBackoff, s.RetryBackoffMax
+	if base <= 0 {
+		base = 100 * time.Millisecond
+	}
+	if max <= 0 {
+		max = time.Second
+	}
+	return func(tries int) time.Duration {
+		d := base
+		for i := 1; i < tries && d < max; i++ {
+			d *= 2
+		}
+		if d > max {
+			d = max
+		}
+		return d
+	}
+}
+
+// javaRetries reports whether retries are counted as Java counts them (see
+// failover.go): a non-idempotent producer that waits for answers and has a
+// finite retries value. franz-go then retries without limit, bounded by
+// delivery.timeout.ms.
+func (s *Settings) javaRetries() bool {
+	return s.Role&Producer != 0 && !s.Idempotent && s.Acks != "0" && s.Retries != nil && *s.Retries < math.MaxInt32
+}
+
+// failover returns, for a non-idempotent producer with a finite retries
+// value, the options that give it Java's behaviour when a partition leader
+// fails (see failover.go); nil otherwise.
+func (s *Settings) failover() func(tc *tls.Config) []kgo.Opt {
+	if !s.javaRetries() {
+		return nil
+	}
+	return func(tc *tls.Config) []kgo.Opt {
+		dt := s.DialTimeout
+		if dt <= 0 {
+			dt = 10 * time.Second
+		}
+		f := newFailover(dt, tc, *s.Retries)
+		// Java refreshes metadata retry.backoff.ms after an error, not
+		// franz-go's 5 s minimum.
+		return append(f.opts(), kgo.MetadataMinAge(s.backoff()(1)))
+	}
+}
+
 // Opts converts the settings into kgo options for the settings' role.
 func (s *Settings) Opts() ([]kgo.Opt, error) {
 	var opts []kgo.Opt
@@ -285,25 +336,10 @@ func (s *Settings) Opts() ([]kgo.Opt, error) {
 		}
 	}
 	if s.RetryBackoff > 0 || s.RetryBackoffMax > 0 {
-		base, max := s.RetryBackoff, s.RetryBackoffMax
-		if base <= 0 {
-			base = 100 * time.Millisecond
-		}
-		if max <= 0 {
-			max = time.Second
-		}
-		opts = append(opts, kgo.RetryBackoffFn(func(tries int) time.Duration {
-			d := base
-			for i := 1; i < tries && d < max; i++ {
-				d *= 2
-			}
-			if d > max {
-				d = max
-			}
-			return d
-		}))
+		opts = append(opts, kgo.RetryBackoffFn(s.backoff()))
 	}
-	if s.DialTimeout > 0 {
+	fo := s.failover()
+	if s.DialTimeout > 0 && fo == nil {
 		opts = append(opts, kgo.DialTimeout(s.DialTimeout))
 	}
 	if s.ConnIdle > 0 {
@@ -312,12 +348,18 @@ func (s *Settings) Opts() ([]kgo.Opt, error) {
 	if !s.MetricsPush {
 		opts = append(opts, kgo.DisableClientMetrics())
 	}
+	var tc *tls.Config
 	if s.tlsOn() {
-		tc, err := s.TLS.Config()
-		if err != nil {
+		var err error
+		if tc, err = s.TLS.Config(); err != nil {
 			return nil, err
 		}
-		opts = append(opts, kgo.DialTLSConfig(tc))
+		if fo == nil {
+			opts = append(opts, kgo.DialTLSConfig(tc))
+		}
+	}
+	if fo != nil {
+		opts = append(opts, fo(tc)...)
 	}
 	if m := s.saslMechanism(); m != nil {
 		opts = append(opts, kgo.SASL(m))
@@ -349,7 +391,7 @@ func (s *Settings) producerOpts() []kgo.Opt {
 		}
 		opts = append(opts, kgo.MaxProduceRequestsInflightPerBroker(inflight))
 	}
-	if s.Retries != nil {
+	if s.Retries != nil && !s.javaRetries() {
 		opts = append(opts, kgo.RecordRetries(*s.Retries))
 	}
 	opts = append(opts, kgo.ProducerLinger(s.Linger))

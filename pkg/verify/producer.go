@@ -13,6 +13,7 @@ import (
 
 	"github.com/kboxdev/kbox/pkg/throttle"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -160,7 +161,7 @@ func (s *sender) send(i int64, onAck func(partition int32, offset int64), onErr 
 	p.Client.Produce(context.Background(), rec, func(r *kgo.Record, err error) {
 		now := nowMs()
 		if err != nil {
-			class, msg := JavaErrorClass(err, r.Topic, r.Partition)
+			class, msg := JavaErrorClass(kafka.SendError(r, err), r.Topic, r.Partition)
 			if p.Counters != nil {
 				p.Counters.SendErrors.Add(1)
 			}

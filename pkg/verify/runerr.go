@@ -15,7 +15,10 @@ import (
 func JavaErrorClass(err error, topic string, partition int32) (class, msg string) {
 	const pkg = "org.apache.kafka.common.errors."
 	var ke *kerr.Error
+	var je interface{ JavaException() (string, string) }
 	switch {
+	case errors.As(err, &je):
+		return je.JavaException()
 	case errors.Is(err, kgo.ErrRecordTimeout):
 		return pkg + "TimeoutException", fmt.Sprintf("Expiring 1 record(s) for %s-%d: delivery timeout has passed since batch creation", topic, partition)
 	case errors.Is(err, kgo.ErrRecordRetries):
@@ -32,6 +35,9 @@ func JavaErrorClass(err error, topic string, partition int32) (class, msg string
 			return pkg + "CorruptRecordException", ke.Description
 		case kerr.RecordListTooLarge:
 			return pkg + "RecordBatchTooLargeException", ke.Description
+		case kerr.NotLeaderForPartition:
+			// renamed in Java (KIP-392); the code is the same
+			return pkg + "NotLeaderOrFollowerException", "For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition."
 		}
 		return pkg + camel(ke.Message) + "Exception", ke.Description
 	}

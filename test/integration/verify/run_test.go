@@ -229,3 +229,56 @@ func lastCommittedOffset(t *testing.T, path string) int64 {
 	}
 	return last
 }
+
+// TestRunFaults: `verify run` through a leader SIGKILL and a rolling
+// restart of every broker, with idempotent producers and with the
+// verifiable producer's defaults (retries=0, acks=all): the verdict is
+// valid, and the liveness rule R8 is judged (the producers still run 30 s
+// after the fault ended) and passed. (The idempotent leader kill is
+// TestRunDuringLeaderKill.)
+func TestRunFaults(t *testing.T) {
+	script := testbed.Script()
+	cases := []struct {
+		name       string
+		idempotent bool
+		messages   int
+		fault      func(leader int) string
+	}{
+		{"leader-kill", false, 45000, func(id int) string {
+			return "sleep 2; " + script + " stop-broker " + strconv.Itoa(id) + " --kill; sleep 2; " + script + " start-broker " + strconv.Itoa(id)
+		}},
+		{"rolling-restart", false, 75000, func(int) string {
+			return "sleep 2; for i in 1 2 3; do " + script + " stop-broker $i && " + script + " start-broker $i || exit 1; done"
+		}},
+		{"rolling-restart-idempotent", true, 75000, func(int) string {
+			return "sleep 2; for i in 1 2 3; do " + script + " stop-broker $i && " + script + " start-broker $i || exit 1; done"
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			topic := "run-" + c.name
+			createTopic(t, topic)
+			during := c.fault(leaderOfP0(t, topic))
+			args := []string{"--bootstrap-server", cluster.Bootstrap, "--topic", topic, "--messages", strconv.Itoa(c.messages),
+				"--throughput", "1000", "--producers", "2", "--consumers", "2", "--timeout", "200s", "--during", during, "-o", "json"}
+			if c.idempotent {
+				args = append(args, "--idempotent")
+			}
+			out, stderr, code := kboxRun(t, 300*time.Second, []string{"KBOX_TESTBED_DIR=" + cluster.Dir}, args...)
+			r := parseRun(t, out)
+			if code != 0 || !r.Valid {
+				t.Fatalf("exit %d, verdict %+v, stderr %s", code, r, stderr)
+			}
+			if r.Run.During == nil || r.Run.During.ExitCode != 0 {
+				t.Errorf("during: %+v", r.Run.During)
+			}
+			if r.count("lost") != 0 || r.count("unseen") != 0 || !r.Run.CaughtUp {
+				t.Errorf("anomalies %+v", r.Anomalies)
+			}
+			if l := r.Liveness; l == nil || !l.Judged || l.AcksAfterFault <= 5 {
+				t.Errorf("R8 not judged or not passed: liveness %+v, anomalies %+v", r.Liveness, r.Anomalies)
+			}
+			t.Logf("%s: sent %d, acked %d, consumed %d, anomalies %+v", c.name, r.Run.Sent, r.Stats.Acked, r.Stats.Consumed, r.Anomalies)
+		})
+	}
+}

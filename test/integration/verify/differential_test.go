@@ -1,0 +1,208 @@
+//go:build integration
+
+package verify_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The differential fault tests run Apache's verifiable producer and kbox's,
+// in turn, through the same fault on the same 3-broker test bed, and
+// compare what the fault cost each: failed sends, the error types, the
+// acknowledged count and how long sends stalled.
+
+// sendStats summarises a verifiable producer log.
+type sendStats struct {
+	sent, acked, failed int
+	types               map[string]int
+	acks                []int64 // timestamps of acknowledgements, sorted
+}
+
+func readSends(t *testing.T, path string) sendStats {
+	t.Helper()
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	s := sendStats{types: map[string]int{}}
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var e struct {
+			Timestamp int64  `json:"timestamp"`
+			Name      string `json:"name"`
+			Exception string `json:"exception"`
+			Sent      int    `json:"sent"`
+		}
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		switch e.Name {
+		case "producer_send_success":
+			s.acked++
+			s.acks = append(s.acks, e.Timestamp)
+		case "producer_send_error":
+			s.failed++
+			s.types[strings.TrimPrefix(e.Exception, "class org.apache.kafka.common.errors.")]++
+		case "tool_data":
+			s.sent = e.Sent
+		}
+	}
+	sort.Slice(s.acks, func(i, j int) bool { return s.acks[i] < s.acks[j] })
+	return s
+}
+
+// stall is the longest time without an acknowledgement from the fault on
+// (from faultMs to the first ack after it, or between two acks after it).
+func (s sendStats) stall(faultMs int64) time.Duration {
+	last, longest := faultMs, int64(0)
+	for _, a := range s.acks {
+		if a < faultMs {
+			continue
+		}
+		longest = max(longest, a-last)
+		last = a
+	}
+	return time.Duration(longest) * time.Millisecond
+}
+
+// producerUnderFault runs one tool's verifiable producer (acks=1, Apache's
+// default retries=0) on a fresh 1-partition, RF 3, min.insync.replicas=1
+// topic, runs fault once acknowledgements flow, stops the producer 5 s after
+// the fault ended, and returns the sends and when the fault started.
+func producerUnderFault(t *testing.T, tool, topic string, rate int, fault func()) (sendStats, int64) {
+	t.Helper()
+	_, stderr, code, err := cluster.Apache(nil, "kafka-topics", "--bootstrap-server", cluster.PlaintextBootstrap, "--create", "--topic", topic,
+		"--partitions", "1", "--replication-factor", "3", "--config", "min.insync.replicas=1")
+	if err != nil || code != 0 {
+		t.Fatalf("create topic: %v %d %s", err, code, stderr)
+	}
+	args := []string{"--topic", topic, "--bootstrap-server", cluster.Bootstrap, "--max-messages", strconv.Itoa(rate * 300),
+		"--throughput", strconv.Itoa(rate), "--acks", "1"}
+	out := filepath.Join(t.TempDir(), tool+".log")
+	var p *proc
+	if tool == "apache" {
+		name, a := apacheArgs("kafka-verifiable-producer", args...)
+		p = start(t, out, name, a...)
+	} else {
+		p = start(t, out, kboxTool("kafka-verifiable-producer"), args...)
+	}
+	waitFor(t, 60*time.Second, func() bool { return countLines(out, "producer_send_success") >= 2*rate })
+	faultMs := time.Now().UnixMilli()
+	fault()
+	time.Sleep(5 * time.Second)
+	p.stop(t)
+	return readSends(t, out), faultMs
+}
+
+func waitFor(t *testing.T, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %s", d)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func countLines(path, substr string) int {
+	b, _ := os.ReadFile(path)
+	return strings.Count(string(b), substr)
+}
+
+// compareSends applies the targets: kbox fails at most twice as many sends
+// as Apache (or 2,000, whichever is larger), with error types Apache's
+// producer also reports for this fault, acknowledges as large a share of
+// its sends (within 1 point), and (when stall is compared) resumes within 3 s of
+// Apache.
+func compareSends(t *testing.T, fault string, a, k sendStats, aStall, kStall time.Duration, extraTypes ...string) {
+	t.Helper()
+	t.Logf("%s: apache failed %d %v, acked %d/%d, stall %v; kbox failed %d %v, acked %d/%d, stall %v",
+		fault, a.failed, a.types, a.acked, a.sent, aStall, k.failed, k.types, k.acked, k.sent, kStall)
+	if limit := max(2*a.failed, 2000); k.failed > limit {
+		t.Errorf("%s: kbox failed %d sends, Apache %d (limit %d)", fault, k.failed, a.failed, limit)
+	}
+	allowed := map[string]bool{}
+	for typ := range a.types {
+		allowed[typ] = true
+	}
+	for _, typ := range extraTypes {
+		allowed[typ] = true
+	}
+	for typ, n := range k.types {
+		if !allowed[typ] {
+			t.Errorf("%s: kbox reported %d × %s, which Apache's producer does not for this fault (Apache: %v)", fault, n, typ, a.types)
+		}
+	}
+	// The runs last as long as the fault does, so the shares of sends
+	// acknowledged are compared, not the counts.
+	if a.sent > 0 && k.sent > 0 && float64(k.acked)/float64(k.sent) < float64(a.acked)/float64(a.sent)-0.01 {
+		t.Errorf("%s: kbox acknowledged %d of %d sends, Apache %d of %d", fault, k.acked, k.sent, a.acked, a.sent)
+	}
+	if k.acked+k.failed != k.sent {
+		t.Errorf("%s: kbox sent %d, acked %d + failed %d", fault, k.sent, k.acked, k.failed)
+	}
+	if aStall > 0 && kStall > aStall+3*time.Second {
+		t.Errorf("%s: kbox stalled %v, Apache %v", fault, kStall, aStall)
+	}
+}
+
+// TestDifferentialProducerLeaderKill: SIGKILL the partition leader, restart
+// it 12 s later. Java's producer fails only the batches in flight to the
+// dead broker (NetworkException); the rest wait for the new leader.
+func TestDifferentialProducerLeaderKill(t *testing.T) {
+	type res struct {
+		s     sendStats
+		stall time.Duration
+	}
+	run := func(tool string) res {
+		topic := "diff-kill-" + tool
+		s, faultMs := producerUnderFault(t, tool, topic, 10000, func() {
+			id := leaderOfP0(t, topic)
+			if err := cluster.StopBroker(id, true); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(12 * time.Second)
+			if err := cluster.StartBroker(id); err != nil {
+				t.Fatal(err)
+			}
+		})
+		return res{s, s.stall(faultMs)}
+	}
+	a := run("apache")
+	k := run("kbox")
+	compareSends(t, "leader SIGKILL", a.s, k.s, a.stall, k.stall, "NetworkException", "NotLeaderOrFollowerException")
+}
+
+// TestDifferentialProducerRollingRestart: a clean restart of every broker
+// in turn. Java's producer with retries=0 fails the batches a stopping
+// leader answers with NOT_LEADER_OR_FOLLOWER or drops.
+func TestDifferentialProducerRollingRestart(t *testing.T) {
+	run := func(tool string) sendStats {
+		topic := "diff-roll-" + tool
+		s, _ := producerUnderFault(t, tool, topic, 2000, func() {
+			for id := 1; id <= cluster.Brokers; id++ {
+				if err := cluster.StopBroker(id, false); err != nil {
+					t.Fatal(err)
+				}
+				if err := cluster.StartBroker(id); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		return s
+	}
+	a := run("apache")
+	k := run("kbox")
+	compareSends(t, "rolling restart", a, k, 0, 0, "NetworkException", "NotLeaderOrFollowerException")
+}
