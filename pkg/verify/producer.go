@@ -11,9 +11,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/throttle"
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
