@@ -10,10 +10,12 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Globals are the settings given before the applet or command name
@@ -96,7 +98,20 @@ func (f *Factory) Connection(ov config.Overrides) (*config.Connection, error) {
 
 // Client builds a client for role and reports ignored properties on stderr.
 // It does not dial; call Connect on the result to fail fast.
+//
+// KBOX_CLIENT_LOG=debug|info|warn|error writes the Kafka client's own log
+// (franz-go's) to stderr, with timestamps: what an operator needs to see why
+// a client waited or retried.
 func (f *Factory) Client(conn *config.Connection, role kafka.Role, o kafka.Options) (*kafka.Client, error) {
+	if lv := f.Getenv("KBOX_CLIENT_LOG"); lv != "" {
+		level, ok := map[string]kgo.LogLevel{"debug": kgo.LogLevelDebug, "info": kgo.LogLevelInfo, "warn": kgo.LogLevelWarn, "error": kgo.LogLevelError}[strings.ToLower(lv)]
+		if !ok {
+			return nil, fmt.Errorf("KBOX_CLIENT_LOG=%s: want debug, info, warn or error", lv)
+		}
+		o.Extra = append(append([]kgo.Opt(nil), o.Extra...), kgo.WithLogger(kgo.BasicLogger(f.IO.ErrOut, level, func() string {
+			return time.Now().Format("2006-01-02 15:04:05.000 ")
+		})))
+	}
 	cl, err := kafka.NewClient(conn, role, o)
 	if err != nil {
 		return nil, err

@@ -520,7 +520,7 @@ func (e *sweepEnv) Clients(ctx context.Context, role kafka.Role, n int, props ma
 		if role == kafka.Consumer {
 			o.Extra = []kgo.Opt{kgo.ConsumeTopics(topic)}
 		}
-		cl, err := kafka.NewClient(&c, role, o)
+		cl, err := e.f.Client(&c, role, o)
 		if err == nil {
 			err = cl.Connect(ctx)
 			if err != nil {

@@ -343,29 +343,20 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		}
 	}()
 
-	first := true
 	run, err := verify.StartRun(verify.RunConfig{
 		Topic: o.topic, Messages: o.messages, Producers: o.producers, Consumers: o.consumers,
 		Throughput: o.throughput, MaxPollRecords: maxPoll,
 		ProducerLogs: prodWs, ConsumerLogs: consWs, StartOffsets: start.offsets,
 		Transactional: o.transactional, TxnSize: o.txnSize, AbortEvery: o.abortEvery,
 		NewProducer: func(i int, onLoss func(string, int32)) (*kgo.Client, error) {
-			cl, err := kafka.NewClient(conn, kafka.Producer, kafka.Options{Defaults: prodProps(i), Extra: []kgo.Opt{kgo.ProducerOnDataLossDetected(onLoss)}})
+			cl, err := f.Client(conn, kafka.Producer, kafka.Options{Defaults: prodProps(i), Extra: []kgo.Opt{kgo.ProducerOnDataLossDetected(onLoss)}})
 			if err != nil {
 				return nil, err
 			}
 			return cl.Client, nil
 		},
 		NewConsumer: func(_ int, extra []kgo.Opt) (*kgo.Client, error) {
-			opts := kafka.Options{Tune: tuneConsumer, Extra: extra}
-			var cl *kafka.Client
-			var err error
-			if first {
-				first = false
-				cl, err = f.Client(conn, kafka.Consumer, opts) // prints ignored properties once
-			} else {
-				cl, err = kafka.NewClient(conn, kafka.Consumer, opts)
-			}
+			cl, err := f.Client(conn, kafka.Consumer, kafka.Options{Tune: tuneConsumer, Extra: extra})
 			if err != nil {
 				return nil, err
 			}
@@ -424,7 +415,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	opts.Present = func(m []verify.Missing) (map[verify.Missing]bool, error) {
 		var err error
 		if reread == nil {
-			if reread, err = kafka.NewClient(conn, kafka.Consumer, kafka.Options{}); err != nil {
+			if reread, err = f.Client(conn, kafka.Consumer, kafka.Options{}); err != nil {
 				return nil, err
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -301,6 +302,16 @@ func (s *Settings) javaRetries() bool {
 	return s.Role&Producer != 0 && !s.Idempotent && s.Acks != "0" && s.Retries != nil && *s.Retries < math.MaxInt32
 }
 
+// jitteredBackoff is backoff with Java's ±20 % jitter (ExponentialBackoff
+// with jitter 0.2), so that clients retrying together spread out.
+func (s *Settings) jitteredBackoff() func(tries int) time.Duration {
+	b := s.backoff()
+	return func(tries int) time.Duration {
+		d := float64(b(tries))
+		return time.Duration(d * (0.8 + 0.4*rand.Float64()))
+	}
+}
+
 // failover returns, for a non-idempotent producer with a finite retries
 // value, the options that give it Java's behaviour when a partition leader
 // fails (see failover.go); nil otherwise.
@@ -335,9 +346,10 @@ func (s *Settings) Opts() ([]kgo.Opt, error) {
 			opts = append(opts, kgo.MetadataMinAge(s.MetadataMaxAge))
 		}
 	}
-	if s.RetryBackoff > 0 || s.RetryBackoffMax > 0 {
-		opts = append(opts, kgo.RetryBackoffFn(s.backoff()))
-	}
+	// Java's backoff always, not franz-go's (which grows to 5 s): a
+	// request to a group coordinator that moved is retried within 1 s of
+	// the move, as Java's is.
+	opts = append(opts, kgo.RetryBackoffFn(s.jitteredBackoff()))
 	fo := s.failover()
 	if s.DialTimeout > 0 && fo == nil {
 		opts = append(opts, kgo.DialTimeout(s.DialTimeout))
@@ -471,6 +483,13 @@ func (s *Settings) EffectiveBatchMaxBytes() int {
 
 func (s *Settings) consumerOpts() []kgo.Opt {
 	var opts []kgo.Opt
+	// Java's consumer bounds its coordinator requests (heartbeat, commit,
+	// join) by time, not by a count; franz-go stops after 20 tries, which
+	// at Java's backoff (1 s at most) ends the group session some 15 s
+	// into a coordinator failover and forces a rebalance that Java's
+	// consumer does not make. The time bounds (session timeout for group
+	// requests, 30 s for the others) stay.
+	opts = append(opts, kgo.RequestRetries(math.MaxInt32))
 	opts = append(opts, kgo.FetchMaxWait(s.FetchMaxWait))
 	if s.FetchMinBytes != nil {
 		opts = append(opts, kgo.FetchMinBytes(int32(*s.FetchMinBytes)))

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -205,4 +206,168 @@ func TestDifferentialProducerRollingRestart(t *testing.T) {
 	a := run("apache")
 	k := run("kbox")
 	compareSends(t, "rolling restart", a, k, 0, 0, "NetworkException", "NotLeaderOrFollowerException")
+}
+
+// consumeStats summarises a verifiable consumer log.
+type consumeStats struct {
+	batches           []int64 // timestamps of records_consumed events
+	revoked, assigned int
+	commitFailures    int
+}
+
+func readConsumes(t *testing.T, path string) consumeStats {
+	t.Helper()
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	var s consumeStats
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var e struct {
+			Timestamp int64  `json:"timestamp"`
+			Name      string `json:"name"`
+			Success   *bool  `json:"success"`
+		}
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue
+		}
+		switch e.Name {
+		case "records_consumed":
+			s.batches = append(s.batches, e.Timestamp)
+		case "partitions_revoked":
+			s.revoked++
+		case "partitions_assigned":
+			s.assigned++
+		case "offsets_committed":
+			if e.Success != nil && !*e.Success {
+				s.commitFailures++
+			}
+		}
+	}
+	return s
+}
+
+// gap is the longest time without consumption from faultMs on.
+func (s consumeStats) gap(faultMs int64) time.Duration {
+	last, longest := faultMs, int64(0)
+	for _, b := range s.batches {
+		if b < faultMs {
+			continue
+		}
+		longest = max(longest, b-last)
+		last = b
+	}
+	return time.Duration(longest) * time.Millisecond
+}
+
+var coordinatorRe = regexp.MustCompile(`\((\d+)\)`)
+
+// coordinatorOf is the group's coordinator, from Apache's consumer groups
+// tool.
+func coordinatorOf(t *testing.T, group string) int {
+	t.Helper()
+	out, _, _, err := cluster.Apache(nil, "kafka-consumer-groups", "--bootstrap-server", cluster.PlaintextBootstrap, "--describe", "--group", group, "--state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := coordinatorRe.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no coordinator in %q", out)
+	}
+	id, _ := strconv.Atoi(m[1])
+	return id
+}
+
+// consumerUnderFault runs one tool's verifiable consumer (its own group) on
+// a fresh 3-partition topic fed at 2,000 records/s, runs fault once
+// records flow, stops feeder and consumer 8 s after the fault ended, and
+// returns the consumer's events and when the fault started.
+func consumerUnderFault(t *testing.T, tool, topic string, fault func(group string)) (consumeStats, int64) {
+	t.Helper()
+	createTopic(t, topic)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "producer.properties")
+	_ = os.WriteFile(cfg, []byte("enable.idempotence=true\nretries=2147483647\nacks=all\n"), 0o644)
+	feeder := start(t, filepath.Join(dir, "feeder.log"), kboxTool("kafka-verifiable-producer"), "--topic", topic, "--bootstrap-server", cluster.Bootstrap,
+		"--max-messages", "1000000", "--throughput", "2000", "--command-config", cfg)
+	group := "g-" + topic
+	args := []string{"--topic", topic, "--group-id", group, "--bootstrap-server", cluster.Bootstrap}
+	out := filepath.Join(dir, tool+".log")
+	var c *proc
+	if tool == "apache" {
+		name, a := apacheArgs("kafka-verifiable-consumer", args...)
+		c = start(t, out, name, a...)
+	} else {
+		c = start(t, out, kboxTool("kafka-verifiable-consumer"), args...)
+	}
+	waitFor(t, 60*time.Second, func() bool { return countLines(out, "records_consumed") >= 20 })
+	time.Sleep(2 * time.Second)
+	faultMs := time.Now().UnixMilli()
+	fault(group)
+	time.Sleep(8 * time.Second)
+	feeder.stop(t)
+	c.stop(t)
+	return readConsumes(t, out), faultMs
+}
+
+func killAndRestart(t *testing.T, id int) {
+	t.Helper()
+	if err := cluster.StopBroker(id, true); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(12 * time.Second)
+	if err := cluster.StartBroker(id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDifferentialConsumer: Apache's verifiable consumer and kbox's, in
+// turn, through a partition leader SIGKILL, a group coordinator SIGKILL
+// and a rolling restart. Compared: the longest gap in consumption after
+// the fault (kbox within 3 s of Apache), rebalances (at most one more than
+// Apache) and failed commits (at most two more).
+func TestDifferentialConsumer(t *testing.T) {
+	faults := []struct {
+		name string
+		run  func(t *testing.T, topic, group string)
+	}{
+		{"leader", func(t *testing.T, topic, _ string) { killAndRestart(t, leaderOfP0(t, topic)) }},
+		{"coordinator", func(t *testing.T, _, group string) { killAndRestart(t, coordinatorOf(t, group)) }},
+		{"rolling", func(t *testing.T, _, _ string) {
+			for id := 1; id <= cluster.Brokers; id++ {
+				if err := cluster.StopBroker(id, false); err != nil {
+					t.Fatal(err)
+				}
+				if err := cluster.StartBroker(id); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}},
+	}
+	for _, f := range faults {
+		t.Run(f.name, func(t *testing.T) {
+			res := map[string]consumeStats{}
+			gaps := map[string]time.Duration{}
+			for _, tool := range []string{"apache", "kbox"} {
+				topic := "diff-cons-" + f.name + "-" + tool
+				s, faultMs := consumerUnderFault(t, tool, topic, func(group string) { f.run(t, topic, group) })
+				res[tool], gaps[tool] = s, s.gap(faultMs)
+			}
+			a, k := res["apache"], res["kbox"]
+			t.Logf("%s: apache gap %v, revoked %d, assigned %d, commit failures %d; kbox gap %v, revoked %d, assigned %d, commit failures %d",
+				f.name, gaps["apache"], a.revoked, a.assigned, a.commitFailures, gaps["kbox"], k.revoked, k.assigned, k.commitFailures)
+			if gaps["kbox"] > gaps["apache"]+3*time.Second {
+				t.Errorf("kbox stopped consuming for %v, Apache %v", gaps["kbox"], gaps["apache"])
+			}
+			if k.revoked > a.revoked+1 || k.assigned > a.assigned+1 {
+				t.Errorf("kbox rebalanced more: revoked %d/assigned %d, Apache %d/%d", k.revoked, k.assigned, a.revoked, a.assigned)
+			}
+			if k.commitFailures > a.commitFailures+2 {
+				t.Errorf("kbox failed %d commits, Apache %d", k.commitFailures, a.commitFailures)
+			}
+		})
+	}
 }
