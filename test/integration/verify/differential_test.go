@@ -3,11 +3,8 @@
 package verify_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,26 +24,24 @@ type sendStats struct {
 	acks                []int64 // timestamps of acknowledgements, sorted
 }
 
-func readSends(t *testing.T, path string) sendStats {
-	t.Helper()
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	s := sendStats{types: map[string]int{}}
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var e struct {
-			Timestamp int64  `json:"timestamp"`
-			Name      string `json:"name"`
-			Exception string `json:"exception"`
-			Sent      int    `json:"sent"`
-		}
-		if json.Unmarshal(sc.Bytes(), &e) != nil {
+// quiet is the longest time from faultMs on without an event of ts (sorted
+// timestamps): from faultMs to the first one after it, or between two.
+func quiet(ts []int64, faultMs int64) time.Duration {
+	last, longest := faultMs, int64(0)
+	for _, x := range ts {
+		if x < faultMs {
 			continue
 		}
+		longest = max(longest, x-last)
+		last = x
+	}
+	return time.Duration(longest) * time.Millisecond
+}
+
+func readSends(t *testing.T, path string) sendStats {
+	t.Helper()
+	s := sendStats{types: map[string]int{}}
+	for _, e := range events(t, path) {
 		switch e.Name {
 		case "producer_send_success":
 			s.acked++
@@ -62,19 +57,8 @@ func readSends(t *testing.T, path string) sendStats {
 	return s
 }
 
-// stall is the longest time without an acknowledgement from the fault on
-// (from faultMs to the first ack after it, or between two acks after it).
-func (s sendStats) stall(faultMs int64) time.Duration {
-	last, longest := faultMs, int64(0)
-	for _, a := range s.acks {
-		if a < faultMs {
-			continue
-		}
-		longest = max(longest, a-last)
-		last = a
-	}
-	return time.Duration(longest) * time.Millisecond
-}
+// stall is the longest time without an acknowledgement from the fault on.
+func (s sendStats) stall(faultMs int64) time.Duration { return quiet(s.acks, faultMs) }
 
 // producerUnderFault runs one tool's verifiable producer (acks=1, Apache's
 // default retries=0) on a fresh 1-partition, RF 3, min.insync.replicas=1
@@ -217,23 +201,8 @@ type consumeStats struct {
 
 func readConsumes(t *testing.T, path string) consumeStats {
 	t.Helper()
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
 	var s consumeStats
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var e struct {
-			Timestamp int64  `json:"timestamp"`
-			Name      string `json:"name"`
-			Success   *bool  `json:"success"`
-		}
-		if json.Unmarshal(sc.Bytes(), &e) != nil {
-			continue
-		}
+	for _, e := range events(t, path) {
 		switch e.Name {
 		case "records_consumed":
 			s.batches = append(s.batches, e.Timestamp)
@@ -247,39 +216,12 @@ func readConsumes(t *testing.T, path string) consumeStats {
 			}
 		}
 	}
+	sort.Slice(s.batches, func(i, j int) bool { return s.batches[i] < s.batches[j] })
 	return s
 }
 
 // gap is the longest time without consumption from faultMs on.
-func (s consumeStats) gap(faultMs int64) time.Duration {
-	last, longest := faultMs, int64(0)
-	for _, b := range s.batches {
-		if b < faultMs {
-			continue
-		}
-		longest = max(longest, b-last)
-		last = b
-	}
-	return time.Duration(longest) * time.Millisecond
-}
-
-var coordinatorRe = regexp.MustCompile(`\((\d+)\)`)
-
-// coordinatorOf is the group's coordinator, from Apache's consumer groups
-// tool.
-func coordinatorOf(t *testing.T, group string) int {
-	t.Helper()
-	out, _, _, err := cluster.Apache(nil, "kafka-consumer-groups", "--bootstrap-server", cluster.PlaintextBootstrap, "--describe", "--group", group, "--state")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := coordinatorRe.FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no coordinator in %q", out)
-	}
-	id, _ := strconv.Atoi(m[1])
-	return id
-}
+func (s consumeStats) gap(faultMs int64) time.Duration { return quiet(s.batches, faultMs) }
 
 // consumerUnderFault runs one tool's verifiable consumer (its own group) on
 // a fresh 3-partition topic fed at 2,000 records/s, runs fault once

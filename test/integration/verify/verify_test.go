@@ -113,7 +113,11 @@ func apacheArgs(tool string, args ...string) (string, []string) {
 }
 
 type event struct {
+	Timestamp  int64  `json:"timestamp"`
 	Name       string `json:"name"`
+	Exception  string `json:"exception"`
+	Sent       int    `json:"sent"`
+	Success    *bool  `json:"success"`
 	Partition  int32  `json:"partition"`
 	Offset     int64  `json:"offset"`
 	Partitions []struct {
@@ -290,6 +294,24 @@ func leaderOfP0(t *testing.T, topic string) int {
 	m := leaderRe.FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no leader in %q", out)
+	}
+	id, _ := strconv.Atoi(m[1])
+	return id
+}
+
+var coordinatorRe = regexp.MustCompile(`\((\d+)\)`)
+
+// coordinatorOf is the group's coordinator, from Apache's consumer groups
+// tool.
+func coordinatorOf(t *testing.T, group string) int {
+	t.Helper()
+	out, _, _, err := cluster.Apache(nil, "kafka-consumer-groups", "--bootstrap-server", cluster.PlaintextBootstrap, "--describe", "--group", group, "--state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := coordinatorRe.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no coordinator in %q", out)
 	}
 	id, _ := strconv.Atoi(m[1])
 	return id
