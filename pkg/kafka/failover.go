@@ -61,6 +61,10 @@ type failover struct {
 	cl      atomic.Pointer[kgo.Client]
 	closed  context.Context
 	close   context.CancelFunc
+	// root is the parent of every record context: an authentication
+	// failure cancels it, so every send fails with it, as in Java.
+	root     context.Context
+	rootFail context.CancelCauseFunc
 
 	mu    sync.Mutex
 	parts atomic.Pointer[map[tp]*partCtx] // copy on write: read once per record
@@ -120,6 +124,7 @@ func newFailover(dialTimeout time.Duration, tc *tls.Config, retries int) *failov
 		}
 	}
 	f.closed, f.close = context.WithCancel(context.Background())
+	f.root, f.rootFail = context.WithCancelCause(f.closed)
 	parts := map[tp]*partCtx{}
 	f.parts.Store(&parts)
 	ids := map[[16]byte]string{}
@@ -137,11 +142,21 @@ func (f *failover) OnNewClient(cl *kgo.Client) { f.cl.Store(cl) }
 // OnClientClosed ends every record context.
 func (f *failover) OnClientClosed(*kgo.Client) { f.close() }
 
+// OnProduceRecordBuffered gives a record the client's root context until
+// it has a partition (a record for a topic whose metadata is not loaded yet
+// waits unpartitioned), unless the caller gave it a cancelable context of
+// its own. franz-go calls it before it buffers the record.
+func (f *failover) OnProduceRecordBuffered(r *kgo.Record) {
+	if r.Context == nil || r.Context.Done() == nil {
+		r.Context = f.root
+	}
+}
+
 // OnProduceRecordPartitioned gives the record its partition's context,
 // unless the caller gave it a cancelable context of its own. franz-go calls
 // it with the partition's buffer locked.
 func (f *failover) OnProduceRecordPartitioned(r *kgo.Record, node int32) {
-	if r.Context != nil && r.Context.Done() != nil {
+	if r.Context != f.root {
 		return
 	}
 	p := f.part(tp{r.Topic, r.Partition})
@@ -169,7 +184,7 @@ func (f *failover) part(k tp) *partCtx {
 
 // renewLocked installs a fresh context for k.
 func (f *failover) renewLocked(k tp, node int32) *partCtx {
-	ctx, cancel := context.WithCancelCause(f.closed)
+	ctx, cancel := context.WithCancelCause(f.root)
 	p := &partCtx{ctx: ctx, cancel: cancel}
 	p.node.Store(node)
 	old := *f.parts.Load()
@@ -262,7 +277,7 @@ func (f *failover) dial(ctx context.Context, network, host string) (net.Conn, er
 	if err != nil {
 		return nil, err
 	}
-	return &tapConn{Conn: c, f: f, pending: map[int32]int16{}}, nil
+	return &tapConn{Conn: c, f: f, pending: map[int32]request{}}, nil
 }
 
 // tapConn reads the Kafka frames that pass through a connection: the
@@ -274,11 +289,16 @@ type tapConn struct {
 	f *failover
 
 	mu      sync.Mutex
-	pending map[int32]int16 // correlation id -> produce version
+	pending map[int32]request // correlation id -> produce or SASL request
 
 	w frameReader // requests
 	r frameReader // responses
 }
+
+// request is what a tapped connection remembers of a request it wrote.
+type request struct{ key, version int16 }
+
+const saslAuthenticateKey = 36
 
 // frameReader follows size-prefixed frames in a byte stream, keeping a
 // frame's first bytes (or all of it, when asked) and skipping the rest.
@@ -293,9 +313,12 @@ type frameReader struct {
 func (c *tapConn) Write(b []byte) (int, error) {
 	c.w.feed(b, 12, func(frame []byte, complete bool) bool {
 		// request header: size, api key, api version, correlation id
-		if len(frame) >= 12 && binary.BigEndian.Uint16(frame[4:]) == 0 {
+		if len(frame) < 12 {
+			return false
+		}
+		if key := int16(binary.BigEndian.Uint16(frame[4:])); key == 0 || key == saslAuthenticateKey {
 			c.mu.Lock()
-			c.pending[int32(binary.BigEndian.Uint32(frame[8:]))] = int16(binary.BigEndian.Uint16(frame[6:]))
+			c.pending[int32(binary.BigEndian.Uint32(frame[8:]))] = request{key, int16(binary.BigEndian.Uint16(frame[6:]))}
 			c.mu.Unlock()
 		}
 		return false
@@ -309,7 +332,7 @@ func (c *tapConn) Read(b []byte) (int, error) {
 		c.r.feed(b[:n], 8, func(frame []byte, complete bool) bool {
 			corr := int32(binary.BigEndian.Uint32(frame[4:]))
 			c.mu.Lock()
-			version, ok := c.pending[corr]
+			req, ok := c.pending[corr]
 			if complete {
 				delete(c.pending, corr)
 			}
@@ -318,9 +341,13 @@ func (c *tapConn) Read(b []byte) (int, error) {
 				return false
 			}
 			if complete {
-				c.f.response(frame[8:], version)
+				if req.key == saslAuthenticateKey {
+					c.f.saslResponse(frame[8:], req.version)
+				} else {
+					c.f.response(frame[8:], req.version)
+				}
 			}
-			return true // keep the whole produce response
+			return true // keep the whole response
 		})
 	}
 	return n, err
@@ -390,6 +417,55 @@ func (f *failover) response(body []byte, version int16) {
 			f.answered(name, p.Partition, p.ErrorCode)
 		}
 	}
+}
+
+// saslResponse reads a SaslAuthenticate response: a failed login fails
+// every send of the client with its error (Java's producer fails each send
+// with SaslAuthenticationException and never authenticates afterwards).
+func (f *failover) saslResponse(body []byte, version int16) {
+	resp := kmsg.NewPtrSASLAuthenticateResponse()
+	resp.Version = version
+	if resp.IsFlexible() {
+		n, ok := skipTags(body)
+		if !ok {
+			return
+		}
+		body = body[n:]
+	}
+	if resp.ReadFrom(body) != nil || resp.ErrorCode == 0 {
+		return
+	}
+	ae := &AuthError{Err: kerr.ErrorForCode(resp.ErrorCode)}
+	if resp.ErrorMessage != nil {
+		ae.Message = *resp.ErrorMessage
+	}
+	f.rootFail(ae)
+}
+
+// AuthError is a failed SASL login, reported to every send of the client:
+// Java's org.apache.kafka.common.errors.SaslAuthenticationException with
+// the broker's message.
+type AuthError struct {
+	Err     error // the broker's error code
+	Message string
+}
+
+func (e *AuthError) Error() string {
+	if e.Message == "" {
+		return e.Err.Error()
+	}
+	return e.Err.Error() + ": " + e.Message
+}
+
+func (e *AuthError) Unwrap() error { return e.Err }
+
+// JavaException names the Java exception class and message.
+func (e *AuthError) JavaException() (class, msg string) {
+	msg = e.Message
+	if msg == "" {
+		msg = e.Err.Error()
+	}
+	return "org.apache.kafka.common.errors.SaslAuthenticationException", msg
 }
 
 // skipTags returns the length of a tagged-field section.

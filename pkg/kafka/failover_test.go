@@ -77,7 +77,7 @@ func produceExchange(t *testing.T, f *failover, version int16, corr int32, code 
 	client, server := net.Pipe()
 	defer client.Close()
 	defer server.Close()
-	c := &tapConn{Conn: client, f: f, pending: map[int32]int16{}}
+	c := &tapConn{Conn: client, f: f, pending: map[int32]request{}}
 
 	req := binary.BigEndian.AppendUint16(nil, 0) // api key: produce
 	req = binary.BigEndian.AppendUint16(req, uint16(version))
@@ -163,10 +163,13 @@ func TestFailoverResponseErrors(t *testing.T) {
 func TestFailoverInFlight(t *testing.T) {
 	f := newFailover(time.Second, nil, 0)
 	defer f.close()
-	r1 := &kgo.Record{Topic: "t", Partition: 0, Context: context.Background()}
-	r2 := &kgo.Record{Topic: "t", Partition: 1, Context: context.Background()}
-	f.OnProduceRecordPartitioned(r1, 1)
-	f.OnProduceRecordPartitioned(r2, 2)
+	rec := func(p int32, node int32) *kgo.Record {
+		r := &kgo.Record{Topic: "t", Partition: p, Context: context.Background()}
+		f.OnProduceRecordBuffered(r)
+		f.OnProduceRecordPartitioned(r, node)
+		return r
+	}
+	r1, r2 := rec(0, 1), rec(1, 2)
 	f.OnBrokerE2E(kgo.BrokerMetadata{NodeID: 1}, 0, kgo.BrokerE2E{BytesWritten: 10, ReadErr: errors.New("EOF")})
 	if r2.Context.Err() != nil {
 		t.Fatal("a partition on another broker failed")
@@ -177,7 +180,7 @@ func TestFailoverInFlight(t *testing.T) {
 		t.Fatalf("send error %v", err)
 	}
 	// a request that was never written is not in flight
-	f.OnProduceRecordPartitioned(r2, 2)
+	r2 = rec(1, 2)
 	f.OnBrokerE2E(kgo.BrokerMetadata{NodeID: 2}, 0, kgo.BrokerE2E{WriteErr: errors.New("dial"), ReadErr: errors.New("dial")})
 	if r2.Context.Err() != nil {
 		t.Fatal("a request that was never written failed its batches")
@@ -186,6 +189,7 @@ func TestFailoverInFlight(t *testing.T) {
 	own, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r3 := &kgo.Record{Topic: "t", Partition: 0, Context: own}
+	f.OnProduceRecordBuffered(r3)
 	f.OnProduceRecordPartitioned(r3, 1)
 	if r3.Context != own {
 		t.Fatal("the caller's context was replaced")
@@ -211,6 +215,30 @@ func TestJavaRetriesSelection(t *testing.T) {
 	for i, c := range cases {
 		if got := c.s.javaRetries(); got != c.want {
 			t.Errorf("case %d: javaRetries %v, want %v", i, got, c.want)
+		}
+	}
+}
+
+// A failed SASL login fails every send, partitioned or not, with its error.
+func TestFailoverAuthentication(t *testing.T) {
+	f := newFailover(time.Second, nil, 0)
+	defer f.close()
+	waiting := &kgo.Record{Topic: "new", Context: context.Background()}
+	f.OnProduceRecordBuffered(waiting)
+	placed := &kgo.Record{Topic: "t", Partition: 0, Context: context.Background()}
+	f.OnProduceRecordBuffered(placed)
+	f.OnProduceRecordPartitioned(placed, 1)
+
+	resp := kmsg.NewPtrSASLAuthenticateResponse()
+	resp.Version = 2
+	resp.ErrorCode = kerr.SaslAuthenticationFailed.Code
+	msg := "Authentication failed: Invalid username or password"
+	resp.ErrorMessage = &msg
+	f.saslResponse(append([]byte{0}, resp.AppendTo(nil)...), 2)
+	for _, r := range []*kgo.Record{waiting, placed} {
+		err := SendError(r, r.Context.Err())
+		if !errors.Is(err, kerr.SaslAuthenticationFailed) {
+			t.Fatalf("send error %v", err)
 		}
 	}
 }

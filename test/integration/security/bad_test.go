@@ -67,7 +67,7 @@ func badCases(st map[string]string) []bad {
 		// --- SASL ---
 		{"wrong SCRAM password", "kafka-topics", list, scramWith("admin", "wrong-scram-pw"), 1, "authentication failed", true},
 		{"unknown SCRAM user", "kafka-log-dirs", []string{"--bootstrap-server", "{bs}", "--command-config", "{cfg}", "--describe"}, scramWith("mallory", "wrong-scram-pw"), 1, "authentication failed", true},
-		{"wrong PLAIN password", "kafka-verifiable-producer", []string{"--bootstrap-server", "{bs}", "--command-config", "{cfg}", "--topic", "bad-vp", "--max-messages", "1"}, strings.Replace(scramWith("admin", "wrong-plain-pw"), "SCRAM-SHA-512", "PLAIN", 1), 0, "SaslAuthenticationFailedException", false}, // Apache: send errors as events, exit 0
+		{"wrong PLAIN password", "kafka-verifiable-producer", []string{"--bootstrap-server", "{bs}", "--command-config", "{cfg}", "--topic", "bad-vp", "--max-messages", "1"}, strings.Replace(scramWith("admin", "wrong-plain-pw"), "SCRAM-SHA-512", "PLAIN", 1), 0, "SaslAuthenticationException", false}, // Apache: send errors as events, exit 0
 		{"GSSAPI", "kafka-topics", list, strings.Replace(good, "SCRAM-SHA-512", "GSSAPI", 1), 1, "sasl.kerberos.service.name: not set", true},
 		{"unknown mechanism", "kafka-topics", list, strings.Replace(good, "SCRAM-SHA-512", "DIGEST-MD5", 1), 1, "sasl.mechanism: unknown mechanism", true},
 		{"JAAS without password", "kafka-topics", list, scramOK + "sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username=\"admin\";\n", 1, "sasl.jaas.config: username and password", true},
