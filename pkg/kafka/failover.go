@@ -236,7 +236,7 @@ func (f *failover) answered(topic string, partition int32, code int16) {
 		return
 	}
 	p.errs.Store(0)
-	f.fail(func(k tp, q *partCtx) bool { return q == p && k.topic == topic }, err)
+	f.fail(func(_ tp, q *partCtx) bool { return q == p }, err)
 }
 
 // learnID asks for a topic's id: produce v13 names topics by id.
