@@ -38,7 +38,20 @@ type CellResult struct {
 	Errors        int            `json:"errors"` // failed records + failed runs
 	Latency       LatencySummary `json:"latency"`
 	Histogram     string         `json:"histogram,omitempty"`
+	// Flags say why the cell's figures should not be trusted as they are:
+	// FlagShortRun, FlagOutlier, FlagStall. Empty when nothing was noticed.
+	Flags []string `json:"flags,omitempty"`
 }
+
+// Cell flags (CellResult.Flags).
+const (
+	// FlagShortRun: a run lasted less than the sweep's minimum duration.
+	FlagShortRun = "short-run"
+	// FlagOutlier: the repeats disagree beyond the sweep's spread threshold.
+	FlagOutlier = "outlier"
+	// FlagStall: latency shows a stall compared with the neighbouring cells.
+	FlagStall = "stall"
+)
 
 // UnmarshalJSON also reads spread_pct, the name before spread_percent.
 func (c *CellResult) UnmarshalJSON(b []byte) error {
