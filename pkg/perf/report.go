@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -26,25 +27,27 @@ type Chart struct {
 	ID      string
 	Title   string
 	Caption string
-	plot    *plot.Plot
-	w, h    vg.Length
+	// Group names the charts drawn side by side in one row (records/s and
+	// MB/s against the same dimension); empty for a chart of its own.
+	Group string
+	plot  *plot.Plot
+	w, h  vg.Length
 }
 
-// ReportCharts builds the report's charts: records/s against each varied
-// dimension, latency percentiles per cell, and the per-interval series of
-// records/s and p99 of every cell.
+// ReportCharts builds the report's charts: records/s and MB/s against each
+// varied dimension (side by side), latency percentiles per cell, and the
+// per-interval series of records/s and p99 of every cell.
 func ReportCharts(r *SweepResult, o Objective) ([]Chart, error) {
 	var charts []Chart
 	for di, d := range r.Plan.Dimensions {
-		p, err := throughputVs(r, di)
-		if err != nil {
-			return nil, err
+		for _, m := range []dimMetric{metricRecords, metricMB} {
+			p, caption, err := dimensionChart(r, di, m)
+			if err != nil {
+				return nil, err
+			}
+			charts = append(charts, Chart{ID: m.id + "-vs-" + d.Name, Title: m.title + " vs " + d.Name, Caption: caption,
+				Group: "vs-" + d.Name, plot: p, w: 14.5 * vg.Centimeter, h: 10 * vg.Centimeter})
 		}
-		cap := "One line per combination of the other dimensions; median of the repeats."
-		if r.Plan.Strategy == StrategyOneAtATime {
-			cap = "The other dimensions at their baseline; median of the repeats."
-		}
-		charts = append(charts, Chart{ID: "throughput-vs-" + d.Name, Title: "Records/s vs " + d.Name, Caption: cap, plot: p, w: 16 * vg.Centimeter, h: 10 * vg.Centimeter})
 	}
 	p, err := latencyBars(r)
 	if err != nil {
@@ -92,24 +95,249 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
-// throughputVs plots records/s against dimension di.
-func throughputVs(r *SweepResult, di int) (*plot.Plot, error) {
+// dimMetric is what a chart against a dimension draws on its y axis.
+type dimMetric struct {
+	id, title, unit string
+	get             func(*CellResult) float64
+}
+
+var (
+	metricRecords = dimMetric{"throughput", "Records/s", "records/s", func(c *CellResult) float64 { return c.RecordsPerSec }}
+	metricMB      = dimMetric{"mbps", "MB/s", "MB/s", func(c *CellResult) float64 { return c.MBPerSec }}
+)
+
+// categoricalDims are dimensions drawn as bars even when their values
+// look like numbers (acks=0,1,-1 are modes, not quantities).
+var categoricalDims = map[string]bool{"acks": true, "compression.type": true, "compression.level": true}
+
+// dimAxis is how a dimension is drawn on the x axis.
+type dimAxis struct {
+	// numeric: every value is a number; points are drawn at their value,
+	// sorted, and joined by lines. Otherwise one bar per value, in the
+	// plan's order.
+	numeric bool
+	// log: a log10 x axis, for byte sizes and values spanning more than a
+	// decade (all values positive).
+	log  bool
+	size bool      // values are byte sizes
+	x    []float64 // x of each value (in the order of Dimension.Values)
+}
+
+// axisFor decides how dimension d is drawn.
+func axisFor(d Dimension) dimAxis {
+	a := dimAxis{size: d.Name == DimRecordSize || sizeProps[d.Name], numeric: !categoricalDims[d.Name] && len(d.Values) > 0}
+	for _, v := range d.Values {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			a.numeric = false
+			break
+		}
+		a.x = append(a.x, f)
+	}
+	if !a.numeric {
+		a.size, a.x = false, make([]float64, len(d.Values))
+		for i := range a.x {
+			a.x[i] = float64(i)
+		}
+		return a
+	}
+	lo, hi := minMax(a.x)
+	a.log = lo > 0 && (a.size || hi/lo > 10)
+	return a
+}
+
+func minMax(v []float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, x := range v {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	return lo, hi
+}
+
+// setX configures p's x axis for dimension d: nominal labels for a
+// categorical dimension; for a numeric one, a linear or log scale with a
+// labelled tick at every value (and unlabelled ticks at the decades of a
+// log axis).
+func (a dimAxis) setX(p *plot.Plot, d Dimension) {
+	p.X.Label.Text = d.Name
+	if !a.numeric {
+		p.NominalX(d.Labels...)
+		p.X.Min, p.X.Max = -0.6, float64(len(d.Values))-0.4
+		return
+	}
+	lo, hi := minMax(a.x)
+	if a.log {
+		p.X.Scale = plot.LogScale{}
+		pad := math.Pow(10, math.Max(math.Log10(hi/lo), 0.5)*0.07)
+		p.X.Min, p.X.Max = lo/pad, hi*pad
+	} else {
+		pad := (hi - lo) * 0.07
+		if pad == 0 {
+			pad = math.Max(math.Abs(lo)*0.1, 0.5)
+		}
+		p.X.Min, p.X.Max = lo-pad, hi+pad
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(a.ticks(p.X.Min, p.X.Max))
+	switch {
+	case a.size && a.log:
+		p.X.Label.Text += " (bytes, log scale)"
+	case a.size:
+		p.X.Label.Text += " (bytes)"
+	case a.log:
+		p.X.Label.Text += " (log scale)"
+	}
+}
+
+// ticks is a labelled tick at every value, ascending; a label that would
+// overlap the previous one is left out (the tick stays). A log axis also
+// gets unlabelled ticks at the powers of ten.
+func (a dimAxis) ticks(lo, hi float64) []plot.Tick {
+	norm := func(v float64) float64 {
+		if a.log {
+			return (math.Log10(v) - math.Log10(lo)) / (math.Log10(hi) - math.Log10(lo))
+		}
+		return (v - lo) / (hi - lo)
+	}
+	xs := append([]float64(nil), a.x...)
+	sort.Float64s(xs)
+	var ts []plot.Tick
+	lastPos, lastLen := math.Inf(-1), 0
+	for _, v := range xs {
+		l := a.label(v)
+		// About 6 points per character on an axis about 430 points long.
+		if norm(v)-lastPos < float64(len(l)+lastLen)/2*6/430+0.01 {
+			l = ""
+		} else {
+			lastPos, lastLen = norm(v), len(l)
+		}
+		ts = append(ts, plot.Tick{Value: v, Label: l})
+	}
+	if a.log {
+		for e := math.Ceil(math.Log10(lo)); math.Pow(10, e) <= hi; e++ {
+			v := math.Pow(10, e)
+			if sort.SearchFloat64s(xs, v) == len(xs) || xs[sort.SearchFloat64s(xs, v)] != v {
+				ts = append(ts, plot.Tick{Value: v})
+			}
+		}
+	}
+	return ts
+}
+
+// label is a value as a tick label: byte sizes in KiB/MiB/GiB when they
+// are a whole number of quarter units, other numbers as they are.
+func (a dimAxis) label(v float64) string {
+	if a.size && v == math.Trunc(v) {
+		n := int64(v)
+		for _, u := range []struct {
+			s string
+			m int64
+		}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+			if n >= u.m && n%(u.m/4) == 0 {
+				return strconv.FormatFloat(float64(n)/float64(u.m), 'f', -1, 64) + " " + u.s
+			}
+		}
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// siTicks are DefaultTicks labelled 200k, 1.5M rather than 200000, 1.5e+06.
+type siTicks struct{}
+
+func (siTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = siLabel(ts[i].Value)
+		}
+	}
+	return ts
+}
+
+func siLabel(v float64) string {
+	f := func(x float64, suf string) string {
+		return strconv.FormatFloat(math.Round(x*1e4)/1e4, 'f', -1, 64) + suf
+	}
+	switch a := math.Abs(v); {
+	case a >= 1e9:
+		return f(v/1e9, "G")
+	case a >= 1e6:
+		return f(v/1e6, "M")
+	case a >= 1e4:
+		return f(v/1e3, "k")
+	}
+	return f(v, "")
+}
+
+// marks draws a glyph at data points, each shifted by an offset (the
+// position of a bar in a group).
+type marks struct {
+	pts   []markPt
+	style draw.GlyphStyle
+}
+
+type markPt struct {
+	x, y float64
+	off  vg.Length
+}
+
+func (m *marks) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for _, pt := range m.pts {
+		c.DrawGlyphNoClip(m.style, vg.Point{X: trX(pt.x) + pt.off, Y: trY(pt.y)})
+	}
+}
+
+func (m *marks) Thumbnail(c *draw.Canvas) { c.DrawGlyphNoClip(m.style, c.Center()) }
+
+var (
+	baselineGlyph = draw.GlyphStyle{Shape: draw.BoxGlyph{}, Radius: vg.Points(4), Color: color.RGBA{A: 255}}
+	flaggedGlyph  = draw.GlyphStyle{Shape: flagRing{}, Radius: vg.Points(8), Color: color.RGBA{R: 215, G: 25, B: 25, A: 255}}
+)
+
+// flagRing is a ring thick enough to stand out around a line's own glyph.
+type flagRing struct{}
+
+func (flagRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.8)})
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
+	p.Arc(pt, sty.Radius, 0, 2*math.Pi)
+	p.Close()
+	c.Stroke(p)
+}
+
+// dimPoint is one cell in a chart against a dimension.
+type dimPoint struct {
+	vi   int // index of the cell's value in Dimension.Values
+	cell *CellResult
+}
+
+// dimensionChart plots metric m against dimension di: one line (numeric
+// dimension) or one set of bars (categorical) per combination of the other
+// dimensions; one-at-a-time sweeps draw only the cells with the other
+// dimensions at their baseline. The baseline cell and flagged cells are
+// marked. It also returns the chart's caption.
+func dimensionChart(r *SweepResult, di int, m dimMetric) (*plot.Plot, string, error) {
 	d := r.Plan.Dimensions[di]
-	p := newPlot("Records/s vs "+d.Name, d.Name, "records/s")
-	p.NominalX(d.Labels...)
+	ax := axisFor(d)
+	p := newPlot(m.title+" vs "+d.Name, d.Name, m.unit)
+	p.Y.Tick.Marker = siTicks{}
+	ax.setX(p, d)
 	pos := map[string]int{}
 	for i, v := range d.Values {
 		pos[v] = i
 	}
 	base := r.Plan.Baseline()
-	type line struct {
+	oneAtATime := r.Plan.Strategy == StrategyOneAtATime
+	type group struct {
 		name string
-		xys  plotter.XYs
+		pts  []dimPoint
 	}
-	var lines []*line
-	byName := map[string]*line{}
-	for _, c := range r.Cells {
-		if !c.OK() {
+	var groups []*group
+	byName := map[string]*group{}
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		if !c.OK() || di >= len(c.Settings) {
 			continue
 		}
 		var others []string
@@ -123,36 +351,140 @@ func throughputVs(r *SweepResult, di int) (*plot.Plot, error) {
 				atBase = false
 			}
 		}
-		if r.Plan.Strategy == StrategyOneAtATime && !atBase {
+		if oneAtATime && !atBase {
 			continue
 		}
 		name := strings.Join(others, " ")
-		if name == "" || r.Plan.Strategy == StrategyOneAtATime {
-			name = "baseline"
-			if len(others) == 0 {
-				name = "records/s"
+		if oneAtATime || name == "" {
+			name = m.unit
+		}
+		g := byName[name]
+		if g == nil {
+			g = &group{name: name}
+			byName[name] = g
+			groups = append(groups, g)
+		}
+		g.pts = append(g.pts, dimPoint{vi: pos[c.Settings[di].Value], cell: c})
+	}
+	var baseMarks, flagMarks marks
+	baseMarks.style, flagMarks.style = baselineGlyph, flaggedGlyph
+	flagNames := map[string]bool{}
+	var flagged []string
+	mark := func(pt dimPoint, x, y float64, off vg.Length) {
+		if isBaseline(pt.cell, base) {
+			baseMarks.pts = append(baseMarks.pts, markPt{x, y, off})
+		}
+		if len(pt.cell.Flags) > 0 {
+			flagMarks.pts = append(flagMarks.pts, markPt{x, y, off})
+			for _, f := range pt.cell.Flags {
+				flagNames[f] = true
+			}
+			flagged = append(flagged, cellName(pt.cell)+" "+strings.Join(pt.cell.Flags, ", "))
+		}
+	}
+	top := 0.0
+	if ax.numeric {
+		var vs []any
+		for _, g := range groups {
+			sort.SliceStable(g.pts, func(a, b int) bool { return ax.x[g.pts[a].vi] < ax.x[g.pts[b].vi] })
+			xys := make(plotter.XYs, len(g.pts))
+			for k, pt := range g.pts {
+				xys[k] = plotter.XY{X: ax.x[pt.vi], Y: m.get(pt.cell)}
+				top = math.Max(top, xys[k].Y)
+				mark(pt, xys[k].X, xys[k].Y, 0)
+			}
+			vs = append(vs, g.name, xys)
+		}
+		if len(vs) > 0 {
+			if err := plotutil.AddLinePoints(p, vs...); err != nil {
+				return nil, "", err
 			}
 		}
-		l := byName[name]
-		if l == nil {
-			l = &line{name: name}
-			byName[name] = l
-			lines = append(lines, l)
+	} else {
+		n := max(len(groups), 1)
+		slot := 11 * vg.Centimeter / vg.Length(max(len(d.Values), 1))
+		bw := min(slot*0.75/vg.Length(n), 1.4*vg.Centimeter)
+		for gi, g := range groups {
+			vals := make(plotter.Values, len(d.Values))
+			off := vg.Length(float64(gi)-float64(n-1)/2) * bw
+			for _, pt := range g.pts {
+				vals[pt.vi] = m.get(pt.cell)
+				top = math.Max(top, vals[pt.vi])
+				mark(pt, float64(pt.vi), vals[pt.vi], off)
+			}
+			b, err := plotter.NewBarChart(vals, bw)
+			if err != nil {
+				return nil, "", err
+			}
+			b.LineStyle.Width = 0
+			b.Color = plotutil.Color(gi)
+			b.Offset = off
+			p.Add(b)
+			p.Legend.Add(g.name, b)
 		}
-		l.xys = append(l.xys, plotter.XY{X: float64(pos[c.Settings[di].Value]), Y: c.RecordsPerSec})
 	}
-	var vs []any
-	for _, l := range lines {
-		vs = append(vs, l.name, l.xys)
+	if len(baseMarks.pts) > 0 {
+		p.Add(&baseMarks)
+		p.Legend.Add("baseline", &baseMarks)
 	}
-	if len(vs) > 0 {
-		if err := plotutil.AddLinePoints(p, vs...); err != nil {
-			return nil, err
+	if len(flagMarks.pts) > 0 {
+		var fl []string
+		for f := range flagNames {
+			fl = append(fl, f)
+		}
+		sort.Strings(fl)
+		p.Add(&flagMarks)
+		p.Legend.Add("flagged ("+strings.Join(fl, ", ")+")", &flagMarks)
+	}
+	if top > 0 {
+		p.Y.Max = top * 1.3
+	}
+	caption := "One line per combination of the other dimensions; median of the repeats."
+	if !ax.numeric {
+		caption = "One bar per value, in the order given; one colour per combination of the other dimensions; median of the repeats."
+	}
+	if oneAtATime {
+		caption = "The other dimensions at their baseline (" + baseLabel(r, di) + "); median of the repeats."
+		if !ax.numeric {
+			caption = "One bar per value, in the order given; the other dimensions at their baseline (" + baseLabel(r, di) + "); median of the repeats."
 		}
 	}
-	p.X.Min, p.X.Max = -0.3, float64(len(d.Values))-0.7
-	headroom(p, vs)
-	return p, nil
+	switch {
+	case ax.log:
+		caption += " Values sorted, on a log scale."
+	case ax.numeric:
+		caption += " Values sorted."
+	}
+	caption += " The black square is the baseline cell."
+	if len(flagged) > 0 {
+		caption += " Circled in red, flagged cells: " + strings.Join(flagged, "; ") + "."
+	}
+	return p, caption, nil
+}
+
+// isBaseline reports whether every setting of c is its dimension's
+// baseline value.
+func isBaseline(c *CellResult, base map[string]string) bool {
+	for _, s := range c.Settings {
+		if base[s.Name] != s.Value {
+			return false
+		}
+	}
+	return len(c.Settings) > 0
+}
+
+// baseLabel lists the baseline values of the dimensions other than di.
+func baseLabel(r *SweepResult, di int) string {
+	var parts []string
+	for j, d := range r.Plan.Dimensions {
+		if j != di {
+			parts = append(parts, d.Name+"="+d.Labels[0])
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func cellName(c *CellResult) string { return "#" + strconv.Itoa(c.Index) }
@@ -421,7 +753,9 @@ h1{font-size:1.4em} h2{font-size:1.15em;margin-top:1.6em}
 table{border-collapse:collapse;font-size:.85em} th,td{border:1px solid #ccc;padding:3px 7px;text-align:right} th{background:#f3f3f3}
 td.s{text-align:left} td.diff{background:#fff1b8;font-weight:600} tr.best td{background:#d9f7d9} tr.best td.diff{background:#c6ecaa}
 dl{display:grid;grid-template-columns:max-content auto;gap:2px 14px;font-size:.9em} dt{font-weight:600}
+td.flag{color:#b01818;font-weight:600;text-align:left} tr.flagged td.s:first-child{box-shadow:inset 3px 0 #d71919}
 figure{margin:14px 10px 14px 0;display:inline-block;vertical-align:top;width:min-content} figcaption{font-size:.85em;color:#555}
+.pair{display:flex;flex-wrap:nowrap;gap:10px;align-items:flex-start} .pair figure{margin-right:0}
 .charts svg{background:#fff;border:1px solid #eee}
 code{font-size:.9em}
 </style></head><body>
@@ -437,15 +771,22 @@ code{font-size:.9em}
 </dl>
 <h2>Cells (best first)</h2>
 <table id="cells"><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
-{{range $i, $r := .Rows}}<tr{{if eq $i $.Best}} class="best"{{end}}>{{range $j, $c := $r}}<td class="{{index $.Classes $i $j}}">{{$c}}</td>{{end}}</tr>
+{{range $i, $r := .Rows}}<tr{{with index $.RowClasses $i}} class="{{.}}"{{end}}>{{range $j, $c := $r}}<td class="{{index $.Classes $i $j}}">{{$c}}</td>{{end}}</tr>
 {{end}}</tbody></table>
-<p style="font-size:.85em;color:#555">Highlighted settings differ from the baseline (each dimension's first value). SPREAD% is (max-min)/median of the repeats' records/s.</p>
+<p style="font-size:.85em;color:#555">Highlighted settings differ from the baseline (each dimension's first value). SPREAD% is (max-min)/median of the repeats' records/s.{{if .Flagged}} FLAGS: {{range $i, $f := .FlagNotes}}{{if $i}}; {{end}}<b>{{$f.Name}}</b>: {{$f.Means}}{{end}}.{{end}}</p>
 <h2>Charts</h2>
 <div class="charts">
-{{range .Charts}}<figure id="{{.ID}}" class="chart">{{.SVG}}<figcaption><b>{{.Title}}.</b> {{.Caption}}</figcaption></figure>
+{{range .ChartRows}}{{if .Group}}<div class="pair" id="{{.Group}}">{{end}}{{range .Charts}}<figure id="{{.ID}}" class="chart">{{.SVG}}<figcaption><b>{{.Title}}.</b> {{.Caption}}</figcaption></figure>{{end}}{{if .Group}}</div>{{end}}
 {{end}}</div>
 </body></html>
 `))
+
+// flagMeanings explains the cell flags under the HTML table.
+var flagMeanings = []struct{ Name, Means string }{
+	{FlagShortRun, "a run lasted less than the minimum duration, so its rate is mostly noise"},
+	{FlagOutlier, "the repeats disagree beyond the spread threshold"},
+	{FlagStall, "latency shows a stall compared with the neighbouring cells"},
+}
 
 // WriteHTMLReport writes one self-contained HTML file (inline SVG charts,
 // no scripts, no external fetches).
@@ -458,22 +799,62 @@ func WriteHTMLReport(w io.Writer, r *SweepResult, o Objective) error {
 		ID, Title, Caption string
 		SVG                template.HTML
 	}
-	var outs []chartOut
+	type chartRow struct {
+		Group  string
+		Charts []chartOut
+	}
+	var rows []chartRow
 	for _, c := range charts {
 		s, err := c.SVG()
 		if err != nil {
 			return err
 		}
-		outs = append(outs, chartOut{c.ID, c.Title, c.Caption, template.HTML(s)}) // #nosec: produced by gonum's SVG canvas
+		out := chartOut{c.ID, c.Title, c.Caption, template.HTML(s)} // #nosec: produced by gonum's SVG canvas
+		if n := len(rows); n > 0 && c.Group != "" && rows[n-1].Group == c.Group {
+			rows[n-1].Charts = append(rows[n-1].Charts, out)
+			continue
+		}
+		rows = append(rows, chartRow{Group: c.Group, Charts: []chartOut{out}})
 	}
 	t := r.Table(o, nil)
+	flagsByIndex := map[string][]string{}
+	flagged := false
+	for i := range r.Cells {
+		if len(r.Cells[i].Flags) > 0 {
+			flagsByIndex[strconv.Itoa(r.Cells[i].Index)] = r.Cells[i].Flags
+			flagged = true
+		}
+	}
+	// The table gets a FLAGS column unless it has one already.
+	hasFlags := false
+	for _, h := range t.Header {
+		hasFlags = hasFlags || h == "FLAGS"
+	}
+	if !hasFlags {
+		t.Header = append(t.Header, "FLAGS")
+		for i := range t.Rows {
+			t.Rows[i] = append(t.Rows[i], strings.Join(flagsByIndex[t.Rows[i][1]], ", "))
+			t.Differs[i] = append(t.Differs[i], false)
+		}
+	}
 	classes := make([][]string, len(t.Rows))
+	rowClasses := make([]string, len(t.Rows))
 	nd := len(r.Plan.Dimensions)
 	for i := range t.Rows {
+		var rc []string
+		if i == t.Best {
+			rc = append(rc, "best")
+		}
+		if len(flagsByIndex[t.Rows[i][1]]) > 0 {
+			rc = append(rc, "flagged")
+		}
+		rowClasses[i] = strings.Join(rc, " ")
 		classes[i] = make([]string, len(t.Rows[i]))
 		for j := range t.Rows[i] {
 			switch {
-			case t.Differs[i][j]:
+			case t.Header[j] == "FLAGS":
+				classes[i][j] = "s flag"
+			case j < len(t.Differs[i]) && t.Differs[i][j]:
 				classes[i][j] = "s diff"
 			case j < 2+nd:
 				classes[i][j] = "s"
@@ -490,6 +871,7 @@ func WriteHTMLReport(w io.Writer, r *SweepResult, o Objective) error {
 		"Mode": r.Plan.Mode, "Dims": strings.Join(dimNames(r), " x "), "Plan": r.Plan, "Cells": r.Cells,
 		"Objective": o.String(), "BestLabel": bestLabel, "BestIndex": bestIndex, "Basis": latencyBasis(r),
 		"Started": r.Started.Format(time.RFC3339), "Complete": r.Complete,
-		"Header": t.Header, "Rows": t.Rows, "Classes": classes, "Best": t.Best, "Charts": outs,
+		"Header": t.Header, "Rows": t.Rows, "Classes": classes, "RowClasses": rowClasses, "ChartRows": rows,
+		"Flagged": flagged, "FlagNotes": flagMeanings,
 	})
 }

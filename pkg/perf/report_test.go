@@ -1,0 +1,456 @@
+package perf
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"image/color"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotutil"
+)
+
+// chartSweep is a finished sweep over the dimensions specs with
+// strategy; rate gives each cell's records/s (0: the cell failed), flags
+// its flags.
+func chartSweep(t *testing.T, strategy string, rate func(c Cell) (float64, []string), specs ...string) *SweepResult {
+	t.Helper()
+	p := &SweepPlan{Mode: "produce", Strategy: strategy, TopicPrefix: "rc", Records: 1000, Repeat: 1, RecordSize: 100,
+		Producers: 1, Consumers: 1, Partitions: 3, ReplicationFactor: 1}
+	for _, s := range specs {
+		d, err := ParseVary(s, "produce")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Dimensions = append(p.Dimensions, d)
+	}
+	cells, err := Expand(p.Dimensions, strategy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: *p, Complete: true}
+	for _, c := range cells {
+		v, flags := rate(c)
+		cr := CellResult{Cell: c, Key: c.Key(), Flags: flags}
+		if v > 0 {
+			w := p.Workload(c)
+			cr.RecordsPerSec, cr.MBPerSec, cr.Records = v, v*float64(w.RecordSize)/(1<<20), 1000
+			cr.Latency = LatencySummary{Count: 1000, P50Ms: 2, P90Ms: 3, P99Ms: 5, P999Ms: 7, MaxMs: 9}
+		}
+		r.Cells = append(r.Cells, cr)
+	}
+	return r
+}
+
+func TestAxisFor(t *testing.T) {
+	for _, tc := range []struct {
+		spec               string
+		numeric, log, size bool
+	}{
+		{"record-size=100,10,1000,10000", true, true, true},
+		{"batch.size=16k,64k", true, true, true}, // a size: log even within a decade
+		{"batch.size=0,16k", true, false, true},  // 0 has no place on a log axis
+		{"partitions=6,1,3,9", true, false, false},
+		{"linger.ms=0,5,100", true, false, false},
+		{"linger.ms=1,10,100", true, true, false}, // spans two decades
+		{"linger.ms=1,10", true, false, false},    // exactly one decade
+		{"compression.type=none,gzip,lz4", false, false, false},
+		{"acks=1,0,-1", false, false, false}, // modes, though they parse as numbers
+		{"enable.idempotence=true,false", false, false, false},
+	} {
+		d, err := ParseVary(tc.spec, "produce")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := axisFor(d)
+		if a.numeric != tc.numeric || a.log != tc.log || a.size != tc.size {
+			t.Errorf("%s: numeric %v log %v size %v; want %v %v %v", tc.spec, a.numeric, a.log, a.size, tc.numeric, tc.log, tc.size)
+		}
+	}
+}
+
+func TestDimensionTicks(t *testing.T) {
+	labels := func(ts []plot.Tick) (major []string, minor []float64) {
+		for _, tk := range ts {
+			if tk.Label != "" {
+				major = append(major, tk.Label)
+			} else {
+				minor = append(minor, tk.Value)
+			}
+		}
+		return major, minor
+	}
+	for _, tc := range []struct {
+		spec  string
+		major string
+		minor []float64
+	}{
+		{"record-size=100,10,1000,10000", "10 100 1000 10000", nil},
+		{"batch.size=64k,16k,1m,256k", "16 KiB|64 KiB|256 KiB|1 MiB", []float64{1e5, 1e6}},
+		{"record-size=1536,512", "512 1.5 KiB", []float64{1000}},
+		{"partitions=6,1,3,9", "1 3 6 9", nil},
+		{"linger.ms=100,1,10,1000", "1 10 100 1000", nil},
+		// 100 and 101 would print on top of each other: 101 keeps its tick
+		// but loses its label.
+		{"linger.ms=100,101,0,200", "0 100 200", []float64{101}},
+	} {
+		d, err := ParseVary(tc.spec, "produce")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := plot.New()
+		axisFor(d).setX(p, d)
+		ts := p.X.Tick.Marker.Ticks(p.X.Min, p.X.Max)
+		major, minor := labels(ts)
+		sep := " "
+		if strings.Contains(tc.major, "|") {
+			sep = "|"
+		}
+		if got := strings.Join(major, sep); got != tc.major {
+			t.Errorf("%s: labels %q, want %q", tc.spec, got, tc.major)
+		}
+		if fmt.Sprint(minor) != fmt.Sprint(tc.minor) {
+			t.Errorf("%s: minor ticks %v, want %v", tc.spec, minor, tc.minor)
+		}
+		for _, tk := range ts {
+			if tk.Value < p.X.Min || tk.Value > p.X.Max {
+				t.Errorf("%s: tick %v outside [%v, %v]", tc.spec, tk.Value, p.X.Min, p.X.Max)
+			}
+		}
+		atValue := 0
+		for _, tk := range ts {
+			for _, v := range d.Values {
+				if strconv.FormatFloat(tk.Value, 'f', -1, 64) == v {
+					atValue++
+				}
+			}
+		}
+		if atValue != len(d.Values) {
+			t.Errorf("%s: %d ticks at values for %d values", tc.spec, atValue, len(d.Values))
+		}
+	}
+}
+
+func TestSILabels(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 250: "250", 5000: "5000", 250000: "250k", 1.5e6: "1.5M", 2e9: "2G", 0.25: "0.25"} {
+		if got := siLabel(v); got != want {
+			t.Errorf("siLabel(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// svgText is a <text> of an SVG chart: its position (gonum draws it with
+// transform scale(1,-1), so y grows upwards) and its content.
+type svgText struct {
+	x, y float64
+	s    string
+}
+
+type svgPath struct {
+	d, style string
+}
+
+func parseSVG(t *testing.T, s string) (texts []svgText, paths []svgPath) {
+	t.Helper()
+	dec := xml.NewDecoder(strings.NewReader(s))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		attr := map[string]string{}
+		for _, a := range se.Attr {
+			attr[a.Name.Local] = a.Value
+		}
+		switch se.Name.Local {
+		case "text":
+			var body string
+			if err := dec.DecodeElement(&body, &se); err != nil {
+				t.Fatal(err)
+			}
+			x, _ := strconv.ParseFloat(attr["x"], 64)
+			y, _ := strconv.ParseFloat(attr["y"], 64)
+			texts = append(texts, svgText{x, -y, body})
+		case "path":
+			paths = append(paths, svgPath{attr["d"], attr["style"]})
+		}
+	}
+	return texts, paths
+}
+
+// xTickLabels are the texts of the row just above the x axis label (the
+// dimension's name), left to right.
+func xTickLabels(texts []svgText, dim string) []string {
+	axisY := math.NaN()
+	for _, tx := range texts {
+		if tx.s == dim || strings.HasPrefix(tx.s, dim+" (") {
+			axisY = tx.y
+		}
+	}
+	gap := math.Inf(1)
+	for _, tx := range texts {
+		if tx.y > axisY {
+			gap = math.Min(gap, tx.y-axisY)
+		}
+	}
+	var row []svgText
+	for _, tx := range texts {
+		if tx.y > axisY && math.Abs(tx.y-axisY-gap) < 0.5 {
+			row = append(row, tx)
+		}
+	}
+	sort.Slice(row, func(i, j int) bool { return row[i].x < row[j].x })
+	var out []string
+	for _, tx := range row {
+		out = append(out, tx.s)
+	}
+	return out
+}
+
+func hexColor(c color.Color) string {
+	r, g, b, _ := c.RGBA()
+	return fmt.Sprintf("#%02X%02X%02X", r>>8, g>>8, b>>8)
+}
+
+// filled counts the closed paths filled with colour c (bars, boxes); the
+// SVG leaves out a black fill, the default.
+func filled(paths []svgPath, c color.Color) int {
+	n := 0
+	for _, p := range paths {
+		if !strings.HasSuffix(strings.TrimSpace(p.d), "Z") {
+			continue
+		}
+		if hexColor(c) == "#000000" && p.style == "" || p.style != "" && strings.Contains(p.style, "fill:"+hexColor(c)) {
+			n++
+		}
+	}
+	return n
+}
+
+func chartByID(t *testing.T, charts []Chart, id string) Chart {
+	t.Helper()
+	for _, c := range charts {
+		if c.ID == id {
+			return c
+		}
+	}
+	t.Fatalf("no chart %s", id)
+	return Chart{}
+}
+
+// TestOneAtATimeCharts: the issue's sweep, values given out of order.
+// Every dimension gets a records/s and an MB/s chart (one group), x ticks
+// sorted, the baseline marked, flagged cells marked and named.
+func TestOneAtATimeCharts(t *testing.T) {
+	sizes := map[string]float64{"10": 600000, "100": 400000, "1000": 100000, "10000": 12000}
+	r := chartSweep(t, StrategyOneAtATime, func(c Cell) (float64, []string) {
+		rs, _ := c.Get(DimRecordSize)
+		pa, _ := c.Get(DimPartitions)
+		v := sizes[rs]
+		if pa != "6" {
+			v *= 0.8
+		}
+		var flags []string
+		if rs == "10" {
+			flags = []string{FlagShortRun}
+		}
+		if pa == "1" {
+			flags = []string{FlagOutlier, FlagStall}
+		}
+		return v, flags
+	}, "record-size=100,10,1000,10000", "partitions=6,1,3,9", "compression.type=none,gzip,lz4")
+	o, _ := ParseObjective("throughput")
+	charts, err := ReportCharts(r, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range charts {
+		ids = append(ids, c.ID+"/"+c.Group)
+	}
+	want := "throughput-vs-record-size/vs-record-size mbps-vs-record-size/vs-record-size throughput-vs-partitions/vs-partitions mbps-vs-partitions/vs-partitions " +
+		"throughput-vs-compression.type/vs-compression.type mbps-vs-compression.type/vs-compression.type latency-per-cell/ throughput-vs-p99/ series-rate/ series-p99/"
+	if strings.Join(ids, " ") != want {
+		t.Fatalf("charts\n%s\nwant\n%s", strings.Join(ids, " "), want)
+	}
+	for _, tc := range []struct {
+		dim, ticks, flagLegend, caption string
+		bars                            int
+	}{
+		{"record-size", "10 100 1000 10000", "flagged (short-run)", "#2 short-run", 0},
+		{"partitions", "1 3 6 9", "flagged (outlier, stall)", "#5 outlier, stall", 0},
+		{"compression.type", "none gzip lz4", "", "One bar per value", 3},
+	} {
+		for _, m := range []string{"throughput", "mbps"} {
+			c := chartByID(t, charts, m+"-vs-"+tc.dim)
+			svg, err := c.SVG()
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts, paths := parseSVG(t, svg)
+			if got := strings.Join(xTickLabels(texts, tc.dim), " "); got != tc.ticks {
+				t.Errorf("%s: x ticks %q, want %q", c.ID, got, tc.ticks)
+			}
+			var legend []string
+			for _, tx := range texts {
+				legend = append(legend, tx.s)
+			}
+			all := "|" + strings.Join(legend, "|") + "|"
+			if !strings.Contains(all, "|baseline|") {
+				t.Errorf("%s: no baseline legend: %s", c.ID, all)
+			}
+			// The baseline box: in the legend and on the chart.
+			if n := filled(paths, baselineGlyph.Color); n != 2 {
+				t.Errorf("%s: %d baseline boxes, want 2", c.ID, n)
+			}
+			if tc.flagLegend != "" && !strings.Contains(all, "|"+tc.flagLegend+"|") {
+				t.Errorf("%s: no %q legend: %s", c.ID, tc.flagLegend, all)
+			}
+			if tc.flagLegend == "" && strings.Contains(all, "flagged") {
+				t.Errorf("%s: flagged legend without a flagged cell: %s", c.ID, all)
+			}
+			if !strings.Contains(c.Caption, tc.caption) {
+				t.Errorf("%s: caption %q lacks %q", c.ID, c.Caption, tc.caption)
+			}
+			// Bars are filled closed paths in the series colour: one per
+			// value plus the legend's swatch; a line chart has none.
+			if n := filled(paths, plotutil.Color(0)); (tc.bars == 0 && n != 0) || (tc.bars > 0 && n != tc.bars+1) {
+				t.Errorf("%s: %d filled paths in the series colour, want %d bars", c.ID, n, tc.bars)
+			}
+			if !strings.Contains(all, "|"+map[string]string{"throughput": "records/s", "mbps": "MB/s"}[m]+"|") {
+				t.Errorf("%s: y axis label missing: %s", c.ID, all)
+			}
+		}
+	}
+	if c := chartByID(t, charts, "throughput-vs-record-size"); !strings.Contains(c.Caption, "log scale") {
+		t.Errorf("record-size caption: %q", c.Caption)
+	}
+}
+
+// TestGridCharts: a grid draws one line (or one colour of bars) per
+// combination of the other dimensions, each line sorted by x.
+func TestGridCharts(t *testing.T) {
+	r := chartSweep(t, StrategyGrid, func(c Cell) (float64, []string) {
+		rs, _ := c.Get(DimRecordSize)
+		n, _ := strconv.Atoi(rs)
+		return 1e6 / math.Sqrt(float64(n)), nil
+	}, "compression.type=none,lz4", "record-size=1000,10,100")
+	p, _, err := dimensionChart(r, 1, metricRecords)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Chart{plot: p, w: 400, h: 300}
+	svg, err := c.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts, paths := parseSVG(t, svg)
+	if got := strings.Join(xTickLabels(texts, "record-size"), " "); got != "10 100 1000" {
+		t.Errorf("x ticks %q", got)
+	}
+	var legend []string
+	for _, tx := range texts {
+		if strings.HasPrefix(tx.s, "compression.type=") || tx.s == "baseline" {
+			legend = append(legend, tx.s)
+		}
+	}
+	if strings.Join(legend, ",") != "compression.type=none,compression.type=lz4,baseline" {
+		t.Errorf("legend %v", legend)
+	}
+	// Each line's path visits its points left to right.
+	lines := 0
+	re := regexp.MustCompile(`[ML]([-\d.e]+),([-\d.e]+)`)
+	for _, pa := range paths {
+		if !strings.Contains(pa.style, "stroke:"+hexColor(plotutil.Color(0))) && !strings.Contains(pa.style, "stroke:"+hexColor(plotutil.Color(1))) {
+			continue
+		}
+		pts := re.FindAllStringSubmatch(pa.d, -1)
+		if len(pts) != 3 {
+			continue
+		}
+		lines++
+		prev := math.Inf(-1)
+		for _, m := range pts {
+			x, _ := strconv.ParseFloat(m[1], 64)
+			if x <= prev {
+				t.Errorf("line not sorted by x: %s", pa.d)
+			}
+			prev = x
+		}
+	}
+	if lines != 2 {
+		t.Errorf("%d lines of 3 points, want 2", lines)
+	}
+	// Against compression.type: grouped bars, one colour per record size.
+	p, _, err = dimensionChart(r, 0, metricMB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err = Chart{plot: p, w: 400, h: 300}.SVG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, paths = parseSVG(t, svg)
+	for i := 0; i < 3; i++ {
+		if n := filled(paths, plotutil.Color(i)); n != 3 {
+			t.Errorf("colour %d: %d filled paths, want 2 bars + 1 swatch", i, n)
+		}
+	}
+}
+
+// TestHTMLReportFlagsAndPairs: the table names each flagged cell's flags,
+// and records/s and MB/s charts share a row.
+func TestHTMLReportFlagsAndPairs(t *testing.T) {
+	r := chartSweep(t, StrategyOneAtATime, func(c Cell) (float64, []string) {
+		bs, _ := c.Get("batch.size")
+		if bs == "65536" {
+			return 2000, []string{FlagShortRun, FlagStall}
+		}
+		return 1000, nil
+	}, "batch.size=16k,64k", "acks=all,1")
+	o, _ := ParseObjective("throughput")
+	var b bytes.Buffer
+	if err := WriteHTMLReport(&b, r, o); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	if !strings.Contains(h, "<th>FLAGS</th>") {
+		t.Error("no FLAGS column")
+	}
+	if !strings.Contains(h, `<tr class="best flagged"><td class="s">1 best</td><td class="s">2</td>`) || !strings.Contains(h, `<td class="s flag">short-run, stall</td>`) {
+		t.Errorf("flagged best cell not marked:\n%s", h)
+	}
+	if strings.Count(h, `<td class="s flag"></td>`) != 2 {
+		t.Error("unflagged cells should have an empty FLAGS cell")
+	}
+	if !strings.Contains(h, "<b>short-run</b>: a run lasted less than the minimum duration") {
+		t.Error("flag meanings not explained")
+	}
+	for _, d := range []string{"batch.size", "acks"} {
+		re := regexp.MustCompile(`<div class="pair" id="vs-` + regexp.QuoteMeta(d) + `"><figure id="throughput-vs-` + regexp.QuoteMeta(d) + `" class="chart"><svg.*?</figure><figure id="mbps-vs-` + regexp.QuoteMeta(d) + `" class="chart"><svg.*?</figure></div>`)
+		if !re.MatchString(strings.ReplaceAll(h, "\n", " ")) {
+			t.Errorf("records/s and MB/s vs %s not in one row", d)
+		}
+	}
+	// Without flags: no explanation.
+	for i := range r.Cells {
+		r.Cells[i].Flags = nil
+	}
+	b.Reset()
+	if err := WriteHTMLReport(&b, r, o); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "FLAGS:") || strings.Contains(b.String(), "flagged (") || strings.Contains(b.String(), `flagged"`) {
+		t.Error("flag notes without flagged cells")
+	}
+}
