@@ -665,24 +665,40 @@ func (c Chart) SVG() (string, error) {
 }
 
 // WritePNGReport writes one summary chart: records/s per cell, the best
-// cell in another colour, with each cell's settings on the x axis.
+// cell in another colour and flagged cells in a third (their labels end in
+// "!"), the baseline cell marked, with each cell's settings on the x axis.
 func WritePNGReport(w io.Writer, r *SweepResult, o Objective) error {
 	p := newPlot(fmt.Sprintf("kbox perf sweep %s: records/s per cell (objective %s)", r.Plan.Mode, o), "", "records/s")
+	p.Y.Tick.Marker = siTicks{}
 	best := o.Best(r.Cells)
+	base := r.Plan.Baseline()
 	var names []string
 	vals := make(plotter.Values, len(r.Cells))
 	bestVals := make(plotter.Values, len(r.Cells))
+	flagVals := make(plotter.Values, len(r.Cells))
+	baseMarks := marks{style: baselineGlyph}
+	flagged := false
 	for i := range r.Cells {
 		c := &r.Cells[i]
 		var parts []string
 		for _, s := range c.Settings {
 			parts = append(parts, s.Label)
 		}
-		names = append(names, cellName(c)+" "+strings.Join(parts, "/"))
-		if i == best {
+		name := cellName(c) + " " + strings.Join(parts, "/")
+		if len(c.Flags) > 0 {
+			name += " !"
+		}
+		names = append(names, name)
+		switch {
+		case i == best:
 			bestVals[i] = c.RecordsPerSec
-		} else {
+		case len(c.Flags) > 0:
+			flagVals[i], flagged = c.RecordsPerSec, true
+		default:
 			vals[i] = c.RecordsPerSec
+		}
+		if c.OK() && isBaseline(c, base) {
+			baseMarks.pts = append(baseMarks.pts, markPt{x: float64(i), y: c.RecordsPerSec})
 		}
 	}
 	p.NominalX(names...)
@@ -691,32 +707,41 @@ func WritePNGReport(w io.Writer, r *SweepResult, o Objective) error {
 		p.X.Tick.Label.XAlign = draw.XRight
 	}
 	bw := vg.Length(math.Min(40, 500/float64(max(len(r.Cells), 1)))) * vg.Millimeter / 3
-	b, err := plotter.NewBarChart(vals, bw)
-	if err != nil {
-		return err
+	var bars []*plotter.BarChart
+	for _, v := range []struct {
+		vals plotter.Values
+		c    color.RGBA
+	}{{vals, color.RGBA{R: 70, G: 110, B: 190, A: 255}}, {bestVals, color.RGBA{R: 200, G: 30, B: 30, A: 255}}, {flagVals, color.RGBA{R: 235, G: 150, B: 20, A: 255}}} {
+		b, err := plotter.NewBarChart(v.vals, bw)
+		if err != nil {
+			return err
+		}
+		b.Color, b.LineStyle.Width = v.c, 0
+		p.Add(b)
+		bars = append(bars, b)
 	}
-	b.Color, b.LineStyle.Width = color.RGBA{R: 70, G: 110, B: 190, A: 255}, 0
-	bb, err := plotter.NewBarChart(bestVals, bw)
-	if err != nil {
-		return err
-	}
-	bb.Color, bb.LineStyle.Width = color.RGBA{R: 200, G: 30, B: 30, A: 255}, 0
-	p.Add(b, bb)
 	p.X.Min, p.X.Max = -0.6, float64(len(r.Cells))-0.4
 	top := 0.0
 	for i := range r.Cells {
 		top = math.Max(top, r.Cells[i].RecordsPerSec)
 	}
 	p.Y.Max = top * 1.2
-	p.Legend.Add("records/s (median of repeats)", b)
+	p.Legend.Add("records/s (median of repeats)", bars[0])
 	if best >= 0 {
-		p.Legend.Add("best", bb)
+		p.Legend.Add("best", bars[1])
+	}
+	if flagged {
+		p.Legend.Add("flagged (!): see the FLAGS of the cell", bars[2])
+	}
+	if len(baseMarks.pts) > 0 {
+		p.Add(&baseMarks)
+		p.Legend.Add("baseline", &baseMarks)
 	}
 	names2 := strings.Join(dimNames(r), " / ")
 	p.X.Label.Text = "cell: " + names2
 	cv := vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(24*vg.Centimeter, 13*vg.Centimeter), vgimg.UseDPI(110))}
 	p.Draw(draw.New(cv))
-	_, err = cv.WriteTo(w)
+	_, err := cv.WriteTo(w)
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"image/color"
+	"image/png"
 	"math"
 	"regexp"
 	"sort"
@@ -452,5 +453,47 @@ func TestHTMLReportFlagsAndPairs(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "FLAGS:") || strings.Contains(b.String(), "flagged (") || strings.Contains(b.String(), `flagged"`) {
 		t.Error("flag notes without flagged cells")
+	}
+}
+
+// TestPNGReportFlags: flagged cells get their own colour in the summary
+// PNG, only when there are some.
+func TestPNGReportFlags(t *testing.T) {
+	amber := color.RGBA{R: 235, G: 150, B: 20, A: 255}
+	has := func(r *SweepResult) bool {
+		t.Helper()
+		o, _ := ParseObjective("throughput")
+		var b bytes.Buffer
+		if err := WritePNGReport(&b, r, o); err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for y := img.Bounds().Min.Y; y < img.Bounds().Max.Y; y++ {
+			for x := img.Bounds().Min.X; x < img.Bounds().Max.X; x++ {
+				if color.RGBAModel.Convert(img.At(x, y)) == amber {
+					n++
+				}
+			}
+		}
+		return n > 5000 // a bar, not the legend swatch (about 500 pixels)
+	}
+	rate := func(flag bool) func(c Cell) (float64, []string) {
+		return func(c Cell) (float64, []string) {
+			ls, _ := c.Get("linger.ms")
+			if ls == "5" && flag {
+				return 900, []string{FlagOutlier}
+			}
+			return 1000, nil
+		}
+	}
+	if !has(chartSweep(t, StrategyGrid, rate(true), "linger.ms=0,5,20")) {
+		t.Error("flagged cell not drawn in its colour")
+	}
+	if has(chartSweep(t, StrategyGrid, rate(false), "linger.ms=0,5,20")) {
+		t.Error("flag colour without a flagged cell")
 	}
 }
