@@ -169,7 +169,7 @@ func TestProduceSweepTableJSONReport(t *testing.T) {
 			t.Errorf("cell %d effective settings lack %s: %s", i+1, wantBS, settings)
 		}
 	}
-	checkHTML(t, html, []string{"throughput-vs-batch.size", "throughput-vs-partitions", "latency-per-cell", "throughput-vs-p99", "series-rate", "series-p99"})
+	checkHTML(t, html, []string{"throughput-vs-batch.size", "mbps-vs-batch.size", "throughput-vs-partitions", "mbps-vs-partitions", "latency-per-cell", "throughput-vs-p99", "series-rate", "series-p99"})
 	b, err := os.ReadFile(png)
 	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
 		t.Errorf("png report: %v", err)
@@ -250,7 +250,7 @@ func checkHTML(t *testing.T, path string, charts []string) {
 			t.Errorf("chart %s has no drawing", id)
 		}
 	}
-	if !strings.Contains(d, `<tr class="best">`) {
+	if !regexp.MustCompile(`<tr class="best( flagged)?">`).MatchString(d) {
 		t.Error("best cell not marked in the HTML table")
 	}
 	shot := strings.TrimSuffix(path, filepath.Ext(path)) + "-screenshot.png"
