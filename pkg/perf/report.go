@@ -92,6 +92,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	p.Y.Min = 0
+	p.Y.Tick.Marker = siTicks{}
 	return p
 }
 
@@ -321,7 +322,6 @@ func dimensionChart(r *SweepResult, di int, m dimMetric) (*plot.Plot, string, er
 	d := r.Plan.Dimensions[di]
 	ax := axisFor(d)
 	p := newPlot(m.title+" vs "+d.Name, d.Name, m.unit)
-	p.Y.Tick.Marker = siTicks{}
 	ax.setX(p, d)
 	pos := map[string]int{}
 	for i, v := range d.Values {
@@ -669,7 +669,6 @@ func (c Chart) SVG() (string, error) {
 // "!"), the baseline cell marked, with each cell's settings on the x axis.
 func WritePNGReport(w io.Writer, r *SweepResult, o Objective) error {
 	p := newPlot(fmt.Sprintf("kbox perf sweep %s: records/s per cell (objective %s)", r.Plan.Mode, o), "", "records/s")
-	p.Y.Tick.Marker = siTicks{}
 	best := o.Best(r.Cells)
 	base := r.Plan.Baseline()
 	var names []string
