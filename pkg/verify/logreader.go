@@ -143,7 +143,7 @@ func (h *mergeHeap) Less(i, j int) bool {
 	return a.idx < b.idx
 }
 func (h *mergeHeap) Swap(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] }
-func (h *mergeHeap) Push(x any)   { h.items = append(h.items, x.(*head)) }
+func (h *mergeHeap) Push(x any)    { h.items = append(h.items, x.(*head)) }
 func (h *mergeHeap) Pop() any {
 	x := h.items[len(h.items)-1]
 	h.items = h.items[:len(h.items)-1]

@@ -25,7 +25,7 @@ func main() {
 	flag.Parse()
 	s := verifygen.Spec{Records: *n, Partitions: *parts, Lost: map[int]bool{}}
 	for k := 1; k <= *lost; k++ {
-		s.Lost[k*(*n / (*lost + 1))] = true
+		s.Lost[k*(*n/(*lost+1))] = true
 	}
 	ext := ".log"
 	if *gz {
