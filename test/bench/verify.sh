@@ -32,7 +32,7 @@ timed() {
   /usr/bin/time -f '%M %U %S %e' -o "$work/time" "$@" >"$work/out" 2>"$work/err"
   code=$?
   set -e
-  read -r rss u s e <"$work/time"
+  read -r rss u s e < <(tail -1 "$work/time")
   rss_mib=$(awk -v k="$rss" 'BEGIN{printf "%.0f", k/1024}')
   cpu_s=$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u+s}')
   wall_s=$e
