@@ -8,7 +8,7 @@ LDFLAGS := -s -w -X $(PKG)/cmd/app.Version=$(VERSION) -X $(PKG)/cmd/app.Commit=$
 # Integration tests start real Kafka brokers; give them room but bound them.
 IT_TIMEOUT ?= 70m
 
-.PHONY: all build test test-unit test-integration lint install deps-integration clean demo
+.PHONY: all build test test-unit test-integration lint install deps-integration clean demo bench-verify
 
 all: build
 
@@ -34,6 +34,12 @@ deps-integration:
 
 test-integration: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -race -tags integration -count=1 -p 1 -timeout $(IT_TIMEOUT) ./test/integration/...
+
+# Peak RSS and CPU of `kbox verify check` and `kbox verify run` at 1M, 2M
+# and 5M records (starts its own 1-broker test bed; ~10 minutes). The table
+# goes to docs/benchmarks.md by hand.
+bench-verify: build deps-integration
+	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/verify.sh
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -53,10 +53,15 @@ type RunReport struct {
 	Run RunInfo `json:"run"`
 }
 
-// NewRunReport checks the run's logs and adds the run-level anomalies:
-// not caught up (failure) and a failed --during command (warning).
+// NewRunReport checks the run's logs and adds the run-level anomalies
+// (see NewRunReportFrom).
 func NewRunReport(producers, consumers []*Log, o Options, info RunInfo) *RunReport {
-	r := Check(producers, consumers, o)
+	return NewRunReportFrom(Check(producers, consumers, o), info)
+}
+
+// NewRunReportFrom adds the run-level anomalies to the checker's report
+// r: not caught up (failure) and a failed --during command (warning).
+func NewRunReportFrom(r *Report, info RunInfo) *RunReport {
 	extra := false
 	if _, already := r.anomalyByType[AnNotCaughtUp]; !already && !info.CaughtUp {
 		r.add(AnNotCaughtUp, Fail, "consumers did not reach the last acked offsets before the timeout")
