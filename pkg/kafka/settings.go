@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/metrics"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
@@ -99,6 +100,13 @@ type Settings struct {
 	AllowAutoCreate        bool
 	CheckCRCs              bool
 
+	// PushMetrics is PushHttpMetricsReporter's configuration when
+	// metric.reporters names it (producers and consumers).
+	PushMetrics *metrics.PushConfig
+
+	metricReporters []string
+	reporterProps   map[string]string
+
 	Ignored []Ignored
 }
 
@@ -173,6 +181,9 @@ func (s *Settings) finish() error {
 	}
 	if s.Role&Consumer != 0 && s.GroupProtocol == "classic" && s.RemoteAssignor != "" {
 		return &PropertyError{"group.remote.assignor", "can only be set when group.protocol=consumer"}
+	}
+	if err := s.finishMetrics(); err != nil {
+		return err
 	}
 	return s.finishSecurity()
 }
