@@ -144,7 +144,7 @@ func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 	// summary.
 	var snap []metrics.Value
 	if printMetrics {
-		snap = cl.Metrics.Registry().Snapshot()
+		snap = cl.Metrics.Snapshot()
 	}
 	if !detailed {
 		perf.WriteApacheConsumerSummary(out, res, o.cfg.DateFormat)

@@ -342,7 +342,7 @@ func runProducerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 	}
 	if pa.printMetric {
 		// After the final line and before close, as Java does.
-		if err := metrics.WriteTable(f.IO.Out, cl.Metrics.Registry().Snapshot()); err != nil {
+		if err := metrics.WriteTable(f.IO.Out, cl.Metrics.Snapshot()); err != nil {
 			return err
 		}
 	}

@@ -92,6 +92,10 @@ func NewClient(conn *config.Connection, role Role, o Options) (*Client, error) {
 		rec.ReadCommitted = s.IsolationLevel == "read_committed"
 		opts = append(opts, kgo.WithHooks(rec))
 	}
+	stop := &stopPush{}
+	if rec != nil && s.PushMetrics != nil {
+		opts = append(opts, kgo.WithHooks(stop))
+	}
 	opts = append(opts, o.Extra...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -103,13 +107,38 @@ func NewClient(conn *config.Connection, role Role, o Options) (*Client, error) {
 	}
 	c := &Client{Client: cl, Settings: s, ConnectTimeout: to, dials: dl, Metrics: rec}
 	if rec != nil && s.PushMetrics != nil {
-		c.pusher = metrics.StartPush(*s.PushMetrics, rec.Registry(), rec.ClientID(), o.MetricsPushError)
+		c.pusher = metrics.StartPush(*s.PushMetrics, rec.Snapshot, rec.ClientID(), o.MetricsPushError)
+		stop.set(c.pusher)
 	}
 	return c, nil
 }
 
+// stopPush ends PushHttpMetricsReporter's schedule when the franz-go
+// client closes, wherever it is closed from (Java closes its reporters in
+// the client's close).
+type stopPush struct {
+	mu sync.Mutex
+	p  *metrics.Pusher
+}
+
+func (s *stopPush) set(p *metrics.Pusher) {
+	s.mu.Lock()
+	s.p = p
+	s.mu.Unlock()
+}
+
+func (s *stopPush) OnClientClosed(*kgo.Client) {
+	s.mu.Lock()
+	p := s.p
+	s.mu.Unlock()
+	if p != nil {
+		p.Close()
+	}
+}
+
 // Close stops PushHttpMetricsReporter's schedule (no final push, as in
-// Java) and closes the franz-go client.
+// Java) and closes the franz-go client. Closing the franz-go client alone
+// stops the schedule too.
 func (c *Client) Close() {
 	if c.pusher != nil {
 		c.pusher.Close()

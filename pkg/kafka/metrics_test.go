@@ -89,3 +89,25 @@ func TestClientMetricsRecorder(t *testing.T) {
 		t.Error("recorder without Options.Metrics or a push reporter")
 	}
 }
+
+// Closing the franz-go client (as the perf producer does before its final
+// line) ends the push schedule, as closing a Java client closes its
+// reporters.
+func TestClosingTheClientStopsThePush(t *testing.T) {
+	conn := &config.Connection{Bootstrap: []string{"127.0.0.1:1"},
+		Props: props(t, "metric.reporters="+pushClass+"\nmetrics.url=http://127.0.0.1:1/m\nmetrics.period=60\n")}
+	cl, err := NewClient(conn, Consumer, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl.Metrics == nil || cl.pusher == nil {
+		t.Fatal("no recorder or pusher with PushHttpMetricsReporter configured")
+	}
+	cl.Client.Close()
+	select {
+	case <-cl.pusher.Stopped():
+	case <-time.After(10 * time.Second):
+		t.Fatal("push schedule still runs after the franz-go client closed")
+	}
+	cl.Close() // and again, harmlessly
+}

@@ -1,10 +1,12 @@
 package metrics
 
 import (
+	"context"
 	"math"
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -30,9 +32,10 @@ import (
 //	  bytes-consumed-rate/-total, records-consumed-rate/-total; per partition
 //	  {client-id, topic, partition} records-lag, records-lag-avg, records-lag-max
 //
-// records-consumed and records-lag are fed by Polled (the records a poll
-// returned); bytes-consumed counts the records' bytes (Java's record
-// sizeInBytes, without batch headers) when their batch is fetched.
+// records-consumed counts the records polls return; the records-lag
+// metrics are fed by Polled; bytes-consumed counts the records' bytes
+// (Java's record sizeInBytes, without batch headers) when their batch is
+// fetched, so it includes records fetched but never polled.
 type Recorder struct {
 	reg      *Registry
 	role     string // producer | consumer
@@ -44,6 +47,9 @@ type Recorder struct {
 
 	mu    sync.Mutex
 	conns int
+	// polled counts records returned by polls per topic until the next
+	// flush (a registry update per record would slow consuming down).
+	polled sync.Map // topic → *atomic.Int64
 }
 
 // Roles a Recorder measures.
@@ -82,7 +88,6 @@ func NewRecorder(reg *Registry, role, clientID string) *Recorder {
 		reg.ensure(f, "fetch-latency", avgMax, r.tags)
 		reg.ensure(f, "bytes-consumed", meterSum, r.tags)
 		reg.ensure(f, "records-consumed", meterSum, r.tags)
-		reg.ensure(f, "records-lag", maxOnly, r.tags)
 	}
 	return r
 }
@@ -117,7 +122,15 @@ var (
 	_ kgo.HookProduceBatchWritten     = (*Recorder)(nil)
 	_ kgo.HookProduceRecordUnbuffered = (*Recorder)(nil)
 	_ kgo.HookFetchBatchRead          = (*Recorder)(nil)
+	_ kgo.HookFetchRecordUnbuffered   = (*Recorder)(nil)
+	_ kgo.HookPollStart               = (*Recorder)(nil)
 )
+
+// Snapshot measures every metric now, in registration order.
+func (r *Recorder) Snapshot() []Value {
+	r.flushPolled()
+	return r.reg.Snapshot()
+}
 
 // OnBrokerConnect counts new connections.
 func (r *Recorder) OnBrokerConnect(_ kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
@@ -226,9 +239,37 @@ func (r *Recorder) OnFetchBatchRead(_ kgo.BrokerMetadata, topic string, _ int32,
 	r.reg.record(f, "bytes-consumed", meterSum, r.topicTags(topic), float64(m.UncompressedBytes))
 }
 
-// Polled records what a poll returned: records consumed (per topic) and
-// each partition's lag behind the high watermark (the last stable offset
-// under read_committed) after its records.
+// OnFetchRecordUnbuffered counts the records a poll returns.
+func (r *Recorder) OnFetchRecordUnbuffered(rec *kgo.Record, polled bool) {
+	if !polled {
+		return
+	}
+	c, ok := r.polled.Load(rec.Topic)
+	if !ok {
+		c, _ = r.polled.LoadOrStore(rec.Topic, new(atomic.Int64))
+	}
+	c.(*atomic.Int64).Add(1)
+}
+
+// OnPollStart records the records the previous poll returned.
+func (r *Recorder) OnPollStart(context.Context) { r.flushPolled() }
+
+func (r *Recorder) flushPolled() {
+	f := "consumer-fetch-manager-metrics"
+	r.polled.Range(func(k, v any) bool {
+		if n := v.(*atomic.Int64).Swap(0); n > 0 {
+			r.reg.record(f, "records-consumed", meterSum, r.tags, float64(n))
+			r.reg.record(f, "records-consumed", meterSum, r.topicTags(k.(string)), float64(n))
+		}
+		return true
+	})
+}
+
+// Polled records each partition's lag after a poll: the high watermark
+// (the last stable offset under read_committed) less the position after
+// the records returned (Java records it as it hands records out). Only a
+// caller that sees the fetches (the consumer perf test) can feed it; the
+// lag metrics appear once it does.
 func (r *Recorder) Polled(fs kgo.Fetches) {
 	f := "consumer-fetch-manager-metrics"
 	fs.EachPartition(func(p kgo.FetchTopicPartition) {
@@ -236,8 +277,6 @@ func (r *Recorder) Polled(fs kgo.Fetches) {
 		if n == 0 {
 			return
 		}
-		r.reg.record(f, "records-consumed", meterSum, r.tags, float64(n))
-		r.reg.record(f, "records-consumed", meterSum, r.topicTags(p.Topic), float64(n))
 		end := p.HighWatermark
 		if r.ReadCommitted {
 			end = p.LastStableOffset

@@ -181,7 +181,14 @@ func TestRecorder(t *testing.T) {
 	c.OnBrokerRead(b1, 1, 5000, 0, 0, nil)
 	c.OnBrokerE2E(b1, 1, kgo.BrokerE2E{BytesRead: 5000, ReadWait: 12 * time.Millisecond})
 	c.OnFetchBatchRead(b1, "t", 0, kgo.FetchBatchMetrics{NumRecords: 3, UncompressedBytes: 330})
-	recs := []*kgo.Record{{Offset: 5}, {Offset: 6}, {Offset: 7}}
+	recs := []*kgo.Record{{Topic: "t", Offset: 5}, {Topic: "t", Offset: 6}, {Topic: "t", Offset: 7}}
+	if v := valueOf(t, rc, "consumer-fetch-manager-metrics:records-consumed-total:{client-id=cc}"); v != 0 {
+		t.Errorf("records consumed before any poll: %v", v)
+	}
+	for _, rec := range recs {
+		c.OnFetchRecordUnbuffered(rec, true)
+	}
+	c.OnFetchRecordUnbuffered(&kgo.Record{Topic: "t"}, false) // dropped, not polled
 	c.Polled(kgo.Fetches{{Topics: []kgo.FetchTopic{{Topic: "t", Partitions: []kgo.FetchPartition{
 		{Partition: 0, HighWatermark: 20, Records: recs},
 		{Partition: 1, HighWatermark: 9}, // nothing returned: no lag recorded
@@ -192,8 +199,6 @@ func TestRecorder(t *testing.T) {
 		"consumer-node-metrics:request-latency-max:{client-id=cc, node-id=node-1}":            12,
 		"consumer-fetch-manager-metrics:bytes-consumed-total:{client-id=cc}":                  330,
 		"consumer-fetch-manager-metrics:bytes-consumed-total:{client-id=cc, topic=t}":         330,
-		"consumer-fetch-manager-metrics:records-consumed-total:{client-id=cc}":                3,
-		"consumer-fetch-manager-metrics:records-consumed-total:{client-id=cc, topic=t}":       3,
 		"consumer-fetch-manager-metrics:records-lag-max:{client-id=cc}":                       12,
 		"consumer-fetch-manager-metrics:records-lag:{client-id=cc, topic=t, partition=0}":     12,
 		"consumer-fetch-manager-metrics:records-lag-avg:{client-id=cc, topic=t, partition=0}": 12,
@@ -204,7 +209,22 @@ func TestRecorder(t *testing.T) {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
 	}
-	for _, v := range rc.Snapshot() {
+	// records-consumed is flushed at the next poll or snapshot.
+	n := 0
+	defer func() {
+		if n != 2 {
+			t.Errorf("%d records-consumed-total metrics, want 2 (client and topic)", n)
+		}
+	}()
+	for _, v := range c.Snapshot() {
+		switch v.Name.String() {
+		case "consumer-fetch-manager-metrics:records-consumed-total:{client-id=cc}",
+			"consumer-fetch-manager-metrics:records-consumed-total:{client-id=cc, topic=t}":
+			n++
+			if v.Value != 3 {
+				t.Errorf("%s = %v, want 3", v.Name, v.Value)
+			}
+		}
 		if strings.Contains(v.Name.String(), "partition=1") {
 			t.Errorf("partition without records has a metric: %s", v.Name)
 		}

@@ -116,7 +116,7 @@ func CanonicalHost() string {
 // when it is closed (Java's reporter cancels its schedule on close).
 type Pusher struct {
 	cfg      PushConfig
-	reg      *Registry
+	snapshot func() []Value
 	clientID string
 	host     string
 	client   *http.Client
@@ -127,16 +127,17 @@ type Pusher struct {
 	once sync.Once
 }
 
-// StartPush starts pushing reg's metrics for clientID. onErr receives
-// failed pushes (Java logs them and carries on); it may be nil.
-func StartPush(cfg PushConfig, reg *Registry, clientID string, onErr func(error)) *Pusher {
+// StartPush starts pushing the metrics snapshot returns (Recorder.Snapshot)
+// for clientID. onErr receives failed pushes (Java logs them and carries
+// on); it may be nil.
+func StartPush(cfg PushConfig, snapshot func() []Value, clientID string, onErr func(error)) *Pusher {
 	host := cfg.Host
 	if host == "" {
 		host = CanonicalHost()
 	}
 	// Java's HttpURLConnection uses no proxy unless the JVM is told to.
 	tr := &http.Transport{Proxy: nil}
-	p := &Pusher{cfg: cfg, reg: reg, clientID: clientID, host: host,
+	p := &Pusher{cfg: cfg, snapshot: snapshot, clientID: clientID, host: host,
 		client: &http.Client{Transport: tr, Timeout: pushTimeout}, onErr: onErr,
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go p.loop()
@@ -165,7 +166,7 @@ func (p *Pusher) loop() {
 
 // Push posts one report now.
 func (p *Pusher) Push(ctx context.Context) error {
-	body, err := json.Marshal(NewReport(p.host, p.clientID, time.Now().UnixMilli(), p.reg.Snapshot()))
+	body, err := json.Marshal(NewReport(p.host, p.clientID, time.Now().UnixMilli(), p.snapshot()))
 	if err != nil {
 		return err
 	}
@@ -189,6 +190,9 @@ func (p *Pusher) Push(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Stopped is closed when the schedule has ended.
+func (p *Pusher) Stopped() <-chan struct{} { return p.done }
 
 // Close stops the schedule and waits for a push in progress (at most
 // 30 s); it pushes nothing more.

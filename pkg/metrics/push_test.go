@@ -57,7 +57,7 @@ func TestPusher(t *testing.T) {
 	rec := NewRecorder(reg, Producer, "pp")
 	rec.OnBrokerWrite(kBroker(1), 0, 4096, 0, 0, nil)
 	start := time.Now()
-	p := StartPush(PushConfig{URL: srv.URL + "/m", Period: 50 * time.Millisecond, Host: "hostA"}, reg, "pp", func(err error) { t.Errorf("push: %v", err) })
+	p := StartPush(PushConfig{URL: srv.URL + "/m", Period: 50 * time.Millisecond, Host: "hostA"}, rec.Snapshot, "pp", func(err error) { t.Errorf("push: %v", err) })
 	for range 3 {
 		select {
 		case <-got:
@@ -103,7 +103,7 @@ func TestPusherErrors(t *testing.T) {
 	}))
 	defer srv.Close()
 	errs := make(chan error, 10)
-	p := StartPush(PushConfig{URL: srv.URL, Period: 20 * time.Millisecond, Host: "h"}, NewRegistry(), "c", func(err error) {
+	p := StartPush(PushConfig{URL: srv.URL, Period: 20 * time.Millisecond, Host: "h"}, NewRegistry().Snapshot, "c", func(err error) {
 		select {
 		case errs <- err:
 		default:

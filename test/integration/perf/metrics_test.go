@@ -82,6 +82,20 @@ func parseMetricsTable(t *testing.T, who, out string, norm func(string) string) 
 	return tab
 }
 
+// checkTableFollows checks that the table comes right after the last line
+// that is, and is the end of the output.
+func checkTableFollows(t *testing.T, who, out string, last func(string) bool) {
+	t.Helper()
+	ls := lines(out)
+	i := len(ls) - 1
+	for i >= 0 && !last(ls[i]) {
+		i--
+	}
+	if i < 0 || i+2 >= len(ls) || ls[i+1] != "" || !strings.HasPrefix(ls[i+2], "Metric Name ") {
+		t.Errorf("%s: the table does not follow the summary line:\n%s", who, out)
+	}
+}
+
 var doubleRE = regexp.MustCompile(`^(?:-?\d+\.\d{3}|NaN|-?Infinity)$`)
 
 func topicNorm(topic string) func(string) string {
@@ -139,9 +153,7 @@ func TestPrintMetricsIntegration(t *testing.T) {
 	t.Run("producer", func(t *testing.T) {
 		// The final line, then the table.
 		for who, out := range map[string]string{"apache": a.Stdout, "kbox": k.Stdout} {
-			if ls := lines(out); producerKind(ls[0]) != "final" || ls[1] != "" {
-				t.Errorf("%s: the final line and an empty line do not come first:\n%s", who, out)
-			}
+			checkTableFollows(t, who, out, func(l string) bool { return producerKind(l) == "final" })
 		}
 		at := parseMetricsTable(t, "apache", a.Stdout, topicNorm("pm-apache"))
 		kt := parseMetricsTable(t, "kbox", k.Stdout, topicNorm("pm-kbox"))
@@ -158,13 +170,29 @@ func TestPrintMetricsIntegration(t *testing.T) {
 		for _, name := range []string{
 			"producer-metrics:outgoing-byte-total:{client-id=perf-producer-client}",
 			"producer-topic-metrics:byte-total:{client-id=perf-producer-client, topic=T}",
-			"producer-metrics:record-send-rate:{client-id=perf-producer-client}",
-			"producer-metrics:outgoing-byte-rate:{client-id=perf-producer-client}",
 		} {
-			// Same records, same 30 s windows: the same order of magnitude.
+			// Same records: about the same bytes.
 			av, kv := metricValue(t, at, name), metricValue(t, kt, name)
-			if !(kv > av/2 && kv < av*2) {
-				t.Errorf("%s: kbox %v, apache %v: not within a factor of 2", name, kv, av)
+			if !(kv > av/1.5 && kv < av*1.5) {
+				t.Errorf("%s: kbox %v, apache %v: not within a factor of 1.5", name, kv, av)
+			}
+		}
+		// Rates follow Java's windows in both: the total over the time since
+		// the client started, counted as at least one full 30 s window
+		// (the runs are shorter than a window).
+		for _, base := range []string{"producer-metrics:record-send", "producer-metrics:outgoing-byte", "producer-topic-metrics:record-send"} {
+			for who, x := range map[string]struct {
+				tab  metricsTable
+				took time.Duration
+			}{"apache": {at, a.Took}, "kbox": {kt, k.Took}} {
+				tags := ":{client-id=perf-producer-client}"
+				if strings.HasPrefix(base, "producer-topic") {
+					tags = ":{client-id=perf-producer-client, topic=T}"
+				}
+				rate, total := metricValue(t, x.tab, base+"-rate"+tags), metricValue(t, x.tab, base+"-total"+tags)
+				if w := total / rate; w < 29.9 || w > 30+x.took.Seconds()+1 {
+					t.Errorf("%s %s: total/rate = %.2f s, want 30..%.0f s (run %s)", who, base, w, 30+x.took.Seconds()+1, x.took)
+				}
 			}
 		}
 		if kv := metricValue(t, kt, "producer-metrics:record-error-total:{client-id=perf-producer-client}"); kv != 0 {
@@ -183,9 +211,7 @@ func TestPrintMetricsIntegration(t *testing.T) {
 			t.Fatalf("apache: %s\nkbox: %s", a, k)
 		}
 		for who, out := range map[string]string{"apache": a.Stdout, "kbox": k.Stdout} {
-			if ls := lines(out); ls[0] != consumerHeader || consumerKind(ls[1]) != "summary" || ls[2] != "" {
-				t.Errorf("%s: header, summary and an empty line do not come first:\n%s", who, out)
-			}
+			checkTableFollows(t, who, out, func(l string) bool { return consumerKind(l) == "summary" })
 		}
 		at := parseMetricsTable(t, "apache", a.Stdout, topicNorm("pm-apache"))
 		kt := parseMetricsTable(t, "kbox", k.Stdout, topicNorm("pm-kbox"))
@@ -390,29 +416,40 @@ func TestPushHttpMetricsReporterIntegration(t *testing.T) {
 
 	// outgoing-byte-rate: present, sane against the bytes sent and Java's
 	// 30 s windows, and close to what Java pushes for the same run.
-	maxRate := func(ps []push, id string) (rate, total float64) {
+	// (Java's first pushes may come before the producer has registered its
+	// metrics; kbox registers them with the client.)
+	maxRate := func(ps []push, id string, every bool) (rate, total float64) {
+		seen := false
 		for _, p := range ps {
 			r := decodePush(t, p)
 			v, ok := r.value("producer-metrics", "outgoing-byte-rate", id)
-			if !ok {
+			if !ok && every {
 				t.Fatalf("%s push without producer-metrics:outgoing-byte-rate: %s", id, p.body)
 			}
+			seen = seen || ok
 			tot, _ := r.value("producer-metrics", "outgoing-byte-total", id)
 			if v > rate {
 				rate, total = v, tot
 			}
 		}
+		if !seen {
+			t.Fatalf("%s: no push with producer-metrics:outgoing-byte-rate", id)
+		}
 		return
 	}
-	kRate, kTotal := maxRate(kp, "push-kbox")
-	aRate, _ := maxRate(ap, "push-apache")
-	if kRate <= 0 || !(kRate > aRate/2 && kRate < aRate*2) {
-		t.Errorf("max outgoing-byte-rate: kbox %.0f, apache %.0f: not within a factor of 2", kRate, aRate)
-	}
-	// Java's rate is the bytes over the elapsed time, counted as at least
-	// one full 30 s window: total/rate is between 30 s and 30 s plus the run.
-	if w := kTotal / kRate; w < 29 || w > 30+k.Took.Seconds()+2 {
-		t.Errorf("kbox outgoing-byte-total/rate = %.1f s, want 30..%.0f s", w, 30+k.Took.Seconds()+2)
+	kRate, kTotal := maxRate(kp, "push-kbox", true)
+	aRate, aTotal := maxRate(ap, "push-apache", false)
+	// Java's rate is the bytes over the time since the client started,
+	// counted as at least one full 30 s window: total/rate is between 30 s
+	// and 30 s plus the run, in both tools. (The two rates themselves
+	// differ by how long each run took on a loaded machine.)
+	for who, x := range map[string]struct {
+		rate, total float64
+		took        time.Duration
+	}{"apache": {aRate, aTotal, a.Took}, "kbox": {kRate, kTotal, k.Took}} {
+		if w := x.total / x.rate; x.rate <= 0 || w < 29.9 || w > 30+x.took.Seconds()+2 {
+			t.Errorf("%s outgoing-byte-total/rate = %.0f/%.0f = %.1f s, want 30..%.0f s", who, x.total, x.rate, w, 30+x.took.Seconds()+2)
+		}
 	}
 	if last, _ := kr.value("producer-metrics", "outgoing-byte-total", "push-kbox"); last < 1000*1000 {
 		t.Errorf("last push counts %.0f bytes sent; 2000 records of 1000 bytes were sent over ~4 s", last)
