@@ -88,7 +88,8 @@ func NewClient(conn *config.Connection, role Role, o Options) (*Client, error) {
 		if role == Consumer {
 			mr = metrics.Consumer
 		}
-		rec = metrics.NewRecorder(metrics.NewRegistry(), mr, id)
+		reg := metrics.NewRegistryWith(metrics.Config{WindowMs: s.MetricsWindow.Milliseconds(), Samples: s.MetricsSamples})
+		rec = metrics.NewRecorder(reg, mr, id)
 		rec.ReadCommitted = s.IsolationLevel == "read_committed"
 		opts = append(opts, kgo.WithHooks(rec))
 	}

@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -31,6 +32,10 @@ func metricsRows() map[string]property {
 		"metrics.url":      {roles: Common, apply: raw("metrics.url")},
 		"metrics.period":   {roles: Common, apply: raw("metrics.period")},
 		"metrics.host":     {roles: Common, apply: raw("metrics.host")},
+		// The windows of the metrics kbox measures (--print-metrics, the
+		// push reporter), as Java's MetricConfig.
+		"metrics.num.samples":      {roles: Common, apply: intv(1, math.MaxInt32, func(s *Settings) *int { return &s.MetricsSamples })},
+		"metrics.sample.window.ms": {roles: Common, apply: durMs(func(s *Settings) *time.Duration { return &s.MetricsWindow })},
 	}
 }
 
@@ -38,6 +43,9 @@ func metricsRows() map[string]property {
 // configured as Java configures it (metrics.url and metrics.period
 // required); any other reporter class is ignored with a warning, as before.
 func (s *Settings) finishMetrics() error {
+	if s.MetricsWindow < time.Millisecond {
+		return &PropertyError{"metrics.sample.window.ms", "invalid value 0: must be at least 1"}
+	}
 	var others []string
 	push := false
 	for _, c := range s.metricReporters {

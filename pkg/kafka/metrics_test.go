@@ -111,3 +111,22 @@ func TestClosingTheClientStopsThePush(t *testing.T) {
 	}
 	cl.Close() // and again, harmlessly
 }
+
+func TestMetricWindows(t *testing.T) {
+	s, err := Parse(props(t, "metrics.sample.window.ms=1000\nmetrics.num.samples=3\n"), Producer)
+	if err != nil || s.MetricsWindow != time.Second || s.MetricsSamples != 3 || len(s.Ignored) != 0 {
+		t.Fatalf("windows: %v %v %v ignored %v", err, s.MetricsWindow, s.MetricsSamples, s.Ignored)
+	}
+	d, _ := Parse(nil, Consumer)
+	if d.MetricsWindow != 30*time.Second || d.MetricsSamples != 2 {
+		t.Errorf("Java's defaults: %v x %d", d.MetricsWindow, d.MetricsSamples)
+	}
+	for text, want := range map[string]string{
+		"metrics.sample.window.ms=0\n": "property metrics.sample.window.ms: invalid value 0: must be at least 1",
+		"metrics.num.samples=0\n":      "property metrics.num.samples: invalid value \"0\": must be between 1 and 2147483647",
+	} {
+		if _, err := Parse(props(t, text), Producer); err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", text, err, want)
+		}
+	}
+}

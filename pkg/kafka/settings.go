@@ -103,6 +103,10 @@ type Settings struct {
 	// PushMetrics is PushHttpMetricsReporter's configuration when
 	// metric.reporters names it (producers and consumers).
 	PushMetrics *metrics.PushConfig
+	// MetricsWindow and MetricsSamples are the windows of the measured
+	// metrics (metrics.sample.window.ms, metrics.num.samples).
+	MetricsWindow  time.Duration
+	MetricsSamples int
 
 	metricReporters []string
 	reporterProps   map[string]string
@@ -118,6 +122,8 @@ func newSettings(role Role) *Settings {
 		APITimeout:          60 * time.Second,
 		DialTimeout:         10 * time.Second,
 		MetricsPush:         role != Admin,
+		MetricsWindow:       30 * time.Second,
+		MetricsSamples:      2,
 		SecurityProtocol:    "PLAINTEXT",
 		oauth:               defaultOAuthProps(),
 		Acks:                "all",

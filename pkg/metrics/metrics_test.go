@@ -65,6 +65,19 @@ func TestRateWindows(t *testing.T) {
 	}
 }
 
+// Other windows (metrics.sample.window.ms=1000, metrics.num.samples=3):
+// at least two full windows are counted.
+func TestRateOtherWindows(t *testing.T) {
+	r, c := testRegistry()
+	r.cfg = Config{WindowMs: 1000, Samples: 3}
+	tags := []Tag{{"client-id", "c"}}
+	r.record("g", "x", meterSum, tags, 100)
+	c.ms += 500
+	if got, want := valueOf(t, r, "g:x-rate:{client-id=c}"), 100/2.5; !near(got, want) {
+		t.Errorf("rate = %v, want %v", got, want)
+	}
+}
+
 func TestAvgMaxCountAndEmpty(t *testing.T) {
 	r, c := testRegistry()
 	tags := []Tag{{"client-id", "c"}}

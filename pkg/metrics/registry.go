@@ -63,8 +63,13 @@ type Registry struct {
 }
 
 // NewRegistry returns an empty registry with Java's default windows.
-func NewRegistry() *Registry {
-	return &Registry{cfg: DefaultConfig, now: func() int64 { return time.Now().UnixMilli() },
+func NewRegistry() *Registry { return NewRegistryWith(DefaultConfig) }
+
+// NewRegistryWith returns an empty registry with the windows of cfg
+// (WindowMs and Samples at least 1).
+func NewRegistryWith(cfg Config) *Registry {
+	cfg.WindowMs, cfg.Samples = max(cfg.WindowMs, 1), max(cfg.Samples, 1)
+	return &Registry{cfg: cfg, now: func() int64 { return time.Now().UnixMilli() },
 		byName: map[string]*metric{}, sensors: map[string]*sensor{}}
 }
 
