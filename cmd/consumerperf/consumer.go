@@ -14,6 +14,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/metrics"
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -127,18 +128,31 @@ func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 	}
 	defaults := config.NewProperties()
 	defaults.Set("client.id", "perf-consumer-client")
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Consumer, kafka.Options{Defaults: defaults, Extra: extra})
+	printMetrics := s.Has("print-metrics")
+	cl, err := f.ConnectedClient(ctx, conn, kafka.Consumer, kafka.Options{Defaults: defaults, Extra: extra,
+		Metrics: printMetrics, MetricsPushError: func(err error) { f.Warn("%v", err) }})
 	if err != nil {
 		return fail(err)
 	}
 	defer cl.Close()
 	o.cfg.MaxPollRecords = cl.Settings.MaxPollRecords
+	if cl.Metrics != nil {
+		o.cfg.OnPoll = cl.Metrics.Polled
+	}
 	res := perf.RunApacheConsumer(ctx, cl.Client, rt, startMs, o.cfg, out)
+	// Java takes the metrics when the loop ends and prints them after the
+	// summary.
+	var snap []metrics.Value
+	if printMetrics {
+		snap = cl.Metrics.Snapshot()
+	}
 	if !detailed {
 		perf.WriteApacheConsumerSummary(out, res, o.cfg.DateFormat)
 	}
-	if s.Has("print-metrics") {
-		fmt.Fprintln(errOut, "kbox: warning: --print-metrics: the Java client's metrics registry has no franz-go equivalent; nothing to print")
+	if printMetrics {
+		if err := metrics.WriteTable(out, snap); err != nil {
+			return err
+		}
 	}
 	return ctx.Err()
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/metrics"
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -318,9 +319,11 @@ func runProducerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 		size = max(size, len(pl))
 	}
 	cl, err := f.ConnectedClient(ctx, conn, kafka.Producer, kafka.Options{
-		Defaults: defaults,
-		Tune:     func(s *kafka.Settings) { s.MaxRecordBytes = size },
-		Extra:    []kgo.Opt{kgo.DefaultProduceTopic(c.Topic)},
+		Defaults:         defaults,
+		Tune:             func(s *kafka.Settings) { s.MaxRecordBytes = size },
+		Extra:            []kgo.Opt{kgo.DefaultProduceTopic(c.Topic)},
+		Metrics:          pa.printMetric,
+		MetricsPushError: func(err error) { f.Warn("%v", err) },
 	})
 	if err != nil {
 		return err
@@ -334,11 +337,14 @@ func runProducerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 			fmt.Fprintf(f.IO.ErrOut, "kbox: error: send failed: %v\n", cl.Explain(err))
 		}
 	})
-	if pa.printMetric {
-		f.Warn("--print-metrics: the Java client's metrics registry has no franz-go equivalent; nothing to print")
-	}
 	if err != nil {
 		return cl.Explain(err)
+	}
+	if pa.printMetric {
+		// After the final line and before close, as Java does.
+		if err := metrics.WriteTable(f.IO.Out, cl.Metrics.Snapshot()); err != nil {
+			return err
+		}
 	}
 	if res.Failed > 10 {
 		fmt.Fprintf(f.IO.ErrOut, "kbox: error: %d sends failed in total\n", res.Failed)

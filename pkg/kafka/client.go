@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/metrics"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -24,7 +25,12 @@ type Client struct {
 	*kgo.Client
 	Settings       *Settings
 	ConnectTimeout time.Duration
-	dials          *dialLog
+	// Metrics records the client's activity as the Java client's metrics;
+	// nil unless Options.Metrics is set or PushHttpMetricsReporter is
+	// configured.
+	Metrics *metrics.Recorder
+	dials   *dialLog
+	pusher  *metrics.Pusher
 }
 
 // Options tune client construction.
@@ -39,6 +45,12 @@ type Options struct {
 	Defaults *config.Properties
 	// Extra kgo options, applied last.
 	Extra []kgo.Opt
+	// Metrics records the Java client metrics kbox can measure
+	// (Client.Metrics), for --print-metrics.
+	Metrics bool
+	// MetricsPushError receives failed pushes of PushHttpMetricsReporter
+	// (Java logs them and keeps pushing); nil drops them.
+	MetricsPushError func(error)
 }
 
 // NewClient builds a client for role from a resolved connection. It does not
@@ -66,6 +78,25 @@ func NewClient(conn *config.Connection, role Role, o Options) (*Client, error) {
 	}
 	dl := &dialLog{}
 	opts = append(opts, kgo.WithHooks(dl))
+	var rec *metrics.Recorder
+	if role != Admin && (o.Metrics || s.PushMetrics != nil) {
+		id := s.ClientID
+		if id == "" {
+			id = "kgo" // franz-go's default client.id
+		}
+		mr := metrics.Producer
+		if role == Consumer {
+			mr = metrics.Consumer
+		}
+		reg := metrics.NewRegistryWith(metrics.Config{WindowMs: s.MetricsWindow.Milliseconds(), Samples: s.MetricsSamples})
+		rec = metrics.NewRecorder(reg, mr, id)
+		rec.ReadCommitted = s.IsolationLevel == "read_committed"
+		opts = append(opts, kgo.WithHooks(rec))
+	}
+	stop := &stopPush{}
+	if rec != nil && s.PushMetrics != nil {
+		opts = append(opts, kgo.WithHooks(stop))
+	}
 	opts = append(opts, o.Extra...)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -75,7 +106,45 @@ func NewClient(conn *config.Connection, role Role, o Options) (*Client, error) {
 	if to <= 0 {
 		to = config.DefaultConnectTimeout
 	}
-	return &Client{Client: cl, Settings: s, ConnectTimeout: to, dials: dl}, nil
+	c := &Client{Client: cl, Settings: s, ConnectTimeout: to, dials: dl, Metrics: rec}
+	if rec != nil && s.PushMetrics != nil {
+		c.pusher = metrics.StartPush(*s.PushMetrics, rec.Snapshot, rec.ClientID(), o.MetricsPushError)
+		stop.set(c.pusher)
+	}
+	return c, nil
+}
+
+// stopPush ends PushHttpMetricsReporter's schedule when the franz-go
+// client closes, wherever it is closed from (Java closes its reporters in
+// the client's close).
+type stopPush struct {
+	mu sync.Mutex
+	p  *metrics.Pusher
+}
+
+func (s *stopPush) set(p *metrics.Pusher) {
+	s.mu.Lock()
+	s.p = p
+	s.mu.Unlock()
+}
+
+func (s *stopPush) OnClientClosed(*kgo.Client) {
+	s.mu.Lock()
+	p := s.p
+	s.mu.Unlock()
+	if p != nil {
+		p.Close()
+	}
+}
+
+// Close stops PushHttpMetricsReporter's schedule (no final push, as in
+// Java) and closes the franz-go client. Closing the franz-go client alone
+// stops the schedule too.
+func (c *Client) Close() {
+	if c.pusher != nil {
+		c.pusher.Close()
+	}
+	c.Client.Close()
 }
 
 // Admin returns an admin client whose request timeout follows request.timeout.ms.

@@ -86,10 +86,7 @@ var properties = map[string]property{
 	"client.dns.lookup":                        {roles: Common, reason: "franz-go always uses all resolved addresses"},
 	"metadata.recovery.strategy":               {roles: Common, reason: "franz-go re-bootstraps from the seed brokers on its own"},
 	"metadata.recovery.rebootstrap.trigger.ms": {roles: Common, reason: "franz-go re-bootstraps from the seed brokers on its own"},
-	"metric.reporters":                         {roles: Common, reason: "Java metric reporters do not apply to a Go client"},
-	"metrics.num.samples":                      {roles: Common, reason: "Java client metrics do not apply to a Go client"},
 	"metrics.recording.level":                  {roles: Common, reason: "Java client metrics do not apply to a Go client"},
-	"metrics.sample.window.ms":                 {roles: Common, reason: "Java client metrics do not apply to a Go client"},
 	"auto.include.jmx.reporter":                {roles: Common, reason: "Java client metrics do not apply to a Go client"},
 	"interceptor.classes":                      {roles: Producer | Consumer, reason: "Java interceptors cannot run in a Go client"},
 	"security.providers":                       {roles: Common, reason: "Java security providers do not apply to a Go client"},
@@ -173,7 +170,7 @@ var properties = map[string]property{
 }
 
 func init() {
-	for _, rows := range []map[string]property{oauthRows(), awsRows(), kerberosRows()} {
+	for _, rows := range []map[string]property{oauthRows(), awsRows(), kerberosRows(), metricsRows()} {
 		for k, v := range rows {
 			if _, dup := properties[k]; dup {
 				panic("kafka: duplicate property row " + k)

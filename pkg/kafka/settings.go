@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/metrics"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
@@ -99,6 +100,17 @@ type Settings struct {
 	AllowAutoCreate        bool
 	CheckCRCs              bool
 
+	// PushMetrics is PushHttpMetricsReporter's configuration when
+	// metric.reporters names it (producers and consumers).
+	PushMetrics *metrics.PushConfig
+	// MetricsWindow and MetricsSamples are the windows of the measured
+	// metrics (metrics.sample.window.ms, metrics.num.samples).
+	MetricsWindow  time.Duration
+	MetricsSamples int
+
+	metricReporters []string
+	reporterProps   map[string]string
+
 	Ignored []Ignored
 }
 
@@ -110,6 +122,8 @@ func newSettings(role Role) *Settings {
 		APITimeout:          60 * time.Second,
 		DialTimeout:         10 * time.Second,
 		MetricsPush:         role != Admin,
+		MetricsWindow:       30 * time.Second,
+		MetricsSamples:      2,
 		SecurityProtocol:    "PLAINTEXT",
 		oauth:               defaultOAuthProps(),
 		Acks:                "all",
@@ -173,6 +187,9 @@ func (s *Settings) finish() error {
 	}
 	if s.Role&Consumer != 0 && s.GroupProtocol == "classic" && s.RemoteAssignor != "" {
 		return &PropertyError{"group.remote.assignor", "can only be set when group.protocol=consumer"}
+	}
+	if err := s.finishMetrics(); err != nil {
+		return err
 	}
 	return s.finishSecurity()
 }

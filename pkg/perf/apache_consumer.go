@@ -22,6 +22,8 @@ type ApacheConsumerConfig struct {
 	MaxPollRecords      int
 	// DateFormat formats a millisecond timestamp (SimpleDateFormat).
 	DateFormat func(ms int64) string
+	// OnPoll, if set, sees every poll's fetches (client metrics).
+	OnPoll func(kgo.Fetches)
 }
 
 // RebalanceTimer is ConsumerPerfRebListener: install its hooks on the
@@ -101,6 +103,9 @@ func RunApacheConsumer(ctx context.Context, cl *kgo.Client, rt *RebalanceTimer, 
 		pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		fs := cl.PollRecords(pctx, cfg.MaxPollRecords)
 		cancel()
+		if cfg.OnPoll != nil {
+			cfg.OnPoll(fs)
+		}
 		now = NowMs()
 		n := fs.NumRecords()
 		if n > 0 {
