@@ -3,9 +3,11 @@
 package verifiableconsumer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -105,6 +107,9 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 		}
 		fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.tools.VerifiableConsumer", "Fetch error on %s-%d: %v", topic, partition, err))
 	}
+	cons.OnAutoCommitError = func(offsets map[string]map[int32]kgo.EpochOffset, err error) {
+		fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "Synchronous auto-commit of offsets %s failed: %s", javaOffsets(offsets), verify.CommitErrorMessage(err)))
+	}
 	cl, err := f.Client(conn, kafka.Consumer, kafka.Options{Extra: cons.ClientOpts()})
 	if err != nil {
 		return err
@@ -114,4 +119,32 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 		return cmdutil.Exit(verify.SignalExit(sig))
 	}
 	return nil
+}
+
+// javaOffsets is offsets as Java prints a Map<TopicPartition,
+// OffsetAndMetadata>, in topic and partition order.
+func javaOffsets(offsets map[string]map[int32]kgo.EpochOffset) string {
+	type entry struct {
+		topic     string
+		partition int32
+		kgo.EpochOffset
+	}
+	var es []entry
+	for t, ps := range offsets {
+		for p, eo := range ps {
+			es = append(es, entry{t, p, eo})
+		}
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		return cmp.Or(strings.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
+	})
+	parts := make([]string, len(es))
+	for i, e := range es {
+		epoch := "null" // Optional.empty: unknown leader epoch
+		if e.Epoch >= 0 {
+			epoch = strconv.Itoa(int(e.Epoch))
+		}
+		parts[i] = fmt.Sprintf("%s-%d=OffsetAndMetadata{offset=%d, leaderEpoch=%s, metadata=''}", e.topic, e.partition, e.Offset, epoch)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
