@@ -70,9 +70,6 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 		return javaMain(f, "java.lang.IllegalArgumentException", "No enum constant org.apache.kafka.clients.consumer.GroupProtocol."+strings.ToUpper(gp))
 	}
 	if st, ok := ns.Int("sessionTimeout"); ok {
-		if strings.EqualFold(gp, "consumer") {
-			return javaMain(f, "org.apache.kafka.common.config.ConfigException", "session.timeout.ms is not supported when group.protocol=consumer")
-		}
 		props.Set("session.timeout.ms", strconv.FormatInt(st, 10))
 	}
 	gid, _ := ns.String("groupId")
@@ -92,6 +89,9 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	conn, err := f.Connection(config.Overrides{Bootstrap: bootstrap, CommandConfig: file, Properties: props})
 	if err != nil {
 		return err
+	}
+	if msg := unsupported(conn.Props, strings.ToUpper(gp)); msg != "" {
+		return javaMain(f, "org.apache.kafka.common.config.ConfigException", msg)
 	}
 	out := verify.NewLineWriter(f.IO.Out)
 	defer out.Close()
@@ -119,6 +119,26 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 		return cmdutil.Exit(verify.SignalExit(sig))
 	}
 	return nil
+}
+
+// unsupported is the message of the ConfigException Java's ConsumerConfig
+// throws for properties the group protocol does not take, set on the
+// command line (--session-timeout) or in the config file; "" if none.
+func unsupported(props *config.Properties, protocol string) string {
+	keys := []string{"group.remote.assignor"}
+	if protocol == "CONSUMER" {
+		keys = []string{"partition.assignment.strategy", "heartbeat.interval.ms", "session.timeout.ms"}
+	}
+	var set []string
+	for _, k := range keys {
+		if _, ok := props.Get(k); ok {
+			set = append(set, k)
+		}
+	}
+	if len(set) == 0 {
+		return ""
+	}
+	return strings.Join(set, ", ") + " cannot be set when group.protocol=" + protocol
 }
 
 // javaOffsets is offsets as Java prints a Map<TopicPartition,
