@@ -107,8 +107,14 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 		}
 		fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.tools.VerifiableConsumer", "Fetch error on %s-%d: %v", topic, partition, err))
 	}
+	// Java's client logs carry the consumer's log context.
+	clientID, ok := conn.Props.Get("client.id")
+	if !ok {
+		clientID = "consumer-" + gid + "-1"
+	}
+	logCtx := fmt.Sprintf("[Consumer clientId=%s, groupId=%s] ", clientID, gid)
 	cons.OnAutoCommitError = func(offsets map[string]map[int32]kgo.EpochOffset, err error) {
-		fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "Synchronous auto-commit of offsets %s failed: %s", javaOffsets(offsets), verify.CommitErrorMessage(err)))
+		fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "%sSynchronous auto-commit of offsets %s failed: %s", logCtx, javaOffsets(offsets), verify.CommitErrorMessage(err)))
 	}
 	cl, err := f.Client(conn, kafka.Consumer, kafka.Options{Extra: cons.ClientOpts()})
 	if err != nil {
