@@ -144,13 +144,26 @@ func committed(t *testing.T, seeds kgo.Opt) map[int32]int64 {
 // group) and when the member closes, as Java's consumer does; no
 // offsets_committed events are printed for them.
 func TestConsumerAutoCommitOnRevokeAndClose(t *testing.T) {
+	for _, m := range []struct {
+		name string
+		opts []kgo.Opt
+	}{
+		{"eager", []kgo.Opt{kgo.Balancers(kgo.RangeBalancer())}},
+		{"cooperative", []kgo.Opt{kgo.Balancers(kgo.CooperativeStickyBalancer())}},
+		{"consumer-protocol", []kgo.Opt{kgo.ServerSideBalancer(), kgo.Balancers(kgo.StickyBalancer())}},
+	} {
+		t.Run(m.name, func(t *testing.T) { autoCommitOnRevokeAndClose(t, m.opts...) })
+	}
+}
+
+func autoCommitOnRevokeAndClose(t *testing.T, opts ...kgo.Opt) {
 	_, seeds := testCluster(t, 2, 10)
-	a, stopA := member(t, seeds, true, kgo.Balancers(kgo.RangeBalancer()))
+	a, stopA := member(t, seeds, true, opts...)
 	waitUntil(t, "A consuming all records", func() bool { return a.consumed() == 10 })
 	if c := committed(t, seeds); len(c) != 0 {
 		t.Fatalf("committed %v before any revocation, with a one-hour auto-commit interval", c)
 	}
-	b, stopB := member(t, seeds, true, kgo.Balancers(kgo.RangeBalancer()))
+	b, stopB := member(t, seeds, true, opts...)
 	waitUntil(t, "the partitions split", func() bool { return a.owns() == 1 && b.owns() == 1 })
 	if c := committed(t, seeds); c[0] != 5 || c[1] != 5 {
 		t.Errorf("committed %v after A's revocation, want 5 and 5", c)
@@ -208,15 +221,15 @@ func revokes(l *eventLog) []int {
 }
 
 // TestConsumerRevokedEvents: Java's listener hears of a revocation under
-// the cooperative protocol only with partitions to revoke, under the eager
+// the cooperative and the consumer protocols only with partitions to
+// revoke, under the eager
 // one on every rejoin, and on leaving only with partitions.
 func TestConsumerRevokedEvents(t *testing.T) {
-	t.Run("cooperative", func(t *testing.T) {
+	incremental := func(t *testing.T, opts ...kgo.Opt) {
 		_, seeds := testCluster(t, 2, 0)
-		coop := kgo.Balancers(kgo.CooperativeStickyBalancer())
-		a, stopA := member(t, seeds, false, coop)
+		a, stopA := member(t, seeds, false, opts...)
 		waitUntil(t, "A owning both partitions", func() bool { return a.owns() == 2 })
-		b, stopB := member(t, seeds, false, coop)
+		b, stopB := member(t, seeds, false, opts...)
 		waitUntil(t, "the partitions split", func() bool { return a.owns() == 1 && b.owns() == 1 })
 		stopB()
 		waitUntil(t, "A owning both partitions again", func() bool { return a.owns() == 2 })
@@ -226,7 +239,9 @@ func TestConsumerRevokedEvents(t *testing.T) {
 		if ra, rb := revokes(a), revokes(b); len(ra) != 2 || ra[0] != 1 || ra[1] != 2 || len(rb) != 1 || rb[0] != 1 {
 			t.Errorf("revocations A %v, B %v; A %+v", ra, rb, a.events())
 		}
-	})
+	}
+	t.Run("cooperative", func(t *testing.T) { incremental(t, kgo.Balancers(kgo.CooperativeStickyBalancer())) })
+	t.Run("consumer-protocol", func(t *testing.T) { incremental(t, kgo.ServerSideBalancer(), kgo.Balancers(kgo.StickyBalancer())) })
 	t.Run("eager", func(t *testing.T) {
 		// One partition, two members: one of them has nothing.
 		_, seeds := testCluster(t, 1, 0)
