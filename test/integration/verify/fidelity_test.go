@@ -114,11 +114,14 @@ func owned(t *testing.T, path string) map[int32]bool {
 }
 
 // produce writes n records to topic with kbox's verifiable producer and
-// returns its log.
+// returns its log. The keys 0..9 hash to all three partitions (4, 2 and 4
+// of every 10 records), so every partition has records to commit: Java
+// also commits the position of a partition it read nothing from, kbox
+// only of those it consumed from.
 func produce(t *testing.T, dir, name, topic string, n int) string {
 	t.Helper()
 	p := start(t, filepath.Join(dir, name+".log"), kboxTool("kafka-verifiable-producer"), "--topic", topic,
-		"--bootstrap-server", cluster.Bootstrap, "--max-messages", strconv.Itoa(n), "--acks", "-1")
+		"--bootstrap-server", cluster.Bootstrap, "--max-messages", strconv.Itoa(n), "--acks", "-1", "--repeating-keys", "10")
 	p.wait(t, 60*time.Second)
 	return p.out
 }
