@@ -3,9 +3,11 @@
 package verifiableconsumer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,9 +70,6 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 		return javaMain(f, "java.lang.IllegalArgumentException", "No enum constant org.apache.kafka.clients.consumer.GroupProtocol."+strings.ToUpper(gp))
 	}
 	if st, ok := ns.Int("sessionTimeout"); ok {
-		if strings.EqualFold(gp, "consumer") {
-			return javaMain(f, "org.apache.kafka.common.config.ConfigException", "session.timeout.ms is not supported when group.protocol=consumer")
-		}
 		props.Set("session.timeout.ms", strconv.FormatInt(st, 10))
 	}
 	gid, _ := ns.String("groupId")
@@ -91,6 +90,9 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	if err != nil {
 		return err
 	}
+	if msg := unsupported(conn.Props, strings.ToUpper(gp)); msg != "" {
+		return javaMain(f, "org.apache.kafka.common.config.ConfigException", msg)
+	}
 	out := verify.NewLineWriter(f.IO.Out)
 	defer out.Close()
 	sigs, release := verify.Signals()
@@ -105,6 +107,15 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 		}
 		fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.tools.VerifiableConsumer", "Fetch error on %s-%d: %v", topic, partition, err))
 	}
+	// Java's client logs carry the consumer's log context.
+	clientID, ok := conn.Props.Get("client.id")
+	if !ok {
+		clientID = "consumer-" + gid + "-1"
+	}
+	logCtx := fmt.Sprintf("[Consumer clientId=%s, groupId=%s] ", clientID, gid)
+	cons.OnAutoCommitError = func(offsets map[string]map[int32]kgo.EpochOffset, err error) {
+		fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "%sSynchronous auto-commit of offsets %s failed: %s", logCtx, javaOffsets(offsets), verify.CommitErrorMessage(err)))
+	}
 	cl, err := f.Client(conn, kafka.Consumer, kafka.Options{Extra: cons.ClientOpts()})
 	if err != nil {
 		return err
@@ -114,4 +125,52 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 		return cmdutil.Exit(verify.SignalExit(sig))
 	}
 	return nil
+}
+
+// unsupported is the message of the ConfigException Java's ConsumerConfig
+// throws for properties the group protocol does not take, set on the
+// command line (--session-timeout) or in the config file; "" if none.
+func unsupported(props *config.Properties, protocol string) string {
+	keys := []string{"group.remote.assignor"}
+	if protocol == "CONSUMER" {
+		keys = []string{"partition.assignment.strategy", "heartbeat.interval.ms", "session.timeout.ms"}
+	}
+	var set []string
+	for _, k := range keys {
+		if _, ok := props.Get(k); ok {
+			set = append(set, k)
+		}
+	}
+	if len(set) == 0 {
+		return ""
+	}
+	return strings.Join(set, ", ") + " cannot be set when group.protocol=" + protocol
+}
+
+// javaOffsets is offsets as Java prints a Map<TopicPartition,
+// OffsetAndMetadata>, in topic and partition order.
+func javaOffsets(offsets map[string]map[int32]kgo.EpochOffset) string {
+	type entry struct {
+		topic     string
+		partition int32
+		kgo.EpochOffset
+	}
+	var es []entry
+	for t, ps := range offsets {
+		for p, eo := range ps {
+			es = append(es, entry{t, p, eo})
+		}
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		return cmp.Or(strings.Compare(a.topic, b.topic), cmp.Compare(a.partition, b.partition))
+	})
+	parts := make([]string, len(es))
+	for i, e := range es {
+		epoch := "null" // Optional.empty: unknown leader epoch
+		if e.Epoch >= 0 {
+			epoch = strconv.Itoa(int(e.Epoch))
+		}
+		parts[i] = fmt.Sprintf("%s-%d=OffsetAndMetadata{offset=%d, leaderEpoch=%s, metadata=''}", e.topic, e.partition, e.Offset, epoch)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -27,8 +28,12 @@ type Consumer struct {
 	MaxPollRecords int
 	// Verbose reports every record (record_data).
 	Verbose bool
-	// AutoCommit leaves committing to the client (enable.auto.commit):
-	// no offsets_committed events.
+	// AutoCommit leaves committing to the client (enable.auto.commit;
+	// Client must be built with it too): no offsets_committed events, as
+	// Java's auto commits do not go through the tool's commit callback.
+	// As Java's consumer does, the offsets of every record polled are
+	// also committed synchronously before partitions are revoked and
+	// before leaving the group.
 	AutoCommit bool
 	// CloseTimeout bounds leaving the group at the end.
 	CloseTimeout time.Duration
@@ -45,6 +50,13 @@ type Consumer struct {
 	// OnConsumed, when set, sees each poll's per-partition summaries
 	// after its records_consumed event.
 	OnConsumed func(sums []PartitionData)
+	// OnAutoCommitError, when set, sees a failed synchronous auto commit
+	// (before a revocation or at close) with the offsets it tried: Java
+	// logs it and goes on.
+	OnAutoCommitError func(offsets map[string]map[int32]kgo.EpochOffset, err error)
+
+	// closing is set when Run starts leaving the group.
+	closing atomic.Bool
 }
 
 // ClientOpts are the options Client must be built with: rebalances held
@@ -52,25 +64,103 @@ type Consumer struct {
 // partitions_revoked events. Run subscribes to Topic itself, after
 // startup_complete, as Apache does (a client built with the topic would
 // start joining before it).
+//
+// The events are those Java's ConsumerRebalanceListener receives:
+// onPartitionsAssigned on every assignment, even an empty one;
+// onPartitionsRevoked on every rejoin under the eager protocol (range,
+// roundrobin, sticky), even with nothing assigned, but under the
+// cooperative protocol and the consumer protocol (KIP-848) only when
+// there are partitions to revoke; on leaving, and on losing partitions
+// (onPartitionsLost, which the tool does not override and so prints as a
+// revocation), only when there are partitions.
 func (c *Consumer) ClientOpts() []kgo.Opt {
-	cb := func(name string) func(context.Context, *kgo.Client, map[string][]int32) {
-		return func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
-			tps := tpsOf(m)
-			if c.OnRebalance != nil {
-				c.OnRebalance(name, tps)
-			}
-			parts := make([]PartitionData, len(tps))
-			for i, tp := range tps {
-				parts[i] = PartitionData{Topic: tp.Topic, Partition: tp.Partition}
-			}
-			c.Sink.AddLine(Event{Timestamp: nowMs(), Name: name, Parts: parts}, nil)
-		}
-	}
 	return []kgo.Opt{
 		kgo.BlockRebalanceOnPoll(),
-		kgo.OnPartitionsAssigned(cb(EvAssigned)),
-		kgo.OnPartitionsRevoked(cb(EvRevoked)),
-		kgo.OnPartitionsLost(cb(EvRevoked)),
+		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+			c.rebalanced(EvAssigned, tpsOf(m))
+		}),
+		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, m map[string][]int32) {
+			if c.AutoCommit {
+				// ConsumerCoordinator.onJoinPrepare (and the KIP-848
+				// consumer before a revocation) commits the consumed
+				// positions synchronously first, bounded by the
+				// rebalance timeout.
+				d, _ := cl.OptValue(kgo.RebalanceTimeout).(time.Duration)
+				c.autoCommitSync(ctx, cl, d)
+			}
+			tps := tpsOf(m)
+			if len(tps) > 0 || (!c.closing.Load() && !incremental(cl)) {
+				c.rebalanced(EvRevoked, tps)
+			}
+		}),
+		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+			if tps := tpsOf(m); len(tps) > 0 {
+				c.rebalanced(EvRevoked, tps)
+			}
+		}),
+	}
+}
+
+// rebalanced reports an assignment or revocation to OnRebalance and as
+// its event.
+func (c *Consumer) rebalanced(name string, tps []TP) {
+	if c.OnRebalance != nil {
+		c.OnRebalance(name, tps)
+	}
+	parts := make([]PartitionData, len(tps))
+	for i, tp := range tps {
+		parts[i] = PartitionData{Topic: tp.Topic, Partition: tp.Partition}
+	}
+	c.Sink.AddLine(Event{Timestamp: nowMs(), Name: name, Parts: parts}, nil)
+}
+
+// incremental tells whether cl's group revokes partitions incrementally:
+// the consumer protocol (the broker assigns), or the classic protocol with
+// only cooperative assignors (Java picks the protocol every assignor
+// supports, so one eager assignor makes the group eager).
+func incremental(cl *kgo.Client) bool {
+	if ss, _ := cl.OptValue(kgo.ServerSideBalancer).(bool); ss {
+		return true
+	}
+	bs, _ := cl.OptValue(kgo.Balancers).([]kgo.GroupBalancer)
+	for _, b := range bs {
+		if !b.IsCooperative() {
+			return false
+		}
+	}
+	return len(bs) > 0
+}
+
+// autoCommitSync is Java's maybeAutoCommitOffsetsSync: a synchronous
+// commit of the position after every polled record (franz-go's
+// uncommitted offsets, the last poll included), bounded by d; a failure
+// goes to OnAutoCommitError and is otherwise ignored.
+func (c *Consumer) autoCommitSync(ctx context.Context, cl *kgo.Client, d time.Duration) {
+	offsets := cl.UncommittedOffsets()
+	if len(offsets) == 0 {
+		return
+	}
+	if d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	var failed error
+	cl.CommitOffsetsSync(ctx, offsets, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		if err != nil {
+			failed = err
+			return
+		}
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if e := kerr.ErrorForCode(p.ErrorCode); e != nil && failed == nil {
+					failed = e
+				}
+			}
+		}
+	})
+	if failed != nil && c.OnAutoCommitError != nil {
+		c.OnAutoCommitError(offsets, failed)
 	}
 }
 
@@ -164,6 +254,12 @@ func (c *Consumer) Run() os.Signal {
 	}
 	cl.AllowRebalance()
 	closeCtx, cc := context.WithTimeout(context.Background(), c.CloseTimeout)
+	c.closing.Store(true)
+	if c.AutoCommit {
+		// KafkaConsumer.close commits the consumed positions before
+		// leaving the group (and before onPartitionsRevoked).
+		c.autoCommitSync(closeCtx, cl, 0)
+	}
 	_ = cl.LeaveGroupContext(closeCtx)
 	cc()
 	cl.Close()
@@ -184,7 +280,7 @@ func (c *Consumer) commitSync(offsets map[string]map[int32]kgo.EpochOffset, comm
 	var errMsg *string
 	setErr := func(err error) {
 		if errMsg == nil {
-			m := commitErrorMessage(err)
+			m := CommitErrorMessage(err)
 			errMsg = &m
 		}
 	}
@@ -207,10 +303,10 @@ func (c *Consumer) commitSync(offsets map[string]map[int32]kgo.EpochOffset, comm
 	c.Sink.AddLine(Event{Timestamp: nowMs(), Name: EvOffsetsCommitted, Offsets: commits, Error: errMsg, Success: &ok}, nil)
 }
 
-// commitErrorMessage is the message of the exception Java's commitSync
+// CommitErrorMessage is the message of the exception Java's commitSync
 // throws for err: CommitFailedException's after a rebalance, else the
 // broker error's description.
-func commitErrorMessage(err error) string {
+func CommitErrorMessage(err error) string {
 	var ke *kerr.Error
 	if errors.As(err, &ke) {
 		switch ke {
