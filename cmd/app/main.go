@@ -14,12 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Version and Commit are stamped by the linker (see the Makefile).
-var (
-	Version = "dev"
-	Commit  = "none"
-)
-
 // Main runs kbox with the given argv and returns the exit code.
 //
 // The path of one invocation: argv[0] (a link name) or the first argument
@@ -233,9 +227,6 @@ func walk(c *cobra.Command, fn func(*cobra.Command)) {
 	}
 }
 
-var versionApplet = cmdutil.Applet{Kind: cmdutil.Command, Alias: "version", Short: "Print kbox's version", NoProfile: true,
-	New: func(*cmdutil.Factory) *cobra.Command { return newVersionCmd() }}
-
 // playgroundApplet is completed in init: its command runs Main itself.
 // (install-links, which reads the registry, is completed there too.)
 var playgroundApplet = cmdutil.Applet{Kind: cmdutil.Group, Alias: "playground", NoProfile: true,
@@ -250,18 +241,8 @@ func init() {
 			}
 		case "install-links":
 			applets[i].New = newInstallLinksCmd
+		case "version":
+			applets[i].New = newVersionCmd
 		}
-	}
-}
-
-func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print kbox's version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "kbox %s (commit %s)\n", Version, Commit)
-			return nil
-		},
 	}
 }
