@@ -31,8 +31,15 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 	}
 	base := filepath.Base(args[0])
 	if a, ok := lookupApplet(trimName(base)); ok && trimName(base) == a.Name {
-		f.Invoked = a.Name
-		return runApplet(f, a, args[1:])
+		if len(args) > 1 && (args[1] == cobra.ShellCompRequestCmd || args[1] == cobra.ShellCompNoDescRequestCmd) {
+			// A shell completing a link name (kafka-topics <TAB>) asks the
+			// link; it completes as "kbox ALIAS".
+			args = append([]string{"kbox", args[1], a.Display()}, args[2:]...)
+			base = "kbox"
+		} else {
+			f.Invoked = a.Name
+			return runApplet(f, a, args[1:])
+		}
 	}
 	if strings.HasPrefix(trimName(base), "kafka-") {
 		fmt.Fprintf(ios.ErrOut, "kbox: unknown applet %q\n", trimName(base))
@@ -137,6 +144,9 @@ func printAppletList(w io.Writer) {
 	}
 	fmt.Fprintln(w, "Native commands (kbox COMMAND):")
 	for _, a := range natives() {
+		if a.Hidden {
+			continue
+		}
 		fmt.Fprintf(w, "  %-28s %s\n", a.Alias, a.Short)
 	}
 }
@@ -197,6 +207,7 @@ Invoked as "kbox APPLET ..." it is the same program.`,
 		cmd := a.Command(f)
 		cmd.Use = a.Display()
 		cmd.Short = a.Short
+		cmd.Hidden = cmd.Hidden || a.Hidden
 		if a.Kind == cmdutil.Apache {
 			cmd.Aliases = append(cmd.Aliases, a.Name)
 			cmd.GroupID = groupApplets
@@ -243,6 +254,10 @@ func init() {
 			applets[i].New = newInstallLinksCmd
 		case "version":
 			applets[i].New = newVersionCmd
+		case "gen-man":
+			applets[i].New = newGenManCmd
+		case "gen-completions":
+			applets[i].New = newGenCompletionsCmd
 		}
 	}
 }
