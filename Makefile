@@ -8,7 +8,7 @@ LDFLAGS := -s -w -X $(PKG)/cmd/app.Version=$(VERSION) -X $(PKG)/cmd/app.Commit=$
 # Integration tests start real Kafka brokers; give them room but bound them.
 IT_TIMEOUT ?= 70m
 
-.PHONY: all build test test-unit test-integration lint install deps-integration clean demo bench-verify
+.PHONY: all build test test-unit test-integration lint install deps-integration clean demo bench bench-verify dist
 
 all: build
 
@@ -54,5 +54,14 @@ install: build
 	install -m 0755 bin/kbox $(DESTDIR)$(PREFIX)/bin/kbox
 	$(DESTDIR)$(PREFIX)/bin/kbox install-links --force $(DESTDIR)$(PREFIX)/bin
 
+# Release files in dist/: a tar.gz per platform (linux and darwin, amd64 and
+# arm64), .deb and .rpm packages (nfpm) of the linux binaries with the applet
+# links, man pages and completions, and checksums.txt. Files are dated at the
+# commit (SOURCE_DATE_EPOCH), binaries stamped like make build.
+DIST_TARGETS ?= linux/amd64,linux/arm64,darwin/amd64,darwin/arm64
+dist:
+	SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$$(git log -1 --format=%ct 2>/dev/null || date +%s)} \
+	  $(GO) run ./tools/dist -version $(VERSION) -commit $(COMMIT) -targets $(DIST_TARGETS) -out dist
+
 clean:
-	rm -rf bin
+	rm -rf bin dist

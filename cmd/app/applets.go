@@ -36,6 +36,7 @@ var applets = []cmdutil.Applet{
 	installLinksApplet,
 	versionApplet,
 	playgroundApplet,
+	genManApplet, genCompletionsApplet,
 }
 
 // Applets returns the registry's Apache drop-ins sorted by name.

@@ -14,18 +14,25 @@ func TestJSONGolden(t *testing.T) {
 	c := startKfake(t, "json-golden", 2)
 	env := writeProfiles(t, "", nil)
 	bs := strings.Join(c.ListenAddrs(), ",")
-	both := func(name string, env map[string]string, args ...string) {
+	both := func(name string, env map[string]string, args []string, normalize ...func(string) string) {
 		t.Helper()
 		j := kbox(t, env, append(args, "-o", "json")...)
 		y := kbox(t, env, append(args, "-o", "yaml")...)
 		if j.code != 0 || y.code != 0 {
 			t.Fatalf("%s: exit %d/%d\n%s%s", name, j.code, y.code, j.errOut, y.errOut)
 		}
-		golden.Output(t, name+".json.golden", j.out, y.out,
+		golden.Output(t, name+".json.golden", j.out, y.out, append([]func(string) string{
 			golden.Replace(`"port": \d+`, `"port": 0`),
-			golden.Replace(`"file": ".*"`, `"file": "<config file>"`))
+			golden.Replace(`"file": ".*"`, `"file": "<config file>"`)}, normalize...)...)
 	}
-	both("cluster-describe", env, "cluster", "describe", "--bootstrap-server", bs)
+	both("cluster-describe", env, []string{"cluster", "describe", "--bootstrap-server", bs})
+
+	// kbox version: the Go version is the toolchain's; a test binary has no
+	// module list, so franz_go_version is checked on the built binary
+	// (test/integration/dist) and moduleVersion in version_test.go.
+	both("version", env, []string{"version"},
+		golden.Replace(`"go_version": ".*"`, `"go_version": "<go>"`),
+		golden.Replace(`"franz_go_version": ".*"`, `"franz_go_version": "<franz-go>"`))
 
 	path := env["KBOX_CONFIG"]
 	f := &config.File{CurrentProfile: "local", Profiles: map[string]*config.Profile{
@@ -38,6 +45,6 @@ func TestJSONGolden(t *testing.T) {
 	if err := config.WriteFile(path, f); err != nil {
 		t.Fatal(err)
 	}
-	both("profile-list", env, "profile", "list")
-	both("profile-show", env, "profile", "show", "prod")
+	both("profile-list", env, []string{"profile", "list"})
+	both("profile-show", env, []string{"profile", "show", "prod"})
 }

@@ -14,12 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Version and Commit are stamped by the linker (see the Makefile).
-var (
-	Version = "dev"
-	Commit  = "none"
-)
-
 // Main runs kbox with the given argv and returns the exit code.
 //
 // The path of one invocation: argv[0] (a link name) or the first argument
@@ -37,8 +31,15 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 	}
 	base := filepath.Base(args[0])
 	if a, ok := lookupApplet(trimName(base)); ok && trimName(base) == a.Name {
-		f.Invoked = a.Name
-		return runApplet(f, a, args[1:])
+		if len(args) > 1 && (args[1] == cobra.ShellCompRequestCmd || args[1] == cobra.ShellCompNoDescRequestCmd) {
+			// A shell completing a link name (kafka-topics <TAB>) asks the
+			// link; it completes as "kbox ALIAS".
+			args = append([]string{"kbox", args[1], a.Display()}, args[2:]...)
+			base = "kbox"
+		} else {
+			f.Invoked = a.Name
+			return runApplet(f, a, args[1:])
+		}
 	}
 	if strings.HasPrefix(trimName(base), "kafka-") {
 		fmt.Fprintf(ios.ErrOut, "kbox: unknown applet %q\n", trimName(base))
@@ -143,6 +144,9 @@ func printAppletList(w io.Writer) {
 	}
 	fmt.Fprintln(w, "Native commands (kbox COMMAND):")
 	for _, a := range natives() {
+		if a.Hidden {
+			continue
+		}
 		fmt.Fprintf(w, "  %-28s %s\n", a.Alias, a.Short)
 	}
 }
@@ -203,6 +207,7 @@ Invoked as "kbox APPLET ..." it is the same program.`,
 		cmd := a.Command(f)
 		cmd.Use = a.Display()
 		cmd.Short = a.Short
+		cmd.Hidden = cmd.Hidden || a.Hidden
 		if a.Kind == cmdutil.Apache {
 			cmd.Aliases = append(cmd.Aliases, a.Name)
 			cmd.GroupID = groupApplets
@@ -233,9 +238,6 @@ func walk(c *cobra.Command, fn func(*cobra.Command)) {
 	}
 }
 
-var versionApplet = cmdutil.Applet{Kind: cmdutil.Command, Alias: "version", Short: "Print kbox's version", NoProfile: true,
-	New: func(*cmdutil.Factory) *cobra.Command { return newVersionCmd() }}
-
 // playgroundApplet is completed in init: its command runs Main itself.
 // (install-links, which reads the registry, is completed there too.)
 var playgroundApplet = cmdutil.Applet{Kind: cmdutil.Group, Alias: "playground", NoProfile: true,
@@ -250,18 +252,12 @@ func init() {
 			}
 		case "install-links":
 			applets[i].New = newInstallLinksCmd
+		case "version":
+			applets[i].New = newVersionCmd
+		case "gen-man":
+			applets[i].New = newGenManCmd
+		case "gen-completions":
+			applets[i].New = newGenCompletionsCmd
 		}
-	}
-}
-
-func newVersionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print kbox's version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(cmd.OutOrStdout(), "kbox %s (commit %s)\n", Version, Commit)
-			return nil
-		},
 	}
 }

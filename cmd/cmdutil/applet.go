@@ -39,6 +39,9 @@ type Applet struct {
 	// selected (profile management, version, install-links): the layer does
 	// not check the selected profile before running them.
 	NoProfile bool
+	// Hidden marks native entries for packagers and tests (gen-man,
+	// gen-completions): not listed in help or the applet list.
+	Hidden bool
 }
 
 // Command builds the entry's cobra command.

@@ -57,6 +57,7 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 		cfg.ReportingIntervalMs = 5000
 	}
 	var payload []byte
+	var bufs payloadBuffers
 	rnd := NewSplittableRandom(cfg.Seed)
 	if cfg.WarmupRecords > 0 {
 		fmt.Fprintf(out, "Warmup first %d records. Steady state results will print after the complete test summary.\n", cfg.WarmupRecords)
@@ -79,9 +80,10 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 		case len(cfg.Payloads) > 0:
 			payload = cfg.Payloads[rnd.Intn(int32(len(cfg.Payloads)))]
 		case cfg.RecordSize > 0:
-			// The client keeps the slice until the record is acknowledged,
-			// so each record gets its own buffer (Java serializes on send).
-			payload = make([]byte, cfg.RecordSize)
+			// Java refills one buffer per record (it serializes on send);
+			// the client keeps the slice until the record's promise, so
+			// each record in flight has its own buffer, recycled after.
+			payload = bufs.get(cfg.RecordSize)
 			rnd.FillUpper(payload)
 		case cfg.Monotonic:
 			payload = strconv.AppendInt(nil, i, 10)
@@ -114,9 +116,12 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 		steadyMu.Unlock()
 		n := len(payload)
 		rec := &kgo.Record{Topic: cfg.Topic, Key: key, Value: payload}
-		cl.Produce(ctx, rec, func(_ *kgo.Record, err error) {
+		cl.Produce(ctx, rec, func(r *kgo.Record, err error) {
 			now := NowMs()
 			lat := int32(now - sendStartMs)
+			if cfg.RecordSize > 0 && len(cfg.Payloads) == 0 {
+				bufs.put(r.Value)
+			}
 			if err == nil {
 				stats.Record(lat, n, now)
 				if ss != nil {
@@ -166,6 +171,32 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 	steadyMu.Unlock()
 	res.Sent = stats.Count()
 	return res, ctx.Err()
+}
+
+// payloadBuffers recycles the random payloads of records whose promise
+// has run: the client no longer reads them, so the run allocates only as
+// many as are in flight (bounded by buffer.memory) instead of one per
+// record.
+type payloadBuffers struct {
+	mu   sync.Mutex
+	free [][]byte
+}
+
+func (p *payloadBuffers) get(size int) []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		return b
+	}
+	return make([]byte, size)
+}
+
+func (p *payloadBuffers) put(b []byte) {
+	p.mu.Lock()
+	p.free = append(p.free, b)
+	p.mu.Unlock()
 }
 
 func commit(ctx context.Context, cl *kgo.Client) error {
