@@ -210,7 +210,11 @@ consumed; the objective is a latency percentile (p99 by default).`
 	fl.BoolVar(&o.one, "one-at-a-time", false, "vary one dimension at a time from the baseline (each dimension's first value)")
 	fl.IntVar(&o.plan.Repeat, "repeat", 3, "runs per cell (median and spread)")
 	fl.Int64Var(&o.plan.WarmupRecords, "warmup-records", 0, "records at the start of each run excluded from the statistics, on top of --records")
-	fl.DurationVar(&o.warmupDuration, "warmup-duration", 0, "time at the start of each run excluded from the statistics, before --duration starts")
+	defWarm := time.Second
+	if mode == "consume" {
+		defWarm = 0
+	}
+	fl.DurationVar(&o.warmupDuration, "warmup-duration", defWarm, "time at the start of each run excluded from the statistics, before --duration starts")
 	fl.DurationVar(&o.clusterWarmup, "cluster-warmup", 30*time.Second, "at most this long warming the cluster up before the first cell (0: no warm-up)")
 	fl.DurationVar(&o.minRun, "min-run-duration", secs(perf.DefaultChecks.MinRunSec), "flag a cell short-run when a run is measured for less")
 	fl.Float64Var(&o.checks.MaxSpreadPercent, "max-spread", perf.DefaultChecks.MaxSpreadPercent, "flag a cell outlier when its repeats' records/s spread exceeds this (%)")

@@ -51,6 +51,7 @@ func TestSweepDryRunAndRefusals(t *testing.T) {
 		{[]string{"produce", "--topic-prefix", "p", "--records", "10", "--duration", "3s", "--vary", "linger.ms=1"}, "either --records or --duration"},
 		{[]string{"consume", "--topic-prefix", "p", "--duration", "3s", "--vary", "max.poll.records=10"}, "size its runs with --records"},
 		{[]string{"consume", "--topic-prefix", "p", "--vary", "max.poll.records=10"}, "size its runs with --records"},
+		{[]string{"consume", "--topic-prefix", "p", "--records", "10", "--warmup-duration", "1s", "--vary", "max.poll.records=10"}, "give its warm-up by count"},
 		{[]string{"produce", "--topic-prefix", "p", "--vary", "linger.ms=1", "--max-spread", "-1"}, "--max-spread and --rerun-outliers must not be negative"},
 		{[]string{"produce", "--topic-prefix", "p", "--vary", "linger.ms=1", "--warmup-duration", "-1s"}, "must not be negative"},
 		{[]string{"produce", "--preset", "brokers"}, `--preset "brokers": want one of message-size, partitions, producers, replicas`},
@@ -73,7 +74,7 @@ func TestSweepDryRunAndRefusals(t *testing.T) {
 	if !strings.Contains(errOut, "sweep produce: 2 cells (grid of acks (2)) x 3 repeat(s) x 5s measured (+ 1s warm-up) = 30s of measured runs") {
 		t.Fatalf("duration statement: %s", errOut)
 	}
-	_, errOut, err = runSweep(t, "e2e", "--topic-prefix", "p", "--duration", "2s", "--repeat", "1", "--vary", "record-size=10,1k", "--dry-run")
+	_, errOut, err = runSweep(t, "e2e", "--topic-prefix", "p", "--duration", "2s", "--repeat", "1", "--vary", "record-size=10,1k", "--warmup-duration", "0", "--dry-run")
 	if err != nil || !strings.Contains(errOut, "sweep e2e: 2 cells (grid of record-size (2)) x 1 repeat(s) x 2s measured (+ no warm-up) = 4s of measured runs") {
 		t.Fatalf("e2e statement: %v %s", err, errOut)
 	}

@@ -43,6 +43,9 @@ type ProduceConfig struct {
 	Seed           int64
 	Interval       time.Duration // series interval (default 5s)
 	Settings       []string
+	// OnInterval, when set, is called with every interval of the series
+	// as it ends (from another goroutine).
+	OnInterval func(Interval)
 }
 
 // meter collects measured records of one run.
@@ -57,6 +60,8 @@ type meter struct {
 	lastNs   atomic.Int64
 	errOnce  sync.Once
 	firstErr error
+	// onInterval, when set, gets every interval as it ends.
+	onInterval func(Interval)
 }
 
 func newMeter() *meter { return &meter{hist: NewLatency(), win: NewLatency()} }
@@ -117,6 +122,9 @@ func (m *meter) sampler(start time.Time, interval time.Duration, target int64, w
 			P50Ms: s.P50Ms, P99Ms: s.P99Ms, MaxMs: s.MaxMs,
 		})
 		lastRecs, lastBytes, lastT = recs, bytes, now
+		if m.onInterval != nil {
+			m.onInterval(series[len(series)-1])
+		}
 	}
 	for {
 		select {
@@ -155,6 +163,7 @@ func Produce(ctx context.Context, clients []*kgo.Client, cfg ProduceConfig, prog
 	payloads := NewPayloads(cfg.RecordSize, cfg.Seed, cfg.RepeatPayload)
 	keys := Keys(cfg.KeyCardinality)
 	m := newMeter()
+	m.onInterval = cfg.OnInterval
 	start := time.Now()
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -351,6 +351,8 @@ func (p *SweepPlan) Validate() error {
 		return errors.New("a consume sweep reads topics filled before its runs: size its runs with --records")
 	case (p.Records > 0) == (p.DurationSec > 0):
 		return errors.New("size each run with either --records or --duration")
+	case p.Mode == "consume" && p.WarmupDurationSec > 0:
+		return errors.New("a consume sweep's topics hold --records plus --warmup-records records: give its warm-up by count")
 	case p.WarmupRecords < 0 || p.WarmupDurationSec < 0:
 		return errors.New("--warmup-records and --warmup-duration must not be negative")
 	case p.Repeat < 1:

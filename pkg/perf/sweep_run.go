@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/kafka"
@@ -364,25 +365,33 @@ func (r *sweepRun) warmCluster(brokers int) (*ClusterWarmup, error) {
 	defer closeAll(cls)
 	r.emit(SweepEvent{Kind: EventWarmup, Message: fmt.Sprintf("cluster warm-up: producing %d-byte records to %s (%d partitions, replication factor %d) until two successive %s windows agree within %.0f %% (at most %s)",
 		s.Plan.RecordSize, name, parts, rf, WarmupWindow, WarmupTolerance, s.ClusterWarmup)})
+	// One run for the whole bound, stopped once the rate is stable: the
+	// producer never drains its buffer between windows.
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var mu sync.Mutex
 	start := time.Now()
-	for {
-		left := s.ClusterWarmup - time.Since(start)
-		if left <= 0 {
-			break
-		}
-		res, err := Produce(ctx, cls, ProduceConfig{Topic: name, Duration: min(WarmupWindow, left), RecordSize: s.Plan.RecordSize, Seed: s.Seed, Interval: time.Hour}, nil)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if err != nil {
-			return nil, err
-		}
-		cw.WindowRecordsPerSec = append(cw.WindowRecordsPerSec, res.RecordsPerSec)
-		if n := len(cw.WindowRecordsPerSec); n >= 3 && agree(cw.WindowRecordsPerSec[n-1], cw.WindowRecordsPerSec[n-2], WarmupTolerance) {
-			cw.Stable = true
-			break
-		}
+	_, err = Produce(wctx, cls, ProduceConfig{Topic: name, Duration: s.ClusterWarmup, RecordSize: s.Plan.RecordSize, Seed: s.Seed, Interval: WarmupWindow,
+		OnInterval: func(iv Interval) {
+			mu.Lock()
+			defer mu.Unlock()
+			if cw.Stable || iv.ElapsedSec-float64(len(cw.WindowRecordsPerSec))*WarmupWindow.Seconds() < 0.5*WarmupWindow.Seconds() {
+				return // the last, partial window
+			}
+			cw.WindowRecordsPerSec = append(cw.WindowRecordsPerSec, iv.RecordsPerSec)
+			if n := len(cw.WindowRecordsPerSec); n >= 3 && agree(cw.WindowRecordsPerSec[n-1], cw.WindowRecordsPerSec[n-2], WarmupTolerance) {
+				cw.Stable = true
+				stop()
+			}
+		}}, nil)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return nil, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
 	cw.Seconds = time.Since(start).Seconds()
 	var rates []string
 	for _, v := range cw.WindowRecordsPerSec {

@@ -99,7 +99,7 @@ func TestProduceSweepTableJSONReport(t *testing.T) {
 	}
 	stdout, stderr, code := kbox(t, "perf", "sweep", "produce", "--bootstrap-server", cluster.Bootstrap, "--topic-prefix", "itp",
 		"--records", "3000", "--warmup-records", "300", "--record-size", "512", "--vary", "batch.size=16k,64k", "--vary", "partitions=1,2",
-		"--interval", "50ms", "--repeat", "1", "--cluster-warmup", "0", "--results", results, "--report", html, "--report", png)
+		"--interval", "50ms", "--repeat", "1", "--cluster-warmup", "0", "--warmup-duration", "0", "--results", results, "--report", html, "--report", png)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -184,7 +184,7 @@ func TestProduceSweepTableJSONReport(t *testing.T) {
 	// (no run) and prints the cells with their histograms.
 	stdout, stderr, code = kbox(t, "perf", "sweep", "produce", "--bootstrap-server", cluster.Bootstrap, "--topic-prefix", "itp",
 		"--records", "3000", "--warmup-records", "300", "--record-size", "512", "--vary", "batch.size=16k,64k", "--vary", "partitions=1,2",
-		"--interval", "50ms", "--repeat", "1", "--cluster-warmup", "0", "--results", results, "-o", "json")
+		"--interval", "50ms", "--repeat", "1", "--cluster-warmup", "0", "--warmup-duration", "0", "--results", results, "-o", "json")
 	if code != 0 || !strings.Contains(stderr, "4 of 4 cells already done") || strings.Contains(stderr, "[run ") {
 		t.Fatalf("resume of a finished sweep: exit %d\n%s", code, stderr)
 	}
@@ -346,7 +346,7 @@ func atoi(s string) int {
 func TestResumeAfterInterruption(t *testing.T) {
 	results := filepath.Join(t.TempDir(), "r.json")
 	args := []string{"perf", "sweep", "produce", "--bootstrap-server", cluster.Bootstrap, "--topic-prefix", "itr", "--records", "2000",
-		"--vary", "linger.ms=0,5", "--one-at-a-time", "--repeat", "1", "--cluster-warmup", "0", "--results", results, "-o", "csv"}
+		"--vary", "linger.ms=0,5", "--one-at-a-time", "--repeat", "1", "--cluster-warmup", "0", "--warmup-duration", "0", "--warmup-duration", "0", "--results", results, "-o", "csv"}
 	if _, stderr, code := kbox(t, args...); code != 0 {
 		t.Fatalf("first run: exit %d\n%s", code, stderr)
 	}
