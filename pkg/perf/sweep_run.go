@@ -156,7 +156,7 @@ func (s *Sweeper) Run(ctx context.Context, cells []Cell, prev *SweepResult) (*Sw
 		}
 		res.Brokers = n
 		if s.ClusterWarmup > 0 {
-			cw, err := r.warmCluster(n)
+			cw, err := r.warmCluster(n, s.Plan.Workload(pending[0]).RecordSize)
 			if err != nil {
 				return res, fmt.Errorf("cluster warm-up: %v", err)
 			}
@@ -171,7 +171,7 @@ func (s *Sweeper) Run(ctx context.Context, cells []Cell, prev *SweepResult) (*Sw
 		for cr.Attempts <= s.Checks.RerunOutliers && s.Checks.MaxSpreadPercent > 0 && cr.SpreadPercent > s.Checks.MaxSpreadPercent {
 			r.emit(SweepEvent{Kind: EventRerun, Cell: c, Message: fmt.Sprintf("cell #%d: the repeats' records/s spread %.1f %% exceeds %.0f %%: running its %d repeat(s) again (attempt %d of %d)",
 				c.Index, cr.SpreadPercent, s.Checks.MaxSpreadPercent, s.Plan.Repeat, cr.Attempts+1, s.Checks.RerunOutliers+1)})
-			if cr, err = r.again(c, cr); err != nil {
+			if cr, err = r.again(c, cr, true); err != nil {
 				return res, err
 			}
 		}
@@ -201,7 +201,7 @@ func (s *Sweeper) Run(ctx context.Context, cells []Cell, prev *SweepResult) (*Sw
 			rerun = true
 			r.emit(SweepEvent{Kind: EventRerun, Cell: cr.Cell, Message: fmt.Sprintf("cell #%d: p50 %.1f ms at %.0f records/s looks like a stall next to the other cells: running its %d repeat(s) again (attempt %d of %d)",
 				cr.Index, cr.Latency.P50Ms, cr.RecordsPerSec, s.Plan.Repeat, cr.Attempts+1, s.Checks.RerunOutliers+1)})
-			again, err := r.again(cr.Cell, *cr)
+			again, err := r.again(cr.Cell, *cr, false)
 			if err != nil {
 				return res, err
 			}
@@ -236,9 +236,11 @@ func (s *Sweeper) Run(ctx context.Context, cells []Cell, prev *SweepResult) (*Sw
 	return res, nil
 }
 
-// again runs a cell's repeats once more; the previous attempt's runs are
-// kept as discarded.
-func (r *sweepRun) again(c Cell, prev CellResult) (CellResult, error) {
+// again runs a cell's repeats once more. For an outlier (byAgreement) the
+// attempt whose repeats agree best is kept (a disturbance of the machine
+// rarely slows every repeat alike); for a stall the new attempt. The other
+// attempt's runs are kept as discarded, and Attempts counts both.
+func (r *sweepRun) again(c Cell, prev CellResult, byAgreement bool) (CellResult, error) {
 	r.runs += r.s.Plan.Repeat
 	if r.s.Plan.Records > 0 {
 		r.all += int64(r.s.Plan.Repeat) * (r.s.Plan.Records + r.s.Plan.WarmupRecords)
@@ -247,8 +249,13 @@ func (r *sweepRun) again(c Cell, prev CellResult) (CellResult, error) {
 	if err != nil {
 		return prev, err
 	}
-	cr.DiscardedRuns = append(append([]SweepRun(nil), prev.DiscardedRuns...), prev.Runs...)
-	return cr, nil
+	keep, drop := cr, prev
+	if byAgreement && prev.OK() && (!cr.OK() || prev.SpreadPercent < cr.SpreadPercent) {
+		keep, drop = prev, cr
+	}
+	keep.Attempts = cr.Attempts
+	keep.DiscardedRuns = append(append([]SweepRun(nil), prev.DiscardedRuns...), drop.Runs...)
+	return keep, nil
 }
 
 // topic creates (and for a consume sweep fills) the cell's topic, once for
@@ -329,11 +336,11 @@ func (r *sweepRun) cell(c Cell, attempt int) (CellResult, error) {
 	return cr, nil
 }
 
-// warmCluster produces to a topic spread over every broker (one partition
-// per broker, replication factor up to 3) in WarmupWindow windows until two
-// successive windows' rates agree within WarmupTolerance, for at most
-// ClusterWarmup.
-func (r *sweepRun) warmCluster(brokers int) (*ClusterWarmup, error) {
+// warmCluster produces records of the first cell's size to a topic spread
+// over every broker (one partition per broker, replication factor up to 3)
+// until two successive WarmupWindow windows' rates agree within
+// WarmupTolerance, for at most ClusterWarmup.
+func (r *sweepRun) warmCluster(brokers, recordSize int) (*ClusterWarmup, error) {
 	s, ctx := r.s, r.ctx
 	name := s.Plan.TopicPrefix + "-warmup"
 	parts, rf := max(brokers, 1), max(min(brokers, 3), 1)
@@ -357,21 +364,21 @@ func (r *sweepRun) warmCluster(brokers int) (*ClusterWarmup, error) {
 			return nil, fmt.Errorf("topic %s not ready: %v", name, err)
 		}
 	}
-	w := Workload{RecordSize: s.Plan.RecordSize, Producers: 1, Partitions: parts, ReplicationFactor: rf}
+	w := Workload{RecordSize: recordSize, Producers: 1, Partitions: parts, ReplicationFactor: rf}
 	cls, _, _, err := s.Env.Clients(ctx, kafka.Producer, 1, nil, w, name)
 	if err != nil {
 		return nil, err
 	}
 	defer closeAll(cls)
 	r.emit(SweepEvent{Kind: EventWarmup, Message: fmt.Sprintf("cluster warm-up: producing %d-byte records to %s (%d partitions, replication factor %d) until two successive %s windows agree within %.0f %% (at most %s)",
-		s.Plan.RecordSize, name, parts, rf, WarmupWindow, WarmupTolerance, s.ClusterWarmup)})
+		recordSize, name, parts, rf, WarmupWindow, WarmupTolerance, s.ClusterWarmup)})
 	// One run for the whole bound, stopped once the rate is stable: the
 	// producer never drains its buffer between windows.
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var mu sync.Mutex
 	start := time.Now()
-	_, err = Produce(wctx, cls, ProduceConfig{Topic: name, Duration: s.ClusterWarmup, RecordSize: s.Plan.RecordSize, Seed: s.Seed, Interval: WarmupWindow,
+	_, err = Produce(wctx, cls, ProduceConfig{Topic: name, Duration: s.ClusterWarmup, RecordSize: recordSize, Seed: s.Seed, Interval: WarmupWindow,
 		OnInterval: func(iv Interval) {
 			mu.Lock()
 			defer mu.Unlock()
