@@ -8,7 +8,7 @@ LDFLAGS := -s -w -X $(PKG)/cmd/app.Version=$(VERSION) -X $(PKG)/cmd/app.Commit=$
 # Integration tests start real Kafka brokers; give them room but bound them.
 IT_TIMEOUT ?= 70m
 
-.PHONY: all build test test-unit test-integration lint install deps-integration clean demo
+.PHONY: all build test test-unit test-integration bench lint install deps-integration clean demo
 
 all: build
 
@@ -34,6 +34,11 @@ deps-integration:
 
 test-integration: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -race -tags integration -count=1 -p 1 -timeout $(IT_TIMEOUT) ./test/integration/...
+
+# Long measurements kept out of make test: the trustworthy perf sweep on a
+# fresh 3-broker test bed (issue 21; 2-5 minutes).
+bench: build deps-integration
+	KBOX_BENCH=1 KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -tags integration -count=1 -v -timeout 20m -run 'TestTrustworthySweep$$' ./test/integration/sweep/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -136,8 +136,8 @@ per cell (deleted afterwards unless --keep-topics).
 
 Trustworthy figures:
 - Before the first cell the sweep warms the cluster up: it produces to a
-  topic with a partition on every broker until two successive 1 s windows'
-  rates agree within 10 % (at most --cluster-warmup). Every topic the sweep
+  topic with a partition on every broker until three successive 1 s
+  windows' rates agree within 10 % (at most --cluster-warmup). Every topic the sweep
   creates is ready before its run: every partition has a leader and has
   acknowledged one write (records consume runs skip).
 - Runs are sized by time (--duration, the default) or by count (--records).
@@ -215,7 +215,7 @@ consumed; the objective is a latency percentile (p99 by default).`
 		defWarm = 0
 	}
 	fl.DurationVar(&o.warmupDuration, "warmup-duration", defWarm, "time at the start of each run excluded from the statistics, before --duration starts")
-	fl.DurationVar(&o.clusterWarmup, "cluster-warmup", 30*time.Second, "at most this long warming the cluster up before the first cell (0: no warm-up)")
+	fl.DurationVar(&o.clusterWarmup, "cluster-warmup", time.Minute, "at most this long warming the cluster up before the first cell (0: no warm-up)")
 	fl.DurationVar(&o.minRun, "min-run-duration", secs(perf.DefaultChecks.MinRunSec), "flag a cell short-run when a run is measured for less")
 	fl.Float64Var(&o.checks.MaxSpreadPercent, "max-spread", perf.DefaultChecks.MaxSpreadPercent, "flag a cell outlier when its repeats' records/s spread exceeds this (%)")
 	fl.IntVar(&o.checks.RerunOutliers, "rerun-outliers", perf.DefaultChecks.RerunOutliers, "run an outlier or stalled cell's repeats again up to this many more times (0: never)")

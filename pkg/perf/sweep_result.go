@@ -87,7 +87,7 @@ type ClusterWarmup struct {
 	WindowRecordsPerSec []float64 `json:"window_records_per_sec"`
 	Seconds             float64   `json:"seconds"`
 	MaxSeconds          float64   `json:"max_seconds"`
-	// Stable is true when the last two windows were within TolerancePercent.
+	// Stable is true when the last 3 windows were within TolerancePercent.
 	Stable           bool    `json:"stable"`
 	TolerancePercent float64 `json:"tolerance_percent"`
 }

@@ -94,12 +94,13 @@ type Sweeper struct {
 	Save   func(*SweepResult) error
 }
 
-// WarmupWindow is the window of the cluster warm-up's rate, and
-// WarmupTolerance how close two successive windows must be (in %) for the
-// rate to count as stable.
+// WarmupWindow is the window of the cluster warm-up's rate; the rate is
+// stable when WarmupStableWindows successive windows agree within
+// WarmupTolerance % (of the largest).
 const (
-	WarmupWindow    = time.Second
-	WarmupTolerance = 10.0
+	WarmupWindow        = time.Second
+	WarmupStableWindows = 3
+	WarmupTolerance     = 10.0
 )
 
 // sweepRun is one invocation's state.
@@ -338,8 +339,8 @@ func (r *sweepRun) cell(c Cell, attempt int) (CellResult, error) {
 
 // warmCluster produces records of the first cell's size to a topic spread
 // over every broker (one partition per broker, replication factor up to 3)
-// until two successive WarmupWindow windows' rates agree within
-// WarmupTolerance, for at most ClusterWarmup.
+// until WarmupStableWindows successive WarmupWindow windows' rates agree
+// within WarmupTolerance, for at most ClusterWarmup.
 func (r *sweepRun) warmCluster(brokers, recordSize int) (*ClusterWarmup, error) {
 	s, ctx := r.s, r.ctx
 	name := s.Plan.TopicPrefix + "-warmup"
@@ -370,11 +371,11 @@ func (r *sweepRun) warmCluster(brokers, recordSize int) (*ClusterWarmup, error) 
 		return nil, err
 	}
 	defer closeAll(cls)
-	r.emit(SweepEvent{Kind: EventWarmup, Message: fmt.Sprintf("cluster warm-up: producing %d-byte records to %s (%d partitions, replication factor %d) until two successive %s windows agree within %.0f %% (at most %s)",
-		recordSize, name, parts, rf, WarmupWindow, WarmupTolerance, s.ClusterWarmup)})
+	r.emit(SweepEvent{Kind: EventWarmup, Message: fmt.Sprintf("cluster warm-up: producing %d-byte records to %s (%d partitions, replication factor %d) until %d successive %s windows agree within %.0f %% (at most %s)",
+		recordSize, name, parts, rf, WarmupStableWindows, WarmupWindow, WarmupTolerance, s.ClusterWarmup)})
 	// One run for the whole bound, stopped once the rate is stable: the
-	// producer never drains its buffer between windows.
-	wctx, stop := context.WithCancel(ctx)
+	// producer never drains its buffer between windows, nor at the end.
+	wctx, stop := context.WithTimeout(ctx, s.ClusterWarmup)
 	defer stop()
 	var mu sync.Mutex
 	start := time.Now()
@@ -386,7 +387,7 @@ func (r *sweepRun) warmCluster(brokers, recordSize int) (*ClusterWarmup, error) 
 				return // the last, partial window
 			}
 			cw.WindowRecordsPerSec = append(cw.WindowRecordsPerSec, iv.RecordsPerSec)
-			if n := len(cw.WindowRecordsPerSec); n >= 3 && agree(cw.WindowRecordsPerSec[n-1], cw.WindowRecordsPerSec[n-2], WarmupTolerance) {
+			if n := len(cw.WindowRecordsPerSec); n >= WarmupStableWindows && agree(cw.WindowRecordsPerSec[n-WarmupStableWindows:], WarmupTolerance) {
 				cw.Stable = true
 				stop()
 			}
@@ -394,7 +395,7 @@ func (r *sweepRun) warmCluster(brokers, recordSize int) (*ClusterWarmup, error) 
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if err != nil && !errors.Is(err, context.Canceled) {
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 		return nil, err
 	}
 	mu.Lock()
@@ -412,10 +413,13 @@ func (r *sweepRun) warmCluster(brokers, recordSize int) (*ClusterWarmup, error) 
 	return cw, nil
 }
 
-// agree reports whether a and b differ by at most pct % of the larger.
-func agree(a, b, pct float64) bool {
-	hi := math.Max(a, b)
-	return hi > 0 && math.Abs(a-b) <= hi*pct/100
+// agree reports whether the rates differ by at most pct % of the largest.
+func agree(rates []float64, pct float64) bool {
+	lo, hi := math.Inf(1), 0.0
+	for _, r := range rates {
+		lo, hi = math.Min(lo, r), math.Max(hi, r)
+	}
+	return hi > 0 && hi-lo <= hi*pct/100
 }
 
 func remove(list []string, s string) []string {
