@@ -102,6 +102,7 @@ type sweepOpts struct {
 	clusterWarmup  time.Duration
 	minRun         time.Duration
 	preset         string
+	interleave     bool
 	presetProps    map[string]string
 	changed        func(string) bool
 	recordSize     string
@@ -140,6 +141,8 @@ Trustworthy figures:
   windows' rates agree within 10 % (at most --cluster-warmup). Every topic the sweep
   creates is ready before its run: every partition has a leader and has
   acknowledged one write (records consume runs skip).
+- The repeats run in rounds (--interleave): repeat 1 of every cell, then
+  repeat 2, ..., so a slow spell of the machine does not fall on one cell.
 - Runs are sized by time (--duration, the default) or by count (--records).
   A cell with a run measured for less than --min-run-duration is flagged
   short-run.
@@ -151,7 +154,8 @@ Trustworthy figures:
   footnotes), the JSON (flags) and the report.
 
 ` + perf.WarmupHelp + `
-With --results FILE the sweep saves every finished cell there and, when run
+With --results FILE the sweep saves its finished cells there (every cell with
+--interleave=false, all cells after the last round otherwise) and, when run
 again with the same settings after an interruption, resumes where it stopped.`
 	switch mode {
 	case "produce":
@@ -209,6 +213,7 @@ consumed; the objective is a latency percentile (p99 by default).`
 	fl.BoolVar(&o.grid, "grid", false, "run every combination of the values (default)")
 	fl.BoolVar(&o.one, "one-at-a-time", false, "vary one dimension at a time from the baseline (each dimension's first value)")
 	fl.IntVar(&o.plan.Repeat, "repeat", 3, "runs per cell (median and spread)")
+	fl.BoolVar(&o.interleave, "interleave", true, "run the repeats in rounds (repeat 1 of every cell, then repeat 2, ...); false: a cell's repeats back to back, the --results file saved after every cell")
 	fl.Int64Var(&o.plan.WarmupRecords, "warmup-records", 0, "records at the start of each run excluded from the statistics, on top of --records")
 	defWarm := time.Second
 	if mode == "consume" {
@@ -419,7 +424,7 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 		}
 	}
 	sw := &perf.Sweeper{Plan: o.plan, Env: env, Interval: o.interval, KeepTopics: o.keepTopics, Seed: o.seed,
-		IdleTimeout: o.idleTimeout, Checks: o.checks, ClusterWarmup: o.clusterWarmup, Events: progressPrinter(f, len(cells))}
+		IdleTimeout: o.idleTimeout, Checks: o.checks, ClusterWarmup: o.clusterWarmup, Interleave: o.interleave, Events: progressPrinter(f, len(cells))}
 	if o.results != "" {
 		sw.Save = func(r *perf.SweepResult) error {
 			r.Objective = obj.String()

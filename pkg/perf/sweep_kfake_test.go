@@ -3,6 +3,8 @@ package perf
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,13 +101,16 @@ func TestSweeperProduceByDuration(t *testing.T) {
 	}
 	cells, _ := Expand(p.Dimensions, p.Strategy)
 	var warm, reruns int
-	sw := &Sweeper{Plan: *p, Env: env, Interval: time.Second, Checks: SweepChecks{MinRunSec: 0.25, MaxSpreadPercent: 1000, StallFactor: 10, RerunOutliers: 1},
+	var order []string
+	sw := &Sweeper{Plan: *p, Env: env, Interval: time.Second, Interleave: true, Checks: SweepChecks{MinRunSec: 0.25, MaxSpreadPercent: 1000, StallFactor: 10, RerunOutliers: 1},
 		ClusterWarmup: 3 * time.Second, Events: func(e SweepEvent) {
 			switch e.Kind {
 			case EventWarmup:
 				warm++
 			case EventRerun:
 				reruns++
+			case EventCellStart:
+				order = append(order, fmt.Sprintf("%d.%d", e.Cell.Index, e.Repeat))
 			}
 		}}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -118,6 +123,9 @@ func TestSweeperProduceByDuration(t *testing.T) {
 	// Stable or not (a loaded machine), the warm-up is bounded in time.
 	if cw == nil || len(cw.WindowRecordsPerSec) == 0 || cw.Seconds > 4.5 || warm != 2 || res.Brokers != 1 {
 		t.Fatalf("cluster warm-up %+v, %d events, brokers %d", cw, warm, res.Brokers)
+	}
+	if got := strings.Join(order, " "); got != "1.1 2.1 1.2 2.2" {
+		t.Errorf("interleaved order %s", got)
 	}
 	if len(res.Cells) != 2 || !res.Complete || reruns != 0 {
 		t.Fatalf("cells %d complete %v reruns %d", len(res.Cells), res.Complete, reruns)
@@ -141,8 +149,11 @@ func TestSweeperProduceByDuration(t *testing.T) {
 	}
 	// A 1000 % spread limit never re-runs; a 0.001 % one re-runs each
 	// cell once and keeps the attempt whose repeats agree best.
-	sw.Checks.MaxSpreadPercent, sw.ClusterWarmup = 0.001, 0
+	sw.Checks.MaxSpreadPercent, sw.ClusterWarmup, sw.Interleave, order = 0.001, 0, false, nil
 	res, err = sw.Run(ctx, cells, nil)
+	if got := strings.Join(order, " "); got != "1.1 1.2 1.1 1.2 2.1 2.2 2.1 2.2" {
+		t.Errorf("back-to-back order with re-runs %s", got)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,6 +88,11 @@ type Sweeper struct {
 	// ClusterWarmup bounds the cluster warm-up before the first cell
 	// (0: none).
 	ClusterWarmup time.Duration
+	// Interleave runs the cells' repeats in rounds (repeat 1 of every
+	// cell, then repeat 2, ...); the results file then gets the cells once
+	// the last round ends. Otherwise a cell's repeats run back to back and
+	// the file is saved after every cell.
+	Interleave bool
 	// Events receives progress; Save is called after each cell with the
 	// results so far (the results file). Both may be nil.
 	Events func(SweepEvent)
@@ -164,58 +169,24 @@ func (s *Sweeper) Run(ctx context.Context, cells []Cell, prev *SweepResult) (*Sw
 			res.ClusterWarmup = cw
 		}
 	}
-	for _, c := range pending {
-		cr, err := r.cell(c, 1)
+	batches := [][]Cell{pending}
+	if !s.Interleave {
+		batches = nil
+		for _, c := range pending {
+			batches = append(batches, []Cell{c})
+		}
+	}
+	for _, batch := range batches {
+		crs, err := r.runCells(batch, 1)
 		if err != nil {
 			return res, err
 		}
-		for cr.Attempts <= s.Checks.RerunOutliers && s.Checks.MaxSpreadPercent > 0 && cr.SpreadPercent > s.Checks.MaxSpreadPercent {
-			r.emit(SweepEvent{Kind: EventRerun, Cell: c, Message: fmt.Sprintf("cell #%d: the repeats' records/s spread %.1f %% exceeds %.0f %%: running its %d repeat(s) again (attempt %d of %d)",
-				c.Index, cr.SpreadPercent, s.Checks.MaxSpreadPercent, s.Plan.Repeat, cr.Attempts+1, s.Checks.RerunOutliers+1)})
-			if cr, err = r.again(c, cr, true); err != nil {
-				return res, err
-			}
-		}
-		res.Cells = append(res.Cells, cr)
-		res.Updated = time.Now()
-		res.Flag()
-		r.emit(SweepEvent{Kind: EventCellDone, Cell: c, Result: &res.Cells[len(res.Cells)-1], Elapsed: time.Since(r.start), DoneRecords: r.done, AllRecords: r.all})
-		if s.Save != nil {
-			if err := s.Save(res); err != nil {
-				return res, fmt.Errorf("saving results: %v", err)
-			}
+		if err := r.finish(crs); err != nil {
+			return res, err
 		}
 	}
-	// Stalls are judged against the other cells, so once all have run.
-	isPending := map[string]bool{}
-	for _, c := range pending {
-		isPending[c.Key()] = true
-	}
-	for pass := 0; pass < s.Checks.RerunOutliers; pass++ {
-		res.Flag()
-		rerun := false
-		for i := range res.Cells {
-			cr := &res.Cells[i]
-			if !cr.HasFlag(FlagStall) || !isPending[cr.Key] || cr.Attempts > s.Checks.RerunOutliers {
-				continue
-			}
-			rerun = true
-			r.emit(SweepEvent{Kind: EventRerun, Cell: cr.Cell, Message: fmt.Sprintf("cell #%d: p50 %.1f ms at %.0f records/s looks like a stall next to the other cells: running its %d repeat(s) again (attempt %d of %d)",
-				cr.Index, cr.Latency.P50Ms, cr.RecordsPerSec, s.Plan.Repeat, cr.Attempts+1, s.Checks.RerunOutliers+1)})
-			again, err := r.again(cr.Cell, *cr, false)
-			if err != nil {
-				return res, err
-			}
-			*cr = again
-		}
-		if !rerun {
-			break
-		}
-		if s.Save != nil {
-			if err := s.Save(res); err != nil {
-				return res, fmt.Errorf("saving results: %v", err)
-			}
-		}
+	if err := r.rerunStalls(pending); err != nil {
+		return res, err
 	}
 	// Keep the plan's order (resumed cells first in the file otherwise).
 	ordered := make([]CellResult, 0, len(cells))
@@ -237,6 +208,69 @@ func (s *Sweeper) Run(ctx context.Context, cells []Cell, prev *SweepResult) (*Sw
 	return res, nil
 }
 
+// finish re-runs the outliers among crs, adds them to the result and saves.
+func (r *sweepRun) finish(crs []CellResult) error {
+	s, res := r.s, r.res
+	for _, cr := range crs {
+		c := cr.Cell
+		var err error
+		for cr.Attempts <= s.Checks.RerunOutliers && s.Checks.MaxSpreadPercent > 0 && cr.SpreadPercent > s.Checks.MaxSpreadPercent {
+			r.emit(SweepEvent{Kind: EventRerun, Cell: c, Message: fmt.Sprintf("cell #%d: the repeats' records/s spread %.1f %% exceeds %.0f %%: running its %d repeat(s) again (attempt %d of %d)",
+				c.Index, cr.SpreadPercent, s.Checks.MaxSpreadPercent, s.Plan.Repeat, cr.Attempts+1, s.Checks.RerunOutliers+1)})
+			if cr, err = r.again(c, cr, true); err != nil {
+				return err
+			}
+		}
+		res.Cells = append(res.Cells, cr)
+		res.Updated = time.Now()
+		res.Flag()
+		r.emit(SweepEvent{Kind: EventCellDone, Cell: c, Result: &res.Cells[len(res.Cells)-1], Elapsed: time.Since(r.start), DoneRecords: r.done, AllRecords: r.all})
+	}
+	if s.Save != nil {
+		if err := s.Save(res); err != nil {
+			return fmt.Errorf("saving results: %v", err)
+		}
+	}
+	return nil
+}
+
+// rerunStalls re-runs the cells of this invocation that stalled: stalls
+// are judged against the other cells, so once all have run.
+func (r *sweepRun) rerunStalls(pending []Cell) error {
+	s, res := r.s, r.res
+	isPending := map[string]bool{}
+	for _, c := range pending {
+		isPending[c.Key()] = true
+	}
+	for pass := 0; pass < s.Checks.RerunOutliers; pass++ {
+		res.Flag()
+		rerun := false
+		for i := range res.Cells {
+			cr := &res.Cells[i]
+			if !cr.HasFlag(FlagStall) || !isPending[cr.Key] || cr.Attempts > s.Checks.RerunOutliers {
+				continue
+			}
+			rerun = true
+			r.emit(SweepEvent{Kind: EventRerun, Cell: cr.Cell, Message: fmt.Sprintf("cell #%d: p50 %.1f ms at %.0f records/s looks like a stall next to the other cells: running its %d repeat(s) again (attempt %d of %d)",
+				cr.Index, cr.Latency.P50Ms, cr.RecordsPerSec, s.Plan.Repeat, cr.Attempts+1, s.Checks.RerunOutliers+1)})
+			again, err := r.again(cr.Cell, *cr, false)
+			if err != nil {
+				return err
+			}
+			*cr = again
+		}
+		if !rerun {
+			break
+		}
+		if s.Save != nil {
+			if err := s.Save(res); err != nil {
+				return fmt.Errorf("saving results: %v", err)
+			}
+		}
+	}
+	return nil
+}
+
 // again runs a cell's repeats once more. For an outlier (byAgreement) the
 // attempt whose repeats agree best is kept (a disturbance of the machine
 // rarely slows every repeat alike); for a stall the new attempt. The other
@@ -246,10 +280,11 @@ func (r *sweepRun) again(c Cell, prev CellResult, byAgreement bool) (CellResult,
 	if r.s.Plan.Records > 0 {
 		r.all += int64(r.s.Plan.Repeat) * (r.s.Plan.Records + r.s.Plan.WarmupRecords)
 	}
-	cr, err := r.cell(c, prev.Attempts+1)
+	crs, err := r.runCells([]Cell{c}, prev.Attempts+1)
 	if err != nil {
 		return prev, err
 	}
+	cr := crs[0]
 	keep, drop := cr, prev
 	if byAgreement && prev.OK() && (!cr.OK() || prev.SpreadPercent < cr.SpreadPercent) {
 		keep, drop = prev, cr
@@ -293,48 +328,58 @@ func (r *sweepRun) topic(c Cell, attempt int) (string, bool, error) {
 	return name, shared, nil
 }
 
-// cell runs a cell's repeats.
-func (r *sweepRun) cell(c Cell, attempt int) (CellResult, error) {
+// runCells runs the repeats of cells in rounds: the first repeat of every
+// cell, then the second, and so on, so that a slow spell of the machine
+// falls on one repeat of several cells rather than on every repeat of one.
+func (r *sweepRun) runCells(cs []Cell, attempt int) ([]CellResult, error) {
 	s := r.s
-	topic, shared, err := r.topic(c, attempt)
-	if err != nil {
-		return CellResult{}, err
+	out := make([]CellResult, len(cs))
+	shared := make([]bool, len(cs))
+	for i, c := range cs {
+		topic, sh, err := r.topic(c, attempt)
+		if err != nil {
+			return nil, err
+		}
+		out[i], shared[i] = CellResult{Cell: c, Key: c.Key(), Topic: topic, Attempts: attempt}, sh
 	}
-	cr := CellResult{Cell: c, Key: c.Key(), Topic: topic, Attempts: attempt}
 	for rep := 1; rep <= s.Plan.Repeat; rep++ {
-		r.pos++
-		ev := SweepEvent{Cell: c, Topic: topic, Repeat: rep, Attempt: attempt, Position: r.pos, Runs: r.runs, AllRecords: r.all}
-		ev.Kind, ev.Elapsed, ev.DoneRecords = EventCellStart, time.Since(r.start), r.done
-		r.emit(ev)
-		progress := func(p Progress) {
+		for i, c := range cs {
+			r.pos++
+			ev := SweepEvent{Cell: c, Topic: out[i].Topic, Repeat: rep, Attempt: attempt, Position: r.pos, Runs: r.runs, AllRecords: r.all}
+			ev.Kind, ev.Elapsed, ev.DoneRecords = EventCellStart, time.Since(r.start), r.done
+			r.emit(ev)
+			progress := func(p Progress) {
+				e := ev
+				e.Kind, e.Progress, e.Elapsed, e.DoneRecords = EventProgress, p, time.Since(r.start), r.done+p.Done
+				r.emit(e)
+			}
+			run := s.runOne(r.ctx, c, out[i].Topic, rep, progress)
+			if r.ctx.Err() != nil {
+				return nil, r.ctx.Err()
+			}
+			if run.Result != nil {
+				r.done += run.Result.Records + run.Result.WarmupRecords
+			}
+			out[i].Runs = append(out[i].Runs, run)
 			e := ev
-			e.Kind, e.Progress, e.Elapsed, e.DoneRecords = EventProgress, p, time.Since(r.start), r.done+p.Done
+			e.Kind, e.Run, e.Elapsed, e.DoneRecords = EventRunDone, &run, time.Since(r.start), r.done
 			r.emit(e)
 		}
-		run := s.runOne(r.ctx, c, topic, rep, progress)
-		if r.ctx.Err() != nil {
-			return cr, r.ctx.Err()
-		}
-		if run.Result != nil {
-			r.done += run.Result.Records + run.Result.WarmupRecords
-		}
-		cr.Runs = append(cr.Runs, run)
-		e := ev
-		e.Kind, e.Run, e.Elapsed, e.DoneRecords = EventRunDone, &run, time.Since(r.start), r.done
-		r.emit(e)
 	}
-	if err := cr.Summarize(); err != nil {
-		return cr, err
-	}
-	if !shared && !s.KeepTopics {
-		dctx, cancel := context.WithTimeout(r.ctx, 30*time.Second)
-		if err := s.Env.DeleteTopics(dctx, topic); err != nil {
-			r.emit(SweepEvent{Kind: EventWarning, Message: fmt.Sprintf("deleting topic %s: %v", topic, err)})
+	for i := range out {
+		if err := out[i].Summarize(); err != nil {
+			return nil, err
 		}
-		cancel()
-		r.toDelete = remove(r.toDelete, topic)
+		if !shared[i] && !s.KeepTopics {
+			dctx, cancel := context.WithTimeout(r.ctx, 30*time.Second)
+			if err := s.Env.DeleteTopics(dctx, out[i].Topic); err != nil {
+				r.emit(SweepEvent{Kind: EventWarning, Message: fmt.Sprintf("deleting topic %s: %v", out[i].Topic, err)})
+			}
+			cancel()
+			r.toDelete = remove(r.toDelete, out[i].Topic)
+		}
 	}
-	return cr, nil
+	return out, nil
 }
 
 // warmCluster produces records of the first cell's size to a topic spread
