@@ -122,9 +122,9 @@ func newSweepModeCmd(f *cmdutil.Factory, mode string) *cobra.Command {
 	o := &sweepOpts{checks: perf.DefaultChecks}
 	o.plan.Mode = mode
 	what := map[string]string{
-		"produce": "a Java producer client property (batch.size, linger.ms, compression.type, acks,\nmax.request.size, ...) or a workload dimension: record-size, partitions,\nreplication-factor, key-cardinality, producers",
-		"consume": "a Java consumer client property (max.poll.records, fetch.max.bytes,\nfetch.min.bytes, ...) or a workload dimension: record-size, partitions,\nreplication-factor, key-cardinality, consumers",
-		"e2e":     "a Java producer client property (acks, linger.ms, compression.type, ...)\nor a workload dimension: record-size, partitions, replication-factor",
+		"produce": "a Java producer client property\n(batch.size, linger.ms, compression.type, acks, max.request.size, ...) or a\nworkload dimension: record-size, partitions, replication-factor,\nkey-cardinality, producers",
+		"consume": "a Java consumer client property\n(max.poll.records, fetch.max.bytes, fetch.min.bytes, ...) or a workload\ndimension: record-size, partitions, replication-factor, key-cardinality,\nconsumers",
+		"e2e":     "a Java producer client property\n(acks, linger.ms, compression.type, ...) or a workload dimension:\nrecord-size, partitions, replication-factor",
 	}[mode]
 	long := `Runs one full perf run per cell, repeats each cell --repeat times (median and
 spread), and prints the cells sorted by the objective with the best marked and
@@ -138,9 +138,9 @@ per cell (deleted afterwards unless --keep-topics).
 Trustworthy figures:
 - Before the first cell the sweep warms the cluster up: it produces to a
   topic with a partition on every broker until three successive 1 s
-  windows' rates agree within 10 % (at most --cluster-warmup). Every topic the sweep
-  creates is ready before its run: every partition has a leader and has
-  acknowledged one write (records consume runs skip).
+  windows' rates agree within 10 % (at most --cluster-warmup). Every topic
+  the sweep creates is ready before its run: every partition has a leader
+  and has acknowledged one write (records consume runs skip).
 - The repeats run in rounds (--interleave): repeat 1 of every cell, then
   repeat 2, ..., so a slow spell of the machine does not fall on one cell.
 - Runs are sized by time (--duration, the default) or by count (--records).
