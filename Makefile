@@ -38,7 +38,7 @@ test-integration: build deps-integration
 # Long measurements kept out of make test: the trustworthy perf sweep on a
 # fresh 3-broker test bed (issue 21; 2-5 minutes).
 bench: build deps-integration
-	KBOX_BENCH=1 KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -tags integration -count=1 -v -timeout 20m -run 'TestTrustworthySweep$$' ./test/integration/sweep/
+	KBOX_BENCH=1 KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -tags integration -count=1 -v -timeout 40m -run 'TestTrustworthySweep$$' ./test/integration/sweep/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -120,8 +120,9 @@ func TestSweeperProduceByDuration(t *testing.T) {
 		t.Fatal(err)
 	}
 	cw := res.ClusterWarmup
-	// Stable or not (a loaded machine), the warm-up is bounded in time.
-	if cw == nil || len(cw.WindowRecordsPerSec) == 0 || cw.Seconds > 4.5 || warm != 2 || res.Brokers != 1 {
+	// Stable or not (a loaded machine), the warm-up is bounded in time
+	// (with slack for a machine so loaded that no window ended).
+	if cw == nil || cw.MaxSeconds != 3 || cw.Seconds > 8 || warm != 2 || res.Brokers != 1 {
 		t.Fatalf("cluster warm-up %+v, %d events, brokers %d", cw, warm, res.Brokers)
 	}
 	if got := strings.Join(order, " "); got != "1.1 2.1 1.2 2.2" {

@@ -47,7 +47,7 @@ func TestTrustworthySweep(t *testing.T) {
 		_ = os.Remove(p)
 	}
 	start := time.Now()
-	r := testbed.Runner{Timeout: 8 * time.Minute, InTempDir: true}.Exec(t, bin, "perf", "sweep", "produce",
+	r := testbed.Runner{Timeout: 25 * time.Minute, InTempDir: true}.Exec(t, bin, "perf", "sweep", "produce",
 		"--bootstrap-server", c.Bootstrap, "--topic-prefix", "trust", "--partitions", "3",
 		"--one-at-a-time", "--vary", "record-size=10,100,1000,10000", "--vary", "replication-factor=1,2,3", "--vary", "producers=1,2,3",
 		"--repeat", "3", "--duration", "3s", "--results", results, "--report", html)
