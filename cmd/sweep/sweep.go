@@ -369,17 +369,32 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 		if env != nil {
 			return nil
 		}
-		var props map[string]string
-		if o.preset != "" {
-			props = perf.SweepPresets[o.preset].Props
-		}
-		conn, err := o.conn.Connection(f, props)
+		conn, err := o.conn.Connection(f, nil)
 		if err != nil {
 			return err
 		}
-		o.plan.Properties = redacted(conn.Props)
 		env, err = newSweepEnv(ctx, f, conn)
-		return err
+		if err != nil {
+			return err
+		}
+		// A preset's fixed client properties (acks=1) apply to the runs'
+		// clients, under the user's -X and the cell's.
+		props := config.NewProperties()
+		if conn.Props != nil {
+			props = conn.Props.Clone()
+		}
+		if o.preset != "" {
+			for k, v := range perf.SweepPresets[o.preset].Props {
+				if _, given := props.Get(k); !given {
+					env.fixed[k] = v
+				}
+			}
+		}
+		for k, v := range env.fixed {
+			props.Set(k, v)
+		}
+		o.plan.Properties = redacted(props)
+		return nil
 	}
 	if o.preset != "" {
 		// A preset is scaled to the cluster: read its size first.
@@ -676,6 +691,9 @@ type sweepEnv struct {
 	seq   int
 	warn  map[string]bool
 	ready *kafka.Client // producer with a manual partitioner (readiness writes)
+	// fixed are client properties the sweep sets for every run (a
+	// preset's), under the user's and the cell's.
+	fixed map[string]string
 }
 
 func newSweepEnv(ctx context.Context, f *cmdutil.Factory, conn *config.Connection) (*sweepEnv, error) {
@@ -683,7 +701,7 @@ func newSweepEnv(ctx context.Context, f *cmdutil.Factory, conn *config.Connectio
 	if err != nil {
 		return nil, err
 	}
-	return &sweepEnv{f: f, conn: conn, admin: adm, warn: map[string]bool{}}, nil
+	return &sweepEnv{f: f, conn: conn, admin: adm, warn: map[string]bool{}, fixed: map[string]string{}}, nil
 }
 
 func (e *sweepEnv) close() {
@@ -698,6 +716,9 @@ func (e *sweepEnv) Clients(ctx context.Context, role kafka.Role, n int, props ma
 	c.Props = config.NewProperties()
 	if e.conn.Props != nil {
 		c.Props = e.conn.Props.Clone()
+	}
+	for k, v := range e.fixed {
+		c.Props.Set(k, v)
 	}
 	for k, v := range props {
 		c.Props.Set(k, v)
@@ -786,6 +807,9 @@ func (e *sweepEnv) E2EClients(ctx context.Context, props map[string]string, w pe
 	pc.Props = config.NewProperties()
 	if e.conn.Props != nil {
 		pc.Props = e.conn.Props.Clone()
+	}
+	for k, v := range e.fixed {
+		pc.Props.Set(k, v)
 	}
 	for k, v := range props {
 		pc.Props.Set(k, v)
