@@ -8,7 +8,7 @@ LDFLAGS := -s -w -X $(PKG)/cmd/app.Version=$(VERSION) -X $(PKG)/cmd/app.Commit=$
 # Integration tests start real Kafka brokers; give them room but bound them.
 IT_TIMEOUT ?= 70m
 
-.PHONY: all build test test-unit test-integration lint install deps-integration clean demo bench bench-verify dist
+.PHONY: all build test test-unit test-integration lint install deps-integration clean demo bench bench-sweep bench-verify dist
 
 all: build
 
@@ -34,6 +34,14 @@ deps-integration:
 
 test-integration: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -race -tags integration -count=1 -p 1 -timeout $(IT_TIMEOUT) ./test/integration/...
+
+# Long measurements kept out of make test. `make bench` runs them all.
+bench: bench-sweep bench-verify
+
+# The trustworthy perf sweep on a fresh 3-broker test bed (issue 21; 5-12
+# minutes on 2 cores).
+bench-sweep: build deps-integration
+	KBOX_BENCH=1 KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -tags integration -count=1 -v -timeout 40m -run 'TestTrustworthySweep$$' ./test/integration/sweep/
 
 # Peak RSS and CPU of `kbox verify check` and `kbox verify run` at 1M, 2M
 # and 5M records (starts its own 1-broker test bed; ~10 minutes). The table

@@ -23,15 +23,19 @@ func newE2ECmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "End-to-end latency: send one record, consume it, repeat; exact HDR histogram",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfg.Duration > 0 && !cmd.Flags().Changed("records") {
+				cfg.Records = 0
+			}
+			if err := checkWarmup(int64(cfg.WarmupRecords), cfg.WarmupDuration); err != nil {
+				return err
+			}
 			switch {
 			case cfg.Topic == "":
 				return cmdutil.FlagErrorf("--topic is required")
-			case cfg.Records <= 0:
-				return cmdutil.FlagErrorf("--records must be positive")
+			case cfg.Records < 0 || cfg.Duration < 0 || (cfg.Records == 0 && cfg.Duration == 0):
+				return cmdutil.FlagErrorf("give a positive --records N or --duration D")
 			case cfg.RecordSize < 0 || cfg.KeySize < 0 || cfg.NumHeaders < 0 || cfg.HeaderKeySize < 0 || cfg.HeaderValueSize < -1:
 				return cmdutil.FlagErrorf("sizes must be >= 0 (--header-size may be -1 for null header values)")
-			case cfg.WarmupRecords < 0 || cfg.WarmupRecords >= cfg.Records:
-				return cmdutil.FlagErrorf("--warmup-records must be >= 0 and less than --records")
 			case acks != "1" && acks != "all" && acks != "-1":
 				return cmdutil.FlagErrorf("--acks %q: latency testing needs acknowledged sends: use 1 or all", acks)
 			case cfg.PollTimeout <= 0:
@@ -59,7 +63,7 @@ func newE2ECmd(f *cmdutil.Factory) *cobra.Command {
 			if pr := f.IO.Progress(); pr.Enabled() {
 				start := time.Now()
 				prog = func(i int, d time.Duration) {
-					pr.Update("%6.1fs record %d/%d  last %.3f ms", time.Since(start).Seconds(), i+1, cfg.Records, float64(d.Nanoseconds())/1e6)
+					pr.Update("%6.1fs record %d  last %.3f ms", time.Since(start).Seconds(), i+1, float64(d.Nanoseconds())/1e6)
 				}
 			}
 			obs := perf.E2EObserver{
@@ -78,13 +82,16 @@ func newE2ECmd(f *cmdutil.Factory) *cobra.Command {
 	c.flags(f, cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&cfg.Topic, "topic", "", "topic (created with 1 partition, replication factor 1 when missing, as Apache does)")
-	fl.IntVar(&cfg.Records, "records", 1000, "records to send, one at a time")
+	fl.IntVar(&cfg.Records, "records", 1000, "measured records to send, one at a time (warm-up records come on top)")
+	fl.DurationVar(&cfg.Duration, "duration", 0, "measure for this long (after the warm-up) instead of a count")
 	fl.IntVar(&cfg.RecordSize, "record-size", 100, "value size in bytes")
 	fl.IntVar(&cfg.KeySize, "key-size", 0, "key size in bytes (an empty key when 0, as Apache)")
 	fl.IntVar(&cfg.NumHeaders, "headers", 0, "headers per record")
 	fl.IntVar(&cfg.HeaderKeySize, "header-key-size", 0, "header key size in bytes")
 	fl.IntVar(&cfg.HeaderValueSize, "header-size", 0, "header value size in bytes (-1: null values)")
-	fl.IntVar(&cfg.WarmupRecords, "warmup-records", 0, "first records excluded from the statistics")
+	fl.IntVar(&cfg.WarmupRecords, "warmup-records", 0, "records at the start excluded from the statistics, on top of --records")
+	fl.DurationVar(&cfg.WarmupDuration, "warmup-duration", 0, "time at the start excluded from the statistics, before --duration starts")
+	cmd.Long = cmd.Short + ".\n\n" + perf.WarmupHelp
 	fl.StringVar(&acks, "acks", "all", "producer acks: 1 or all")
 	fl.StringVar(&group, "group", "", "group the consumed positions are committed for (default: a fresh kbox-perf-e2e-<ms>)")
 	fl.DurationVar(&cfg.PollTimeout, "poll-timeout", perf.E2EPollTimeout, "fail when a record does not come back within this time")

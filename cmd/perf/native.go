@@ -49,6 +49,19 @@ func (c *common) flags(f *cmdutil.Factory, cmd *cobra.Command) {
 	cmdutil.AddOutputFlag(f, cmd, &c.out, perfFormats)
 }
 
+func warmupFlags(cmd *cobra.Command, records *int64, d *time.Duration) {
+	cmd.Flags().Int64Var(records, "warmup-records", 0, "records at the start excluded from the statistics, on top of --records")
+	cmd.Flags().DurationVar(d, "warmup-duration", 0, "time at the start excluded from the statistics, before --duration starts")
+	cmd.Long = cmd.Short + ".\n\n" + perf.WarmupHelp
+}
+
+func checkWarmup(records int64, d time.Duration) error {
+	if records < 0 || d < 0 {
+		return cmdutil.FlagErrorf("--warmup-records and --warmup-duration must not be negative")
+	}
+	return nil
+}
+
 // progressLine is the live status of a load on the invocation's progress
 // line (drawn only when stderr is a terminal).
 func progressLine(f *cmdutil.Factory, verb string) func(perf.Progress) {
@@ -101,6 +114,9 @@ func newProduceCmd(f *cmdutil.Factory) *cobra.Command {
 			if cfg.Records <= 0 && cfg.Duration <= 0 {
 				return cmdutil.FlagErrorf("give --records N or --duration D")
 			}
+			if err := checkWarmup(cfg.WarmupRecords, cfg.WarmupDuration); err != nil {
+				return err
+			}
 			if cfg.RecordSize <= 0 || producers <= 0 {
 				return cmdutil.FlagErrorf("--record-size and --producers must be positive")
 			}
@@ -135,14 +151,13 @@ func newProduceCmd(f *cmdutil.Factory) *cobra.Command {
 	c.flags(f, cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&cfg.Topic, "topic", "", "topic to produce to")
-	fl.Int64Var(&cfg.Records, "records", 0, "records to produce (total over all producers)")
-	fl.DurationVar(&cfg.Duration, "duration", 0, "run for this long instead of a count")
+	fl.Int64Var(&cfg.Records, "records", 0, "measured records to produce (total over all producers; warm-up records come on top)")
+	fl.DurationVar(&cfg.Duration, "duration", 0, "measure for this long (after the warm-up) instead of a count")
 	fl.IntVar(&cfg.RecordSize, "record-size", 1024, "value size in bytes")
 	fl.Float64Var(&cfg.Rate, "throughput", -1, "target records/s in total (-1: unthrottled); latency is then measured from the intended send time")
 	fl.IntVar(&producers, "producers", 1, "producer goroutines, each with its own client")
 	fl.IntVar(&cfg.KeyCardinality, "key-cardinality", 0, "keyed records with this many distinct keys (0: no keys)")
-	fl.Int64Var(&cfg.WarmupRecords, "warmup-records", 0, "records excluded from the statistics")
-	fl.DurationVar(&cfg.WarmupDuration, "warmup-duration", 0, "time at the start excluded from the statistics")
+	warmupFlags(cmd, &cfg.WarmupRecords, &cfg.WarmupDuration)
 	fl.BoolVar(&cfg.RepeatPayload, "repeat-payload", false, "send the same value every time (compression results become meaningless)")
 	fl.Int64Var(&cfg.Seed, "random-seed", 0, "seed of the payload generator")
 	fl.StringVar(&acks, "acks", "", "acks: all, 1 or 0")
@@ -166,6 +181,9 @@ func newConsumeCmd(f *cmdutil.Factory) *cobra.Command {
 			}
 			if consumers <= 0 {
 				return cmdutil.FlagErrorf("--consumers must be positive")
+			}
+			if err := checkWarmup(cfg.WarmupRecords, cfg.WarmupDuration); err != nil {
+				return err
 			}
 			if group == "" {
 				group = fmt.Sprintf("kbox-perf-%d", time.Now().UnixNano())
@@ -200,7 +218,7 @@ func newConsumeCmd(f *cmdutil.Factory) *cobra.Command {
 				}
 			}
 			if errors.Is(err, perf.ErrIdle) {
-				return fmt.Errorf("stopped after %d of %d records: %v", res.Records+res.WarmupRecords, cfg.Records, err)
+				return fmt.Errorf("stopped after %d of %d measured records (%d warm-up records before them): %v", res.Records, cfg.Records, res.WarmupRecords, err)
 			}
 			return err
 		},
@@ -208,10 +226,10 @@ func newConsumeCmd(f *cmdutil.Factory) *cobra.Command {
 	c.flags(f, cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&cfg.Topic, "topic", "", "topic to consume")
-	fl.Int64Var(&cfg.Records, "records", 0, "records to consume (total)")
-	fl.DurationVar(&cfg.Duration, "duration", 0, "run for this long")
+	fl.Int64Var(&cfg.Records, "records", 0, "measured records to consume (total; warm-up records come on top)")
+	fl.DurationVar(&cfg.Duration, "duration", 0, "measure for this long (after the warm-up)")
 	fl.DurationVar(&cfg.IdleTimeout, "timeout", 10*time.Second, "stop when no record arrives for this long")
-	fl.Int64Var(&cfg.WarmupRecords, "warmup-records", 0, "records excluded from the statistics")
+	warmupFlags(cmd, &cfg.WarmupRecords, &cfg.WarmupDuration)
 	fl.IntVar(&consumers, "consumers", 1, "consumer goroutines in one group, each with its own client")
 	fl.StringVar(&group, "group", "", "group id (default: a fresh one)")
 	fl.BoolVar(&fromLatest, "from-latest", false, "start at the end when the group has no offsets")

@@ -20,6 +20,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -31,10 +32,10 @@ var sweepFormats = cmdutil.Formats{Default: output.Table, Allowed: []output.Form
 // NewCmd builds `kbox perf sweep`.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "sweep produce|consume --topic-prefix P --records N --vary NAME=V1,V2,... [flags]",
+		Use:   "sweep produce|consume|e2e --topic-prefix P [--duration D | --records N] --vary NAME=V1,V2,... [flags]",
 		Short: "Run a perf test over a grid of client settings and workload dimensions; table, JSON/CSV, HTML/PNG report",
 	}
-	cmd.AddCommand(newSweepModeCmd(f, "produce"), newSweepModeCmd(f, "consume"), newSweepMergeCmd(f))
+	cmd.AddCommand(newSweepModeCmd(f, "produce"), newSweepModeCmd(f, "consume"), newSweepModeCmd(f, "e2e"), newSweepMergeCmd(f))
 	return cmd
 }
 
@@ -91,82 +92,192 @@ func newSweepMergeCmd(f *cmdutil.Factory) *cobra.Command {
 }
 
 type sweepOpts struct {
-	conn        cmdutil.ConnFlags
-	out         string
-	interval    time.Duration
-	plan        perf.SweepPlan
-	recordSize  string
-	vary        []string
-	grid, one   bool
-	keepTopics  bool
-	maxRecords  int64
-	objective   string
-	reports     []string
-	results     string
-	dryRun      bool
-	idleTimeout time.Duration
-	seed        int64
+	conn           cmdutil.ConnFlags
+	out            string
+	interval       time.Duration
+	plan           perf.SweepPlan
+	duration       time.Duration
+	warmupDuration time.Duration
+	checks         perf.SweepChecks
+	clusterWarmup  time.Duration
+	minRun         time.Duration
+	preset         string
+	interleave     bool
+	presetProps    map[string]string
+	changed        func(string) bool
+	recordSize     string
+	vary           []string
+	grid, one      bool
+	keepTopics     bool
+	maxRecords     int64
+	objective      string
+	reports        []string
+	results        string
+	dryRun         bool
+	idleTimeout    time.Duration
+	seed           int64
 }
 
 func newSweepModeCmd(f *cmdutil.Factory, mode string) *cobra.Command {
-	o := &sweepOpts{}
+	o := &sweepOpts{checks: perf.DefaultChecks}
 	o.plan.Mode = mode
-	long := `Runs one full perf run per cell (one at a time, warm-up excluded), repeats each
-cell --repeat times (median and spread), and prints the cells sorted by the
-objective with the best marked and the settings that differ from the baseline
-(each dimension's first value) highlighted.
+	what := map[string]string{
+		"produce": "a Java producer client property\n(batch.size, linger.ms, compression.type, acks, max.request.size, ...) or a\nworkload dimension: record-size, partitions, replication-factor,\nkey-cardinality, producers",
+		"consume": "a Java consumer client property\n(max.poll.records, fetch.max.bytes, fetch.min.bytes, ...) or a workload\ndimension: record-size, partitions, replication-factor, key-cardinality,\nconsumers",
+		"e2e":     "a Java producer client property\n(acks, linger.ms, compression.type, ...) or a workload dimension:\nrecord-size, partitions, replication-factor",
+	}[mode]
+	long := `Runs one full perf run per cell, repeats each cell --repeat times (median and
+spread), and prints the cells sorted by the objective with the best marked and
+the settings that differ from the baseline (each dimension's first value)
+highlighted.
 
---vary NAME=V1,V2,... takes a Java ` + mode + ` client property (batch.size,
-linger.ms, compression.type, acks, max.poll.records, fetch.max.bytes, ...) or a
-workload dimension: record-size, partitions, replication-factor,
-key-cardinality, and producers (produce) or consumers (consume). Byte sizes
-accept 16k, 1m. Dimensions that change the topic get a fresh topic per cell
-(deleted afterwards unless --keep-topics); a consume sweep fills its topic once.
+--vary NAME=V1,V2,... takes ` + what + `.
+Byte sizes accept 16k, 1m. Dimensions that change the topic get a fresh topic
+per cell (deleted afterwards unless --keep-topics).
 
-With --results FILE the sweep saves every finished cell there and, when run
+Trustworthy figures:
+- Before the first cell the sweep warms the cluster up: it produces to a
+  topic with a partition on every broker until three successive 1 s
+  windows' rates agree within 10 % (at most --cluster-warmup). Every topic
+  the sweep creates is ready before its run: every partition has a leader
+  and has acknowledged one write (records consume runs skip).
+- The repeats run in rounds (--interleave): repeat 1 of every cell, then
+  repeat 2, ..., so a slow spell of the machine does not fall on one cell.
+- Runs are sized by time (--duration, the default) or by count (--records).
+  A cell with a run measured for less than --min-run-duration is flagged
+  short-run.
+- A cell whose repeats' records/s spread exceeds --max-spread is flagged
+  outlier and its repeats are run again (up to --rerun-outliers more
+  attempts); a cell whose p50 latency is 10x the other cells' median while
+  its records/s and MB/s are under a tenth of theirs is flagged stall and
+  re-run the same way at the end. Flags show in the table (FLAGS column and
+  footnotes), the JSON (flags) and the report.
+
+` + perf.WarmupHelp + `
+With --results FILE the sweep saves its finished cells there (every cell with
+--interleave=false, all cells after the last round otherwise) and, when run
 again with the same settings after an interruption, resumes where it stopped.`
+	switch mode {
+	case "produce":
+		long += `
+
+--preset producers|message-size|partitions|replicas runs one of the four
+experiments of docs/perf-methodology.md, scaled to the cluster (partitions as
+multiples of the broker count, replication factor up to 3): it sets the
+varied dimensions, 100-byte records and the fixed settings; --duration,
+--repeat and the connection flags still apply.`
+	case "consume":
+		long += `
+
+A consume sweep reads topics filled before its runs (once per topic shape), so
+its runs are sized by --records.`
+	case "e2e":
+		long += `
+
+An e2e sweep runs kbox perf e2e per cell: one record in flight, sent then
+consumed; the objective is a latency percentile (p99 by default).`
+	}
 	cmd := &cobra.Command{
-		Use:   mode + " --topic-prefix P --records N --vary NAME=V1,V2,... [--vary ...] [flags]",
+		Use:   mode + " --topic-prefix P [--duration D | --records N] --vary NAME=V1,V2,... [--vary ...] [flags]",
 		Short: "Sweep a " + mode + " perf test over client settings and workload dimensions",
 		Long:  long,
 		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return o.run(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.changed = cmd.Flags().Changed
+			return o.run(cmd, f)
+		},
+	}
+	if mode == "produce" {
+		cmd.Use = mode + " --topic-prefix P [--duration D | --records N] (--vary NAME=V1,V2,... [--vary ...] | --preset NAME) [flags]"
 	}
 	o.conn.Register(cmd, true)
 	cmdutil.AddOutputFlag(f, cmd, &o.out, sweepFormats)
 	fl := cmd.Flags()
 	fl.DurationVar(&o.interval, "interval", time.Second, "interval of the per-interval series")
 	fl.StringVar(&o.plan.TopicPrefix, "topic-prefix", "", "name (prefix) of the topics the sweep creates")
-	fl.Int64Var(&o.plan.Records, "records", 0, "measured records per run (warm-up records come on top)")
-	fl.StringVar(&o.recordSize, "record-size", "1k", "value size (bytes; 16k, 1m accepted)")
-	fl.Float64Var(&o.plan.Throughput, "throughput", -1, "target records/s per "+mode+" run (-1: unthrottled)")
+	fl.DurationVar(&o.duration, "duration", 0, "measured time per run, after its warm-up (default 5s unless --records is given)")
+	fl.Int64Var(&o.plan.Records, "records", 0, "measured records per run instead of --duration (warm-up records come on top)")
+	defSize := "1k"
+	if mode == "e2e" {
+		defSize = "100"
+	}
+	fl.StringVar(&o.recordSize, "record-size", defSize, "value size (bytes; 16k, 1m accepted)")
+	if mode == "produce" {
+		fl.Float64Var(&o.plan.Throughput, "throughput", -1, "target records/s per produce run (-1: unthrottled)")
+		fl.StringVar(&o.preset, "preset", "", "run an experiment of docs/perf-methodology.md: "+strings.Join(perf.PresetNames(), ", "))
+	}
 	if mode == "consume" {
-		fl.Lookup("throughput").Hidden = true
 		fl.DurationVar(&o.idleTimeout, "timeout", 10*time.Second, "a run fails when no record arrives for this long")
 	}
 	fl.StringArrayVar(&o.vary, "vary", nil, "NAME=V1,V2,... a client property or workload dimension to vary (repeatable)")
 	fl.BoolVar(&o.grid, "grid", false, "run every combination of the values (default)")
 	fl.BoolVar(&o.one, "one-at-a-time", false, "vary one dimension at a time from the baseline (each dimension's first value)")
-	fl.IntVar(&o.plan.Repeat, "repeat", 1, "runs per cell (median and spread)")
-	fl.Int64Var(&o.plan.WarmupRecords, "warmup-records", 0, "records at the start of each run excluded from the statistics")
+	fl.IntVar(&o.plan.Repeat, "repeat", 3, "runs per cell (median and spread)")
+	fl.BoolVar(&o.interleave, "interleave", true, "run the repeats in rounds (repeat 1 of every cell, then repeat 2, ...); false: a cell's repeats back to back, the --results file saved after every cell")
+	fl.Int64Var(&o.plan.WarmupRecords, "warmup-records", 0, "records at the start of each run excluded from the statistics, on top of --records")
+	defWarm := time.Second
+	if mode == "consume" {
+		defWarm = 0
+	}
+	fl.DurationVar(&o.warmupDuration, "warmup-duration", defWarm, "time at the start of each run excluded from the statistics, before --duration starts")
+	fl.DurationVar(&o.clusterWarmup, "cluster-warmup", time.Minute, "at most this long warming the cluster up before the first cell (0: no warm-up)")
+	fl.DurationVar(&o.minRun, "min-run-duration", secs(perf.DefaultChecks.MinRunSec), "flag a cell short-run when a run is measured for less")
+	fl.Float64Var(&o.checks.MaxSpreadPercent, "max-spread", perf.DefaultChecks.MaxSpreadPercent, "flag a cell outlier when its repeats' records/s spread exceeds this (%)")
+	fl.IntVar(&o.checks.RerunOutliers, "rerun-outliers", perf.DefaultChecks.RerunOutliers, "run an outlier or stalled cell's repeats again up to this many more times (0: never)")
 	fl.IntVar(&o.plan.Producers, "producers", 1, "producers per run (each with its own client)")
 	fl.IntVar(&o.plan.Consumers, "consumers", 1, "consumers per run, in one fresh group")
-	if mode == "produce" {
-		fl.Lookup("consumers").Hidden = true
-	} else {
+	if mode != "produce" {
 		fl.Lookup("producers").Hidden = true
+	}
+	if mode != "consume" {
+		fl.Lookup("consumers").Hidden = true
 	}
 	fl.IntVar(&o.plan.Partitions, "partitions", 1, "partitions of the topics the sweep creates")
 	fl.IntVar(&o.plan.ReplicationFactor, "replication-factor", 1, "replication factor of the topics the sweep creates")
-	fl.IntVar(&o.plan.KeyCardinality, "key-cardinality", 0, "keyed records with this many distinct keys (0: no keys)")
+	if mode != "e2e" {
+		fl.IntVar(&o.plan.KeyCardinality, "key-cardinality", 0, "keyed records with this many distinct keys (0: no keys)")
+	}
 	fl.BoolVar(&o.keepTopics, "keep-topics", false, "keep the topics the sweep created")
-	fl.Int64Var(&o.maxRecords, "max-records", 50_000_000, "refuse a sweep that would move more records than this in total (0: no limit)")
-	fl.StringVar(&o.objective, "objective", "throughput", "order cells by throughput, p99 or throughput-at-p99<=X (X in ms)")
+	fl.Int64Var(&o.maxRecords, "max-records", 50_000_000, "refuse a sweep sized by --records that would move more records than this in total (0: no limit)")
+	defObj := "throughput"
+	if mode == "e2e" {
+		defObj = "p99"
+	}
+	fl.StringVar(&o.objective, "objective", defObj, "order cells by throughput, p50, p99, p99.9 or throughput-at-p99<=X (X in ms)")
 	fl.StringArrayVar(&o.reports, "report", nil, "write a report: FILE.html (self-contained, charts as inline SVG) or FILE.png (summary chart); repeatable")
 	fl.StringVar(&o.results, "results", "", "results file: saved after every cell, resumed from when it exists")
-	fl.BoolVar(&o.dryRun, "dry-run", false, "print the cells and totals and exit")
+	fl.BoolVar(&o.dryRun, "dry-run", false, "print the cells and totals and exit (with --preset, after reading the broker count)")
 	fl.Int64Var(&o.seed, "random-seed", 0, "seed of the payload generator")
 	return cmd
+}
+
+func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+// applyPreset sets what the preset fixes (flags the user gave win, except
+// the varied dimensions and the strategy, which are the experiment).
+func (o *sweepOpts) applyPreset(brokers int) error {
+	p, err := perf.LookupPreset(o.preset)
+	if err != nil {
+		return cmdutil.FlagErrorf("%v", err)
+	}
+	o.plan.Preset = p.Name
+	o.vary = p.Vary(brokers)
+	o.one = p.Strategy == perf.StrategyOneAtATime
+	o.grid = !o.one
+	if !o.changed("record-size") {
+		o.recordSize = fmt.Sprint(p.RecordSize)
+	}
+	if !o.changed("partitions") {
+		o.plan.Partitions = p.Partitions(brokers)
+	}
+	if !o.changed("replication-factor") {
+		o.plan.ReplicationFactor = p.ReplicationFactor(brokers)
+	}
+	if !o.changed("topic-prefix") {
+		o.plan.TopicPrefix = "kbox-sweep-" + p.Name
+	}
+	o.presetProps = p.Props
+	return nil
 }
 
 // prepare validates everything that can be checked without a broker.
@@ -184,6 +295,17 @@ func (o *sweepOpts) prepare() ([]perf.Cell, perf.Objective, error) {
 	if o.one {
 		o.plan.Strategy = perf.StrategyOneAtATime
 	}
+	if o.duration < 0 || o.warmupDuration < 0 || o.clusterWarmup < 0 || o.minRun < 0 {
+		return nil, obj, cmdutil.FlagErrorf("--duration, --warmup-duration, --cluster-warmup and --min-run-duration must not be negative")
+	}
+	if o.plan.Records == 0 && o.duration == 0 && o.plan.Mode != "consume" {
+		o.duration = 5 * time.Second
+	}
+	o.plan.DurationSec, o.plan.WarmupDurationSec = o.duration.Seconds(), o.warmupDuration.Seconds()
+	if o.checks.MaxSpreadPercent < 0 || o.checks.RerunOutliers < 0 {
+		return nil, obj, cmdutil.FlagErrorf("--max-spread and --rerun-outliers must not be negative")
+	}
+	o.checks.MinRunSec = o.minRun.Seconds()
 	if err := o.plan.Validate(); err != nil {
 		return nil, obj, cmdutil.FlagErrorf("%v", err)
 	}
@@ -227,6 +349,66 @@ func checkReports(reports []string) error {
 }
 
 func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if o.preset != "" {
+		if _, err := perf.LookupPreset(o.preset); err != nil {
+			return cmdutil.FlagErrorf("%v", err)
+		}
+		if len(o.vary) > 0 || o.grid || o.one {
+			return cmdutil.FlagErrorf("--preset %s sets the varied dimensions and the strategy: drop --vary, --grid and --one-at-a-time", o.preset)
+		}
+	}
+	var env *sweepEnv
+	defer func() {
+		if env != nil {
+			env.close()
+		}
+	}()
+	connect := func() error {
+		if env != nil {
+			return nil
+		}
+		conn, err := o.conn.Connection(f, nil)
+		if err != nil {
+			return err
+		}
+		env, err = newSweepEnv(ctx, f, conn)
+		if err != nil {
+			return err
+		}
+		// A preset's fixed client properties (acks=1) apply to the runs'
+		// clients, under the user's -X and the cell's.
+		props := config.NewProperties()
+		if conn.Props != nil {
+			props = conn.Props.Clone()
+		}
+		if o.preset != "" {
+			for k, v := range perf.SweepPresets[o.preset].Props {
+				if _, given := props.Get(k); !given {
+					env.fixed[k] = v
+				}
+			}
+		}
+		for k, v := range env.fixed {
+			props.Set(k, v)
+		}
+		o.plan.Properties = redacted(props)
+		return nil
+	}
+	if o.preset != "" {
+		// A preset is scaled to the cluster: read its size first.
+		if err := connect(); err != nil {
+			return err
+		}
+		n, err := env.Brokers(ctx)
+		if err != nil {
+			return err
+		}
+		if err := o.applyPreset(n); err != nil {
+			return err
+		}
+	}
 	cells, obj, err := o.prepare()
 	if err != nil {
 		return err
@@ -234,7 +416,7 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 	format := o.out
 	tot := o.plan.Totals(cells)
 	f.IO.ErrOut.Write([]byte(describe(&o.plan, tot) + "\n"))
-	if o.maxRecords > 0 && tot.Total() > o.maxRecords {
+	if o.plan.Records > 0 && o.maxRecords > 0 && tot.Total() > o.maxRecords {
 		return fmt.Errorf("the sweep would move %s records, more than --max-records %s; lower --records, --repeat or the number of values, or raise --max-records",
 			thousands(tot.Total()), thousands(o.maxRecords))
 	}
@@ -244,11 +426,9 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 		}
 		return nil
 	}
-	conn, err := o.conn.Connection(f, nil)
-	if err != nil {
+	if err := connect(); err != nil {
 		return err
 	}
-	o.plan.Properties = redacted(conn.Props)
 	var prev *perf.SweepResult
 	if o.results != "" {
 		if prev, err = perf.LoadResume(o.results, &o.plan); err != nil {
@@ -258,15 +438,8 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 			fmt.Fprintf(f.IO.ErrOut, "resuming from %s: %d of %d cells already done\n", o.results, len(cells)-len(perf.Pending(cells, prev)), len(cells))
 		}
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	env, err := newSweepEnv(ctx, f, conn)
-	if err != nil {
-		return err
-	}
-	defer env.close()
 	sw := &perf.Sweeper{Plan: o.plan, Env: env, Interval: o.interval, KeepTopics: o.keepTopics, Seed: o.seed,
-		IdleTimeout: o.idleTimeout, Events: progressPrinter(f, len(cells))}
+		IdleTimeout: o.idleTimeout, Checks: o.checks, ClusterWarmup: o.clusterWarmup, Interleave: o.interleave, Events: progressPrinter(f, len(cells))}
 	if o.results != "" {
 		sw.Save = func(r *perf.SweepResult) error {
 			r.Objective = obj.String()
@@ -317,8 +490,28 @@ func describe(p *perf.SweepPlan, t perf.Totals) string {
 	for _, d := range p.Dimensions {
 		names = append(names, fmt.Sprintf("%s (%d)", d.Name, len(d.Values)))
 	}
-	s := fmt.Sprintf("sweep %s: %d cells (%s of %s) x %d repeat(s) x %s records (%s + %s warm-up) = %s records",
-		p.Mode, t.Cells, p.Strategy, strings.Join(names, " x "), p.Repeat, thousands(t.RunRecords), thousands(p.Records), thousands(p.WarmupRecords), thousands(t.Records))
+	what := fmt.Sprintf("%d cells (%s of %s)", t.Cells, p.Strategy, strings.Join(names, " x "))
+	if p.Preset != "" {
+		what = fmt.Sprintf("preset %s: %s", p.Preset, what)
+	}
+	warm := "no warm-up"
+	switch {
+	case p.WarmupRecords > 0 && p.WarmupDurationSec > 0:
+		warm = fmt.Sprintf("%s warm-up records and %s", thousands(p.WarmupRecords), p.WarmupDuration())
+	case p.WarmupRecords > 0:
+		warm = fmt.Sprintf("%s warm-up records", thousands(p.WarmupRecords))
+	case p.WarmupDurationSec > 0:
+		warm = fmt.Sprintf("%s warm-up", p.WarmupDuration())
+	}
+	if p.Records == 0 {
+		return fmt.Sprintf("sweep %s: %s x %d repeat(s) x %s measured (+ %s) = %s of measured runs",
+			p.Mode, what, p.Repeat, p.Duration(), warm, t.RunTime)
+	}
+	s := fmt.Sprintf("sweep %s: %s x %d repeat(s) x %s records (%s + %s warm-up) = %s records",
+		p.Mode, what, p.Repeat, thousands(t.RunRecords), thousands(p.Records), thousands(p.WarmupRecords), thousands(t.Records))
+	if p.WarmupDurationSec > 0 {
+		s += fmt.Sprintf(" (+ %s warm-up per run)", p.WarmupDuration())
+	}
 	if t.FillTopics > 0 {
 		s += fmt.Sprintf(", plus %s to fill %d topic(s)", thousands(t.FillRecords), t.FillTopics)
 	}
@@ -401,6 +594,16 @@ func (o *sweepOpts) emit(f *cmdutil.Factory, format string, res *perf.SweepResul
 		legend = "highlighted: differs from the baseline (each dimension's first value)"
 	}
 	fmt.Fprintf(f.IO.Out, "objective %s; %s; latency from %s\n", obj, legend, basisOf(res))
+	if cw := res.ClusterWarmup; cw != nil {
+		state := "stable"
+		if !cw.Stable {
+			state = "not stable"
+		}
+		fmt.Fprintf(f.IO.Out, "cluster warm-up: %.1f s before the first cell (%s; %d windows of 1 s)\n", cw.Seconds, state, len(cw.WindowRecordsPerSec))
+	}
+	for _, n := range res.Footnotes() {
+		fmt.Fprintf(f.IO.Out, "FLAGS %s\n", n)
+	}
 	if ch := perf.TerminalChart(res); ch != "" {
 		fmt.Fprintf(f.IO.Out, "\n%s\n", ch)
 	}
@@ -425,6 +628,11 @@ func progressPrinter(f *cmdutil.Factory, cells int) func(perf.SweepEvent) {
 	pr := f.IO.Progress()
 	var mu sync.Mutex
 	eta := func(e perf.SweepEvent) string {
+		if e.AllRecords == 0 && e.Position > 1 && e.Runs >= e.Position && e.Elapsed > 0 {
+			// Runs sized by time: estimate by runs.
+			left := e.Elapsed / time.Duration(e.Position-1) * time.Duration(e.Runs-e.Position+1)
+			return "  ETA " + left.Round(time.Second).String()
+		}
 		if e.DoneRecords <= 0 || e.Elapsed <= 0 || e.AllRecords <= e.DoneRecords {
 			return ""
 		}
@@ -447,6 +655,8 @@ func progressPrinter(f *cmdutil.Factory, cells int) func(perf.SweepEvent) {
 			pr.Println("%s", e.Message)
 		case perf.EventWarning:
 			pr.Println("kbox: warning: %s", strings.Join(strings.Fields(e.Message), " "))
+		case perf.EventWarmup, perf.EventRerun:
+			pr.Println("%s", e.Message)
 		case perf.EventCellStart:
 			pr.Update("%s  starting%s", head(e), eta(e))
 		case perf.EventProgress:
@@ -480,6 +690,10 @@ type sweepEnv struct {
 	admin *kafka.Client
 	seq   int
 	warn  map[string]bool
+	ready *kafka.Client // producer with a manual partitioner (readiness writes)
+	// fixed are client properties the sweep sets for every run (a
+	// preset's), under the user's and the cell's.
+	fixed map[string]string
 }
 
 func newSweepEnv(ctx context.Context, f *cmdutil.Factory, conn *config.Connection) (*sweepEnv, error) {
@@ -487,16 +701,24 @@ func newSweepEnv(ctx context.Context, f *cmdutil.Factory, conn *config.Connectio
 	if err != nil {
 		return nil, err
 	}
-	return &sweepEnv{f: f, conn: conn, admin: adm, warn: map[string]bool{}}, nil
+	return &sweepEnv{f: f, conn: conn, admin: adm, warn: map[string]bool{}, fixed: map[string]string{}}, nil
 }
 
-func (e *sweepEnv) close() { e.admin.Close() }
+func (e *sweepEnv) close() {
+	if e.ready != nil {
+		e.ready.Close()
+	}
+	e.admin.Close()
+}
 
 func (e *sweepEnv) Clients(ctx context.Context, role kafka.Role, n int, props map[string]string, w perf.Workload, topic string) ([]*kgo.Client, []string, int, error) {
 	c := *e.conn
 	c.Props = config.NewProperties()
 	if e.conn.Props != nil {
 		c.Props = e.conn.Props.Clone()
+	}
+	for k, v := range e.fixed {
+		c.Props.Set(k, v)
 	}
 	for k, v := range props {
 		c.Props.Set(k, v)
@@ -575,6 +797,70 @@ func (e *sweepEnv) DeleteTopics(ctx context.Context, names ...string) error {
 		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// E2EClients builds an e2e run's clients as kbox perf e2e does (linger.ms=0
+// unless the cell sets it, a group-less consumer with a 10 ms fetch wait),
+// with the cell's properties over the user's.
+func (e *sweepEnv) E2EClients(ctx context.Context, props map[string]string, w perf.Workload) (*kgo.Client, *kgo.Client, *kadm.Client, []string, error) {
+	pc := *e.conn
+	pc.Props = config.NewProperties()
+	if e.conn.Props != nil {
+		pc.Props = e.conn.Props.Clone()
+	}
+	for k, v := range e.fixed {
+		pc.Props.Set(k, v)
+	}
+	for k, v := range props {
+		pc.Props.Set(k, v)
+	}
+	defaults := config.NewProperties()
+	defaults.Set("client.id", "kbox-perf-sweep-e2e")
+	defaults.Set("linger.ms", "0")
+	prod, err := e.f.Client(&pc, kafka.Producer, kafka.Options{Defaults: defaults, Tune: func(s *kafka.Settings) { s.MaxRecordBytes = w.RecordSize }})
+	if err == nil {
+		if err = prod.Connect(ctx); err != nil {
+			prod.Close()
+		}
+	}
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	cons, err := e.f.Client(e.conn, kafka.Consumer, kafka.Options{Tune: func(s *kafka.Settings) {
+		s.FetchMaxWait = 10 * time.Millisecond
+		s.GroupID = ""
+	}})
+	if err != nil {
+		prod.Close()
+		return nil, nil, nil, nil, err
+	}
+	return prod.Client, cons.Client, kadm.NewClient(prod.Client), prod.Settings.EffectiveSorted(), nil
+}
+
+// Ready waits for a created topic's leaders and writes one record to
+// every partition (see perf.WaitTopicReady).
+func (e *sweepEnv) Ready(ctx context.Context, topic string, partitions int) error {
+	if e.ready == nil {
+		cl, err := e.f.Client(e.conn, kafka.Producer, kafka.Options{Extra: []kgo.Opt{kgo.RecordPartitioner(kgo.ManualPartitioner())}})
+		if err != nil {
+			return err
+		}
+		e.ready = cl
+	}
+	err := perf.WaitTopicReady(ctx, e.admin.Admin(), e.ready.Client, topic, partitions, 30*time.Second)
+	if err != nil {
+		return e.admin.Explain(err)
+	}
+	return nil
+}
+
+// Brokers counts the cluster's brokers.
+func (e *sweepEnv) Brokers(ctx context.Context) (int, error) {
+	md, err := e.admin.Admin().BrokerMetadata(ctx)
+	if err != nil {
+		return 0, e.admin.Explain(err)
+	}
+	return len(md.Brokers), nil
 }
 
 var _ perf.SweepEnv = (*sweepEnv)(nil)

@@ -34,7 +34,7 @@ func TestSweepDryRunAndRefusals(t *testing.T) {
 		t.Fatalf("statement: %s", errOut)
 	}
 	_, errOut, _ = runSweep(t, "consume", "--topic-prefix", "p", "--records", "1000", "--vary", "record-size=1k,2k", "--vary", "consumers=1,2", "--dry-run")
-	if !strings.Contains(errOut, "= 4,000 records, plus 2,000 to fill 2 topic(s)") {
+	if !strings.Contains(errOut, "x 3 repeat(s) x 1,000 records (1,000 + 0 warm-up) = 12,000 records, plus 2,000 to fill 2 topic(s)") {
 		t.Fatalf("consume statement: %s", errOut)
 	}
 	for _, c := range []struct {
@@ -47,13 +47,36 @@ func TestSweepDryRunAndRefusals(t *testing.T) {
 		{[]string{"produce", "--records", "10", "--vary", "linger.ms=1"}, "--topic-prefix is required"},
 		{[]string{"produce", "--topic-prefix", "p", "--records", "10", "--vary", "linger.ms=1", "--record-size", "0"}, "--record-size 0"},
 		{[]string{"produce", "--topic-prefix", "p", "--records", "10", "--vary", "linger.ms=1", "--report", "x.pdf"}, "must end in .html or .png"},
-		{[]string{"produce", "--topic-prefix", "p", "--records", "26000000", "--vary", "linger.ms=1,2"}, "would move 52,000,000 records, more than --max-records 50,000,000"},
+		{[]string{"produce", "--topic-prefix", "p", "--records", "26000000", "--vary", "linger.ms=1,2"}, "would move 156,000,000 records, more than --max-records 50,000,000"},
+		{[]string{"produce", "--topic-prefix", "p", "--records", "10", "--duration", "3s", "--vary", "linger.ms=1"}, "either --records or --duration"},
+		{[]string{"consume", "--topic-prefix", "p", "--duration", "3s", "--vary", "max.poll.records=10"}, "size its runs with --records"},
+		{[]string{"consume", "--topic-prefix", "p", "--vary", "max.poll.records=10"}, "size its runs with --records"},
+		{[]string{"consume", "--topic-prefix", "p", "--records", "10", "--warmup-duration", "1s", "--vary", "max.poll.records=10"}, "give its warm-up by count"},
+		{[]string{"produce", "--topic-prefix", "p", "--vary", "linger.ms=1", "--max-spread", "-1"}, "--max-spread and --rerun-outliers must not be negative"},
+		{[]string{"produce", "--topic-prefix", "p", "--vary", "linger.ms=1", "--warmup-duration", "-1s"}, "must not be negative"},
+		{[]string{"produce", "--preset", "brokers"}, `--preset "brokers": want one of message-size, partitions, producers, replicas`},
+		{[]string{"produce", "--preset", "producers", "--vary", "linger.ms=1"}, "--preset producers sets the varied dimensions"},
+		{[]string{"e2e", "--topic-prefix", "p", "--vary", "producers=1,2"}, "--vary producers: not a dimension of a e2e sweep"},
+		{[]string{"e2e", "--topic-prefix", "p", "--vary", "max.poll.records=1,2"}, "--vary max.poll.records"},
+		{[]string{"e2e", "--topic-prefix", "p", "--vary", "acks=1", "--objective", "p42"}, "want throughput, p50, p99, p99.9"},
 		{[]string{"produce", "--topic-prefix", "p", "--records", "10", "--vary", "linger.ms=1", "-o", "yaml"}, "unknown output format"},
 	} {
 		_, _, err := runSweep(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%v: %v (want %q)", c.args, err, c.want)
 		}
+	}
+	// Runs are sized by time by default: 5 s, warm-up on top.
+	out, errOut, err = runSweep(t, "produce", "--topic-prefix", "p", "--warmup-duration", "1s", "--vary", "acks=1,all", "--dry-run")
+	if err != nil || out != "cell 1: acks=1\ncell 2: acks=all\n" {
+		t.Fatalf("duration dry run: %v\n%s", err, out)
+	}
+	if !strings.Contains(errOut, "sweep produce: 2 cells (grid of acks (2)) x 3 repeat(s) x 5s measured (+ 1s warm-up) = 30s of measured runs") {
+		t.Fatalf("duration statement: %s", errOut)
+	}
+	_, errOut, err = runSweep(t, "e2e", "--topic-prefix", "p", "--duration", "2s", "--repeat", "1", "--vary", "record-size=10,1k", "--warmup-duration", "0", "--dry-run")
+	if err != nil || !strings.Contains(errOut, "sweep e2e: 2 cells (grid of record-size (2)) x 1 repeat(s) x 2s measured (+ no warm-up) = 4s of measured runs") {
+		t.Fatalf("e2e statement: %v %s", err, errOut)
 	}
 	// --max-records 0 lifts the limit (dry run: nothing is sent).
 	if _, _, err := runSweep(t, "produce", "--topic-prefix", "p", "--records", "26000000", "--vary", "linger.ms=1,2", "--max-records", "0", "--dry-run"); err != nil {

@@ -31,13 +31,15 @@ const E2EPollTimeout = 60 * time.Second
 // the consumer to return it, repeat.
 type E2EConfig struct {
 	Topic           string
-	Records         int
+	Records         int           // measured records (warm-up on top); 0 = until Duration
+	Duration        time.Duration // measured time after the warm-up; 0 = until Records
 	RecordSize      int
 	KeySize         int // the key is always sent (empty when 0), as Apache does
 	NumHeaders      int
 	HeaderKeySize   int
-	HeaderValueSize int // -1: null header values
-	WarmupRecords   int // excluded from the histogram (native extension)
+	HeaderValueSize int           // -1: null header values
+	WarmupRecords   int           // first records excluded from the histogram, on top of Records (native extension)
+	WarmupDuration  time.Duration // records sent within this time from the start are warm-up too
 	PollTimeout     time.Duration
 	Group           string // offsets are committed for this group at the end
 	Interval        time.Duration
@@ -204,8 +206,8 @@ func WriteApacheE2ESummary(w io.Writer, elapsedNs []int64) error {
 // as configured on prod) and polled back through cons before the next.
 // Finally it commits the consumed positions for cfg.Group (when set).
 func RunE2E(ctx context.Context, prod, cons *kgo.Client, adm *kadm.Client, cfg E2EConfig, obs E2EObserver) (*E2ERun, error) {
-	if cfg.Records <= 0 {
-		return nil, errors.New("the record count must be positive")
+	if cfg.Records <= 0 && cfg.Duration <= 0 {
+		return nil, errors.New("a positive record count or duration is required")
 	}
 	if cfg.PollTimeout <= 0 {
 		cfg.PollTimeout = E2EPollTimeout
@@ -248,11 +250,18 @@ func RunE2E(ctx context.Context, prod, cons *kgo.Client, adm *kadm.Client, cfg E
 
 	rnd := NewJavaRandom(0)
 	hist, win := NewLatency(), NewLatency()
-	run := &E2ERun{ElapsedNs: make([]int64, 0, cfg.Records)}
+	run := &E2ERun{ElapsedNs: make([]int64, 0, min(max(cfg.Records+cfg.WarmupRecords, 0), 1<<20))}
+	warmEnd := time.Now().Add(cfg.WarmupDuration)
 	res := &Result{Kind: KindE2E, Topic: cfg.Topic, Clients: 1, LatencyBasis: BasisRoundTrip, Settings: cfg.Settings}
 	var lastT time.Time
 	var lastRecs, lastBytes int64
-	for i := 0; i < cfg.Records; i++ {
+	for i := 0; ; i++ {
+		if cfg.Records > 0 && res.Records >= int64(cfg.Records) {
+			break
+		}
+		if cfg.Duration > 0 && res.Records > 0 && res.MeasureEnd.Sub(res.MeasureStart) >= cfg.Duration {
+			break
+		}
 		rec := e2eRecord(rnd, &cfg)
 		begin := time.Now()
 		if err := prod.ProduceSync(ctx, rec).FirstErr(); err != nil {
@@ -282,7 +291,7 @@ func RunE2E(ctx context.Context, prod, cons *kgo.Client, adm *kadm.Client, cfg E
 			obs.Record(i, elapsed)
 		}
 		run.ElapsedNs = append(run.ElapsedNs, elapsed.Nanoseconds())
-		if i < cfg.WarmupRecords {
+		if res.Records == 0 && (i < cfg.WarmupRecords || begin.Before(warmEnd)) {
 			res.WarmupRecords++
 			continue
 		}
@@ -308,7 +317,7 @@ func RunE2E(ctx context.Context, prod, cons *kgo.Client, adm *kadm.Client, cfg E
 		return nil, err
 	}
 	if res.Records == 0 {
-		return nil, fmt.Errorf("all %d records were warm-up; nothing measured", cfg.Records)
+		return nil, errors.New("nothing measured")
 	}
 	if err := res.finish(hist); err != nil {
 		return nil, err

@@ -76,7 +76,14 @@ func TestSweepJSONGolden(t *testing.T) {
 	}
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	res := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: *p, Started: start, Updated: start.Add(time.Minute),
-		Complete: true, Objective: "max-throughput", Cells: done}
+		Complete: true, Objective: "max-throughput", Cells: done, Checks: DefaultChecks, Brokers: 3,
+		ClusterWarmup: &ClusterWarmup{Topic: "sw-warmup", WindowRecordsPerSec: []float64{9000, 20000, 21000}, Seconds: 3.1, MaxSeconds: 30, Stable: true, TolerancePercent: 10}}
+	res.Cells[0].Attempts = 2
+	res.Cells[0].DiscardedRuns = []SweepRun{{Error: "an earlier attempt"}}
+	res.Flag() // the runs last 1 s: short-run; 1000 vs 1200 records/s: 18 % spread, no outlier
+	if got := res.Cells[0].Flags; len(got) != 1 || got[0] != FlagShortRun {
+		t.Fatalf("flags %v", got)
+	}
 	golden.JSON(t, "sweep.json.golden", res, histogram)
 
 	var b bytes.Buffer

@@ -20,11 +20,20 @@ type Progress struct {
 	Warmup  bool
 }
 
+// WarmupHelp is what warm-up means in every perf command (kbox perf
+// produce|consume|e2e and kbox perf sweep), for their help.
+const WarmupHelp = `Warm-up: the first --warmup-records records, or the records sent (received)
+within --warmup-duration of the start (the later of the two when both are
+given), are excluded from every statistic and come on top of the measured
+run: --records counts measured records only, and --duration starts when the
+warm-up ends.
+`
+
 // ProduceConfig configures a native produce run.
 type ProduceConfig struct {
 	Topic          string
-	Records        int64         // total over all producers; 0 = until Duration
-	Duration       time.Duration // 0 = until Records
+	Records        int64         // measured records, total over all producers (warm-up on top); 0 = until Duration
+	Duration       time.Duration // measured time after the warm-up; 0 = until Records
 	RecordSize     int
 	Rate           float64 // total records/s; <= 0 unthrottled
 	KeyCardinality int
@@ -34,6 +43,9 @@ type ProduceConfig struct {
 	Seed           int64
 	Interval       time.Duration // series interval (default 5s)
 	Settings       []string
+	// OnInterval, when set, is called with every interval of the series
+	// as it ends (from another goroutine).
+	OnInterval func(Interval)
 }
 
 // meter collects measured records of one run.
@@ -48,6 +60,8 @@ type meter struct {
 	lastNs   atomic.Int64
 	errOnce  sync.Once
 	firstErr error
+	// onInterval, when set, gets every interval as it ends.
+	onInterval func(Interval)
 }
 
 func newMeter() *meter { return &meter{hist: NewLatency(), win: NewLatency()} }
@@ -108,6 +122,9 @@ func (m *meter) sampler(start time.Time, interval time.Duration, target int64, w
 			P50Ms: s.P50Ms, P99Ms: s.P99Ms, MaxMs: s.MaxMs,
 		})
 		lastRecs, lastBytes, lastT = recs, bytes, now
+		if m.onInterval != nil {
+			m.onInterval(series[len(series)-1])
+		}
 	}
 	for {
 		select {
@@ -131,6 +148,10 @@ func (m *meter) sampler(start time.Time, interval time.Duration, target int64, w
 
 // Produce runs one producer goroutine per client and returns the measured
 // result. Every acknowledged record after the warm-up is in the histogram.
+//
+// Warm-up comes on top of the measured run: cfg.Records counts measured
+// records only, and cfg.Duration starts when the warm-up ends (the first
+// record sent after WarmupRecords records and WarmupDuration).
 func Produce(ctx context.Context, clients []*kgo.Client, cfg ProduceConfig, progress func(Progress)) (*Result, error) {
 	if len(clients) == 0 {
 		return nil, errors.New("no clients")
@@ -142,56 +163,51 @@ func Produce(ctx context.Context, clients []*kgo.Client, cfg ProduceConfig, prog
 	payloads := NewPayloads(cfg.RecordSize, cfg.Seed, cfg.RepeatPayload)
 	keys := Keys(cfg.KeyCardinality)
 	m := newMeter()
+	m.onInterval = cfg.OnInterval
 	start := time.Now()
-	warmEnd := start.Add(cfg.WarmupDuration)
-	var warmDone atomic.Bool
-	warm := func() bool { return !warmDone.Load() }
-	if cfg.WarmupRecords <= 0 && cfg.WarmupDuration <= 0 {
-		warmDone.Store(true)
-	}
-	var sent atomic.Int64 // global sequence for warm-up by count
-	runCtx, cancel := runContext(ctx, start, cfg.Duration)
+	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	w := newWarmup(start, cfg.WarmupRecords, cfg.WarmupDuration, cfg.Duration, cancel)
+	defer w.stop()
 	stop := make(chan struct{})
 	seriesCh := make(chan []Interval, 1)
-	go func() { seriesCh <- m.sampler(start, cfg.Interval, cfg.Records, warm, progress, stop) }()
+	target := int64(0)
+	if cfg.Records > 0 {
+		target = cfg.Records + cfg.WarmupRecords
+	}
+	go func() { seriesCh <- m.sampler(start, cfg.Interval, target, w.active, progress, stop) }()
 
 	var wg sync.WaitGroup
 	var produceErr error
 	var errMu sync.Mutex
+	var seqAll, measured atomic.Int64
 	for p := int64(0); p < P; p++ {
-		n := int64(-1)
-		if cfg.Records > 0 {
-			n = cfg.Records / P
-			if p < cfg.Records%P {
-				n++
-			}
-		}
 		pacer := NewPacer(start, cfg.Rate/float64(P))
 		cl := clients[p]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := int64(0); n < 0 || i < n; i++ {
+			for i := int64(0); ; i++ {
 				due := pacer.Wait(runCtx, i)
 				if runCtx.Err() != nil {
 					break
 				}
-				g := i*P + p
+				sendT := time.Now()
+				isWarm := w.take(sendT)
+				if !isWarm {
+					if n := measured.Add(1); cfg.Records > 0 && n > cfg.Records {
+						break
+					}
+				}
+				g := seqAll.Add(1) - 1
 				val := payloads.Value(g)
 				rec := &kgo.Record{Topic: cfg.Topic, Value: val}
 				if keys != nil {
 					rec.Key = keys[g%int64(len(keys))]
 				}
-				sendT := time.Now()
 				basis := sendT
 				if pacer.Throttled() {
 					basis = due
-				}
-				seq := sent.Add(1)
-				isWarm := seq <= cfg.WarmupRecords || sendT.Before(warmEnd)
-				if !isWarm && !warmDone.Load() {
-					warmDone.Store(true)
 				}
 				size := len(val) + len(rec.Key)
 				cl.Produce(ctx, rec, func(_ *kgo.Record, err error) {
@@ -246,10 +262,11 @@ func Produce(ctx context.Context, clients []*kgo.Client, cfg ProduceConfig, prog
 // ConsumeConfig configures a native consume run.
 type ConsumeConfig struct {
 	Topic          string
-	Records        int64         // total over all consumers; 0 = until Duration or idle
-	Duration       time.Duration // 0 = until Records
+	Records        int64         // measured records, total over all consumers (warm-up on top); 0 = until Duration or idle
+	Duration       time.Duration // measured time after the warm-up; 0 = until Records
 	IdleTimeout    time.Duration // stop when no record arrives for this long
 	WarmupRecords  int64
+	WarmupDuration time.Duration
 	MaxPollRecords int
 	Interval       time.Duration
 	Settings       []string
@@ -259,9 +276,20 @@ type ConsumeConfig struct {
 // within the idle timeout before the requested count.
 var ErrIdle = errors.New("no record arrived within the idle timeout")
 
+// ReadinessHeader marks the records a sweep writes to a fresh topic to check
+// that every partition accepts writes; consume runs skip them, so they count
+// neither as warm-up nor as measured records.
+const ReadinessHeader = "kbox-readiness"
+
+func isReadiness(r *kgo.Record) bool {
+	return len(r.Headers) > 0 && r.Headers[0].Key == ReadinessHeader
+}
+
 // Consume polls with one goroutine per client (already subscribed or
 // assigned) until the requested count, duration or idle timeout. Latency is
-// end to end, from each record's timestamp.
+// end to end, from each record's timestamp. The warm-up (WarmupRecords
+// records, or what arrives within WarmupDuration) comes on top of Records,
+// and Duration starts when it ends.
 func Consume(ctx context.Context, clients []*kgo.Client, cfg ConsumeConfig, progress func(Progress)) (*Result, error) {
 	if len(clients) == 0 {
 		return nil, errors.New("no clients")
@@ -271,15 +299,19 @@ func Consume(ctx context.Context, clients []*kgo.Client, cfg ConsumeConfig, prog
 	}
 	m := newMeter()
 	start := time.Now()
-	runCtx, cancel := runContext(ctx, start, cfg.Duration)
+	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	w := newWarmup(start, cfg.WarmupRecords, cfg.WarmupDuration, cfg.Duration, cancel)
+	defer w.stop()
 	var lastRecv atomic.Int64
 	lastRecv.Store(start.UnixNano())
-	var warmDone atomic.Bool
-	warm := func() bool { return !warmDone.Load() }
 	stop := make(chan struct{})
 	seriesCh := make(chan []Interval, 1)
-	go func() { seriesCh <- m.sampler(start, cfg.Interval, cfg.Records, warm, progress, stop) }()
+	target := int64(0)
+	if cfg.Records > 0 {
+		target = cfg.Records + cfg.WarmupRecords
+	}
+	go func() { seriesCh <- m.sampler(start, cfg.Interval, target, w.active, progress, stop) }()
 	idle := atomic.Bool{}
 	go func() {
 		t := time.NewTicker(50 * time.Millisecond)
@@ -297,6 +329,7 @@ func Consume(ctx context.Context, clients []*kgo.Client, cfg ConsumeConfig, prog
 			}
 		}
 	}()
+	var warmN, tickets atomic.Int64
 	var wg sync.WaitGroup
 	for _, cl := range clients {
 		wg.Add(1)
@@ -309,16 +342,21 @@ func Consume(ctx context.Context, clients []*kgo.Client, cfg ConsumeConfig, prog
 					lastRecv.Store(now.UnixNano())
 				}
 				fs.EachRecord(func(r *kgo.Record) {
-					seq := m.done.Add(1)
-					if cfg.Records > 0 && seq > cfg.Records {
+					if isReadiness(r) || runCtx.Err() != nil {
 						return
 					}
-					if seq <= cfg.WarmupRecords {
+					if w.take(now) {
+						m.done.Add(1)
+						warmN.Add(1)
 						return
 					}
-					warmDone.Store(true)
+					n := tickets.Add(1)
+					if cfg.Records > 0 && n > cfg.Records {
+						return
+					}
+					m.done.Add(1)
 					m.measured(now, now.Sub(r.Timestamp), len(r.Key)+len(r.Value), now)
-					if cfg.Records > 0 && seq == cfg.Records {
+					if cfg.Records > 0 && n == cfg.Records {
 						cancel()
 					}
 				})
@@ -328,18 +366,14 @@ func Consume(ctx context.Context, clients []*kgo.Client, cfg ConsumeConfig, prog
 	wg.Wait()
 	close(stop)
 	series := <-seriesCh
-	done := min(m.done.Load(), max(cfg.Records, m.done.Load()))
-	if cfg.Records > 0 {
-		done = min(m.done.Load(), cfg.Records)
-	}
 	res := &Result{
 		Kind: "consume", Topic: cfg.Topic, Clients: len(clients),
 		Records: m.records.Load(), Bytes: m.bytes.Load(),
-		WarmupRecords: done - m.records.Load(),
+		WarmupRecords: warmN.Load(),
 		Settings:      cfg.Settings, Intervals: series, LatencyBasis: BasisE2E,
 	}
 	res.MeasureStart = start
-	if cfg.WarmupRecords > 0 && m.firstNs.Load() != 0 {
+	if w.configured() && m.firstNs.Load() != 0 {
 		res.MeasureStart = time.Unix(0, m.firstNs.Load())
 	}
 	res.MeasureEnd = time.Unix(0, m.lastNs.Load())
@@ -352,17 +386,71 @@ func Consume(ctx context.Context, clients []*kgo.Client, cfg ConsumeConfig, prog
 	if ctx.Err() != nil {
 		return res, ctx.Err()
 	}
-	if idle.Load() && cfg.Records > 0 && done < cfg.Records {
+	if idle.Load() && cfg.Records > 0 && res.Records < cfg.Records {
 		return res, ErrIdle
 	}
 	return res, nil
 }
 
-// runContext is ctx, cancelled by the returned function and, when d > 0,
-// at start+d.
-func runContext(ctx context.Context, start time.Time, d time.Duration) (context.Context, context.CancelFunc) {
-	if d > 0 {
-		return context.WithDeadline(ctx, start.Add(d))
+// warmup decides which records of a run are warm-up: the first records
+// records and everything before start+d (the later of the two when both
+// are given). When it ends, the run's measured duration starts: cancel is
+// called that long after the first measured record.
+type warmup struct {
+	records int64
+	end     time.Time
+	measure time.Duration
+	cancel  func()
+	taken   atomic.Int64
+	done    atomic.Bool
+	mu      sync.Mutex
+	timer   *time.Timer
+	given   bool
+}
+
+func newWarmup(start time.Time, records int64, d, measure time.Duration, cancel func()) *warmup {
+	w := &warmup{records: records, end: start.Add(d), measure: measure, cancel: cancel, given: records > 0 || d > 0}
+	if !w.given {
+		w.finish(start)
 	}
-	return context.WithCancel(ctx)
+	return w
+}
+
+// configured reports whether a warm-up was asked for.
+func (w *warmup) configured() bool { return w.given }
+
+// active reports whether the warm-up still runs.
+func (w *warmup) active() bool { return !w.done.Load() }
+
+// take reports whether a record sent (or received) at t is warm-up; the
+// first one that is not ends the warm-up.
+func (w *warmup) take(t time.Time) bool {
+	if w.done.Load() {
+		return false
+	}
+	if n := w.taken.Add(1); n <= w.records || t.Before(w.end) {
+		return true
+	}
+	w.finish(t)
+	return false
+}
+
+func (w *warmup) finish(t time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.done.Load() {
+		return
+	}
+	w.done.Store(true)
+	if w.measure > 0 {
+		w.timer = time.AfterFunc(time.Until(t.Add(w.measure)), w.cancel)
+	}
+}
+
+func (w *warmup) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
@@ -36,11 +37,11 @@ var workloadDims = map[string]struct {
 	min   int64
 	max   int64
 }{
-	DimRecordSize:        {"produce consume", 1, 100 << 20},
+	DimRecordSize:        {"produce consume e2e", 1, 100 << 20},
 	DimProducers:         {"produce", 1, 1000},
 	DimConsumers:         {"consume", 1, 1000},
-	DimPartitions:        {"produce consume", 1, 100000},
-	DimReplicationFactor: {"produce consume", 1, 32767},
+	DimPartitions:        {"produce consume e2e", 1, 100000},
+	DimReplicationFactor: {"produce consume e2e", 1, 32767},
 	DimKeyCardinality:    {"produce consume", 0, 1 << 30},
 }
 
@@ -106,8 +107,8 @@ func ParseSize(s string) (int64, error) {
 	return n * mult, nil
 }
 
-// ParseVary parses one --vary NAME=V1,V2,... for a produce or consume
-// sweep. Errors are one line and name the property.
+// ParseVary parses one --vary NAME=V1,V2,... for a produce, consume or
+// e2e sweep (an e2e sweep varies producer properties). Errors are one line and name the property.
 func ParseVary(spec, mode string) (Dimension, error) {
 	name, list, ok := strings.Cut(spec, "=")
 	name = strings.TrimSpace(name)
@@ -148,7 +149,7 @@ func ParseVary(spec, mode string) (Dimension, error) {
 			d.Values = append(d.Values, strconv.FormatInt(n, 10))
 		}
 	} else {
-		role := kafka.Producer
+		role := kafka.Producer // produce and e2e sweeps vary the producer
 		if mode == "consume" {
 			role = kafka.Consumer
 		}
@@ -312,20 +313,26 @@ func Expand(dims []Dimension, strategy string) ([]Cell, error) {
 // SweepPlan is everything that defines a sweep; a results file can only
 // be resumed by the same plan.
 type SweepPlan struct {
-	Mode              string      `json:"mode"` // produce or consume
-	Strategy          string      `json:"strategy"`
-	Dimensions        []Dimension `json:"dimensions"`
-	TopicPrefix       string      `json:"topic_prefix"`
-	Records           int64       `json:"records"` // measured records per run
-	WarmupRecords     int64       `json:"warmup_records"`
-	Repeat            int         `json:"repeat"`
-	Throughput        float64     `json:"throughput"` // records/s per run; <= 0 unthrottled
-	RecordSize        int         `json:"record_size"`
-	Producers         int         `json:"producers"`
-	Consumers         int         `json:"consumers"`
-	Partitions        int         `json:"partitions"`
-	ReplicationFactor int         `json:"replication_factor"`
-	KeyCardinality    int         `json:"key_cardinality"`
+	Mode        string      `json:"mode"` // produce, consume or e2e
+	Strategy    string      `json:"strategy"`
+	Preset      string      `json:"preset,omitempty"`
+	Dimensions  []Dimension `json:"dimensions"`
+	TopicPrefix string      `json:"topic_prefix"`
+	// A run measures Records records or for DurationSec seconds (one of
+	// the two); the warm-up (WarmupRecords records, or WarmupDurationSec)
+	// comes on top and is excluded from every statistic.
+	Records           int64   `json:"records"`
+	DurationSec       float64 `json:"duration_sec,omitempty"`
+	WarmupRecords     int64   `json:"warmup_records"`
+	WarmupDurationSec float64 `json:"warmup_duration_sec,omitempty"`
+	Repeat            int     `json:"repeat"`
+	Throughput        float64 `json:"throughput"` // records/s per run; <= 0 unthrottled
+	RecordSize        int     `json:"record_size"`
+	Producers         int     `json:"producers"`
+	Consumers         int     `json:"consumers"`
+	Partitions        int     `json:"partitions"`
+	ReplicationFactor int     `json:"replication_factor"`
+	KeyCardinality    int     `json:"key_cardinality"`
 	// Properties are the fixed client properties (key=value, sorted;
 	// secret values are redacted).
 	Properties []string `json:"properties,omitempty"`
@@ -334,14 +341,20 @@ type SweepPlan struct {
 // Validate checks the plan's fixed numbers.
 func (p *SweepPlan) Validate() error {
 	switch {
-	case p.Mode != "produce" && p.Mode != "consume":
+	case p.Mode != "produce" && p.Mode != "consume" && p.Mode != "e2e":
 		return fmt.Errorf("unknown sweep mode %q", p.Mode)
 	case p.TopicPrefix == "":
 		return errors.New("--topic-prefix is required")
-	case p.Records <= 0:
-		return errors.New("--records must be positive")
-	case p.WarmupRecords < 0:
-		return errors.New("--warmup-records must not be negative")
+	case p.Records < 0 || p.DurationSec < 0:
+		return errors.New("--records and --duration must be positive")
+	case p.Mode == "consume" && p.Records == 0:
+		return errors.New("a consume sweep reads topics filled before its runs: size its runs with --records")
+	case (p.Records > 0) == (p.DurationSec > 0):
+		return errors.New("size each run with either --records or --duration")
+	case p.Mode == "consume" && p.WarmupDurationSec > 0:
+		return errors.New("a consume sweep's topics hold --records plus --warmup-records records: give its warm-up by count")
+	case p.WarmupRecords < 0 || p.WarmupDurationSec < 0:
+		return errors.New("--warmup-records and --warmup-duration must not be negative")
 	case p.Repeat < 1:
 		return errors.New("--repeat must be at least 1")
 	case p.RecordSize < 1 || p.Producers < 1 || p.Consumers < 1 || p.Partitions < 1 || p.ReplicationFactor < 1:
@@ -422,7 +435,7 @@ func (p *SweepPlan) TopicFor(c Cell, cells []Cell) (name string, shared bool) {
 	if !varies {
 		return p.TopicPrefix, true
 	}
-	if p.Mode == "produce" {
+	if p.Mode != "consume" {
 		return fmt.Sprintf("%s-c%d", p.TopicPrefix, c.Index), false
 	}
 	key := func(c Cell) string {
@@ -450,12 +463,23 @@ func (p *SweepPlan) TopicFor(c Cell, cells []Cell) (name string, shared bool) {
 	return fmt.Sprintf("%s-f%d", p.TopicPrefix, n), true
 }
 
+// Duration is the measured time of a run (0 when runs are sized by records).
+func (p *SweepPlan) Duration() time.Duration { return secDuration(p.DurationSec) }
+
+// WarmupDuration is the timed warm-up of a run.
+func (p *SweepPlan) WarmupDuration() time.Duration { return secDuration(p.WarmupDurationSec) }
+
+func secDuration(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
+
 // Totals is what a sweep will send and read.
 type Totals struct {
-	Cells       int
-	Runs        int   // cells × repeat
-	RunRecords  int64 // records per run incl. warm-up
-	Records     int64 // produced or consumed by the runs
+	Cells      int
+	Runs       int   // cells × repeat
+	RunRecords int64 // records per run incl. warm-up (0: runs sized by time)
+	Records    int64 // produced or consumed by the runs (0: runs sized by time)
+	// RunTime is the measured time of all runs (runs sized by time),
+	// warm-ups excluded.
+	RunTime     time.Duration
 	FillTopics  int   // consume sweep: topics filled before the runs
 	FillRecords int64 // consume sweep: records produced to fill them
 }
@@ -465,8 +489,13 @@ func (t Totals) Total() int64 { return t.Records + t.FillRecords }
 
 // Totals computes the sweep's size before anything runs.
 func (p *SweepPlan) Totals(cells []Cell) Totals {
-	t := Totals{Cells: len(cells), Runs: len(cells) * p.Repeat, RunRecords: p.Records + p.WarmupRecords}
-	t.Records = int64(t.Runs) * t.RunRecords
+	t := Totals{Cells: len(cells), Runs: len(cells) * p.Repeat}
+	if p.Records > 0 {
+		t.RunRecords = p.Records + p.WarmupRecords
+		t.Records = int64(t.Runs) * t.RunRecords
+	} else {
+		t.RunTime = time.Duration(t.Runs) * p.Duration()
+	}
 	if p.Mode == "consume" {
 		seen := map[string]bool{}
 		for _, c := range cells {

@@ -38,9 +38,96 @@ type CellResult struct {
 	Errors        int            `json:"errors"` // failed records + failed runs
 	Latency       LatencySummary `json:"latency"`
 	Histogram     string         `json:"histogram,omitempty"`
+	// ShortestRunSec is the measured time of the cell's shortest run.
+	ShortestRunSec float64 `json:"shortest_run_sec"`
 	// Flags say why the cell's figures should not be trusted as they are:
 	// FlagShortRun, FlagOutlier, FlagStall. Empty when nothing was noticed.
 	Flags []string `json:"flags,omitempty"`
+	// Attempts is how many times the cell's repeats were run (more than 1
+	// when it was re-run as an outlier or a stall); the runs of the
+	// earlier attempts are kept in DiscardedRuns.
+	Attempts      int        `json:"attempts,omitempty"`
+	DiscardedRuns []SweepRun `json:"discarded_runs,omitempty"`
+}
+
+// HasFlag reports whether the cell carries flag.
+func (c *CellResult) HasFlag(flag string) bool {
+	for _, f := range c.Flags {
+		if f == flag {
+			return true
+		}
+	}
+	return false
+}
+
+// SweepChecks are the thresholds a sweep's cells are flagged by.
+type SweepChecks struct {
+	// MinRunSec: a cell with a run measured for less gets FlagShortRun.
+	MinRunSec float64 `json:"min_run_sec"`
+	// MaxSpreadPercent: a cell whose repeats' records/s spread exceeds it
+	// gets FlagOutlier.
+	MaxSpreadPercent float64 `json:"max_spread_percent"`
+	// StallFactor: a cell whose p50 latency is more than StallFactor times
+	// the median p50 of the other cells while its records/s and MB/s are
+	// both less than 1/StallFactor of theirs gets FlagStall.
+	StallFactor float64 `json:"stall_factor"`
+	// RerunOutliers is how many extra attempts an outlier or stalled cell
+	// gets.
+	RerunOutliers int `json:"rerun_outliers"`
+}
+
+// DefaultChecks are the sweep's default thresholds.
+var DefaultChecks = SweepChecks{MinRunSec: 2, MaxSpreadPercent: 25, StallFactor: 10, RerunOutliers: 2}
+
+// ClusterWarmup is what the sweep produced before its first cell, until the
+// rate stabilised (or the time bound).
+type ClusterWarmup struct {
+	Topic string `json:"topic"`
+	// WindowRecordsPerSec is the rate of every 1-second window.
+	WindowRecordsPerSec []float64 `json:"window_records_per_sec"`
+	Seconds             float64   `json:"seconds"`
+	MaxSeconds          float64   `json:"max_seconds"`
+	// Stable is true when the last 3 windows were within TolerancePercent.
+	Stable           bool    `json:"stable"`
+	TolerancePercent float64 `json:"tolerance_percent"`
+}
+
+// Flag sets every cell's flags from the checks. Stall needs at least two
+// other cells that measured something.
+func (r *SweepResult) Flag() {
+	ck := r.Checks
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		c.Flags = nil
+		if !c.OK() {
+			continue
+		}
+		if ck.MinRunSec > 0 && c.ShortestRunSec < ck.MinRunSec {
+			c.Flags = append(c.Flags, FlagShortRun)
+		}
+		if ck.MaxSpreadPercent > 0 && c.SpreadPercent > ck.MaxSpreadPercent {
+			c.Flags = append(c.Flags, FlagOutlier)
+		}
+		if ck.StallFactor > 1 && r.stalled(i) {
+			c.Flags = append(c.Flags, FlagStall)
+		}
+	}
+}
+
+func (r *SweepResult) stalled(i int) bool {
+	var p50, rps, mbs []float64
+	for j := range r.Cells {
+		if j != i && r.Cells[j].OK() {
+			p50 = append(p50, r.Cells[j].Latency.P50Ms)
+			rps = append(rps, r.Cells[j].RecordsPerSec)
+			mbs = append(mbs, r.Cells[j].MBPerSec)
+		}
+	}
+	if len(p50) < 2 {
+		return false
+	}
+	c, k := &r.Cells[i], r.Checks.StallFactor
+	return c.Latency.P50Ms > k*median(p50) && c.RecordsPerSec*k < median(rps) && c.MBPerSec*k < median(mbs)
 }
 
 // Cell flags (CellResult.Flags).
@@ -101,6 +188,12 @@ func (c *CellResult) Summarize() error {
 		h.Merge(rh)
 	}
 	c.RecordsPerSec, c.MBPerSec, c.CPUPercent = median(rates), median(mbs), median(cpus)
+	c.ShortestRunSec = 0
+	for _, r := range c.Runs {
+		if r.Result != nil && r.Result.Records > 0 && (c.ShortestRunSec == 0 || r.Result.ElapsedSec < c.ShortestRunSec) {
+			c.ShortestRunSec = r.Result.ElapsedSec
+		}
+	}
 	c.SpreadPercent = 0
 	if len(rates) > 1 && c.RecordsPerSec > 0 {
 		sort.Float64s(rates)
@@ -134,14 +227,19 @@ func median(v []float64) float64 {
 // SweepResult is a whole sweep: its plan and every finished cell. It is
 // also the results file a sweep writes after each cell and resumes from.
 type SweepResult struct {
-	FormatVersion int          `json:"format_version"`
-	Kind          string       `json:"kind"` // "sweep"
-	Plan          SweepPlan    `json:"plan"`
-	Started       time.Time    `json:"started"`
-	Updated       time.Time    `json:"updated"`
-	Complete      bool         `json:"complete"`
-	Objective     string       `json:"objective,omitempty"`
-	Cells         []CellResult `json:"cells"`
+	FormatVersion int       `json:"format_version"`
+	Kind          string    `json:"kind"` // "sweep"
+	Plan          SweepPlan `json:"plan"`
+	Started       time.Time `json:"started"`
+	Updated       time.Time `json:"updated"`
+	Complete      bool      `json:"complete"`
+	Objective     string    `json:"objective,omitempty"`
+	// Checks are the thresholds the cells' Flags were set by.
+	Checks SweepChecks `json:"checks"`
+	// Brokers is the cluster's size when the sweep ran.
+	Brokers       int            `json:"brokers,omitempty"`
+	ClusterWarmup *ClusterWarmup `json:"cluster_warmup,omitempty"`
+	Cells         []CellResult   `json:"cells"`
 }
 
 // Cell returns the finished cell with the key, if any.
@@ -229,7 +327,7 @@ func SaveSweep(path string, r *SweepResult) error {
 
 // Objective orders a sweep's cells.
 type Objective struct {
-	Kind     string  // throughput, p99 or throughput-at-p99
+	Kind     string  // throughput, p50, p99, p99.9 or throughput-at-p99
 	MaxP99Ms float64 // for throughput-at-p99
 }
 
@@ -250,6 +348,8 @@ func ParseObjective(s string) (Objective, error) {
 		return Objective{Kind: "throughput"}, nil
 	case "p99", "latency":
 		return Objective{Kind: "p99"}, nil
+	case "p50", "p99.9":
+		return Objective{Kind: t}, nil
 	}
 	if rest, ok := strings.CutPrefix(t, "throughput-at-p99<="); ok {
 		mult := 1.0
@@ -264,7 +364,7 @@ func ParseObjective(s string) (Objective, error) {
 			return Objective{Kind: "throughput-at-p99", MaxP99Ms: v * mult}, nil
 		}
 	}
-	return Objective{}, fmt.Errorf("--objective %q: want throughput, p99 or throughput-at-p99<=X (X in ms, e.g. throughput-at-p99<=50ms)", s)
+	return Objective{}, fmt.Errorf("--objective %q: want throughput, p50, p99, p99.9 or throughput-at-p99<=X (X in ms, e.g. throughput-at-p99<=50ms)", s)
 }
 
 // Meets reports whether a cell satisfies the objective's constraint.
@@ -291,9 +391,9 @@ func (o Objective) Rank(cells []CellResult) []int {
 			return false
 		}
 		switch o.Kind {
-		case "p99":
-			if a.Latency.P99Ms != b.Latency.P99Ms {
-				return a.Latency.P99Ms < b.Latency.P99Ms
+		case "p50", "p99", "p99.9":
+			if la, lb := a.Latency.percentile(o.Kind), b.Latency.percentile(o.Kind); la != lb {
+				return la < lb
 			}
 			return a.RecordsPerSec > b.RecordsPerSec
 		case "throughput-at-p99":
@@ -331,7 +431,8 @@ func MergeSweeps(rs []*SweepResult) (*SweepResult, error) {
 	if len(rs) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
-	out := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: rs[0].Plan, Started: rs[0].Started, Complete: true, Objective: rs[0].Objective}
+	out := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: rs[0].Plan, Started: rs[0].Started, Complete: true, Objective: rs[0].Objective,
+		Checks: rs[0].Checks, Brokers: rs[0].Brokers, ClusterWarmup: rs[0].ClusterWarmup}
 	for i, r := range rs[1:] {
 		if err := rs[0].Plan.Compatible(&r.Plan); err != nil {
 			return nil, fmt.Errorf("file %d: %v", i+2, err)
@@ -383,5 +484,17 @@ func MergeSweeps(rs []*SweepResult) (*SweepResult, error) {
 	for _, r := range rs {
 		out.Complete = out.Complete && r.Complete
 	}
+	out.Flag()
 	return out, nil
+}
+
+// percentile is the summary's p50, p99 or p99.9 (objective names).
+func (l LatencySummary) percentile(name string) float64 {
+	switch name {
+	case "p50":
+		return l.P50Ms
+	case "p99.9":
+		return l.P999Ms
+	}
+	return l.P99Ms
 }

@@ -39,7 +39,7 @@ func (r *SweepResult) Table(o Objective, mark func(string) string) SweepTable {
 	for _, d := range r.Plan.Dimensions {
 		t.Header = append(t.Header, strings.ToUpper(d.Name))
 	}
-	t.Header = append(t.Header, "RECORDS/S", "MB/S", "SPREAD%", "P50 MS", "P99 MS", "P99.9 MS", "MAX MS", "CPU%", "ERRORS")
+	t.Header = append(t.Header, "RECORDS/S", "MB/S", "SPREAD%", "P50 MS", "P99 MS", "P99.9 MS", "MAX MS", "CPU%", "ERRORS", "FLAGS")
 	base := r.Plan.Baseline()
 	best := o.Best(r.Cells)
 	for n, i := range o.Rank(r.Cells) {
@@ -70,7 +70,7 @@ func (r *SweepResult) Table(o Objective, mark func(string) string) SweepTable {
 			spread = f(c.SpreadPercent, 1)
 		}
 		row = append(row, f(c.RecordsPerSec, 1), f(c.MBPerSec, 2), spread, f(l.P50Ms, 2), f(l.P99Ms, 2), f(l.P999Ms, 2), f(l.MaxMs, 2),
-			f(c.CPUPercent, 0), strconv.Itoa(c.Errors))
+			f(c.CPUPercent, 0), strconv.Itoa(c.Errors), flagsCell(c))
 		t.Rows = append(t.Rows, row)
 		t.Differs = append(t.Differs, diff)
 	}
@@ -84,7 +84,7 @@ func (r *SweepResult) CSV(o Objective) [][]string {
 	for _, d := range r.Plan.Dimensions {
 		h = append(h, d.Name)
 	}
-	h = append(h, "runs", "records", "records_per_sec", "mb_per_sec", "spread_percent", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "mean_ms", "cpu_percent", "failed", "errors", "meets_objective")
+	h = append(h, "runs", "records", "records_per_sec", "mb_per_sec", "spread_percent", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "mean_ms", "cpu_percent", "failed", "errors", "meets_objective", "flags")
 	rank := map[int]int{}
 	for n, i := range o.Rank(r.Cells) {
 		rank[i] = n + 1
@@ -100,8 +100,39 @@ func (r *SweepResult) CSV(o Objective) [][]string {
 		l := c.Latency
 		row = append(row, strconv.Itoa(len(c.Runs)), strconv.FormatInt(c.Records, 10), f(c.RecordsPerSec), f(c.MBPerSec), f(c.SpreadPercent),
 			f(l.P50Ms), f(l.P90Ms), f(l.P95Ms), f(l.P99Ms), f(l.P999Ms), f(l.MaxMs), f(l.MeanMs), f(c.CPUPercent),
-			strconv.FormatInt(c.Failed, 10), strconv.Itoa(c.Errors), strconv.FormatBool(o.Meets(c)))
+			strconv.FormatInt(c.Failed, 10), strconv.Itoa(c.Errors), strconv.FormatBool(o.Meets(c)), strings.Join(c.Flags, " "))
 		out = append(out, row)
+	}
+	return out
+}
+
+func flagsCell(c *CellResult) string {
+	if len(c.Flags) == 0 {
+		return "-"
+	}
+	return strings.Join(c.Flags, ",")
+}
+
+// Footnotes explain the flags the table shows, one line per flag that
+// occurs, naming its cells and the threshold.
+func (r *SweepResult) Footnotes() []string {
+	cells := map[string][]string{}
+	for i := range r.Cells {
+		for _, fl := range r.Cells[i].Flags {
+			cells[fl] = append(cells[fl], "#"+strconv.Itoa(r.Cells[i].Index))
+		}
+	}
+	ck := r.Checks
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	var out []string
+	if c := cells[FlagShortRun]; len(c) > 0 {
+		out = append(out, "short-run ("+strings.Join(c, " ")+"): a run was measured for less than "+f(ck.MinRunSec)+" s; its rate is mostly noise (run longer: --duration)")
+	}
+	if c := cells[FlagOutlier]; len(c) > 0 {
+		out = append(out, "outlier ("+strings.Join(c, " ")+"): the repeats' records/s spread exceeds "+f(ck.MaxSpreadPercent)+" % even after "+strconv.Itoa(ck.RerunOutliers)+" re-run(s)")
+	}
+	if c := cells[FlagStall]; len(c) > 0 {
+		out = append(out, "stall ("+strings.Join(c, " ")+"): p50 latency over "+f(ck.StallFactor)+"x the other cells' median with records/s and MB/s under 1/"+f(ck.StallFactor)+" of theirs")
 	}
 	return out
 }

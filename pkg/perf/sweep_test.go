@@ -441,3 +441,54 @@ func TestMergeSweeps(t *testing.T) {
 		t.Fatalf("different plans: %v", err)
 	}
 }
+
+// Flags: short runs, repeats that disagree, and a stall next to the other
+// cells (latency up and both rates down by the stall factor); a cell with
+// few records/s but high MB/s (large records) is no stall.
+func TestFlags(t *testing.T) {
+	_, cells := testPlan(t, "produce", "linger.ms=0,1,2,3,4,5")
+	res := &SweepResult{Checks: SweepChecks{MinRunSec: 0.5, MaxSpreadPercent: 25, StallFactor: 10}}
+	res.Cells = cellResults(t, cells, [][2]float64{{600000, 50}, {500000, 60}, {550000, 40}, {20000, 2000}, {20000, 900}, {500000, 50}})
+	spread := &res.Cells[5] // repeats 500k and 300k: 50 % spread
+	spread.Runs = append(spread.Runs, fakeRun(t, 300000, 50*time.Millisecond))
+	for i := range res.Cells {
+		for _, r := range res.Cells[i].Runs {
+			r.Result.MBPerSec = r.Result.RecordsPerSec * 100 / (1 << 20) // 100-byte records
+		}
+	}
+	big := &res.Cells[4] // large records: few records/s, many MB/s
+	big.Runs[0].Result.MBPerSec = 200
+	short := &res.Cells[1]
+	short.Runs[0].Result.MeasureEnd = short.Runs[0].Result.MeasureStart.Add(100 * time.Millisecond)
+	short.Runs[0].Result.ElapsedSec = 0.1
+	for i := range res.Cells {
+		if err := res.Cells[i].Summarize(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res.Flag()
+	want := [][]string{nil, {FlagShortRun}, nil, {FlagStall}, nil, {FlagOutlier}}
+	for i, c := range res.Cells {
+		if strings.Join(c.Flags, ",") != strings.Join(want[i], ",") {
+			t.Errorf("cell %d: flags %v, want %v", i+1, c.Flags, want[i])
+		}
+	}
+	notes := strings.Join(res.Footnotes(), "\n")
+	for _, w := range []string{"short-run (#2): a run was measured for less than 0.5 s", "outlier (#6): the repeats' records/s spread exceeds 25 %", "stall (#4): p50 latency over 10x"} {
+		if !strings.Contains(notes, w) {
+			t.Errorf("footnotes lack %q:\n%s", w, notes)
+		}
+	}
+	tb := res.Table(Objective{Kind: "throughput"}, nil)
+	if h := tb.Header[len(tb.Header)-1]; h != "FLAGS" {
+		t.Errorf("last column %s", h)
+	}
+	// Checks off: nothing flagged.
+	res.Checks = SweepChecks{}
+	res.Flag()
+	for _, c := range res.Cells {
+		if len(c.Flags) > 0 {
+			t.Errorf("cell %d flagged %v with the checks off", c.Index, c.Flags)
+		}
+	}
+}

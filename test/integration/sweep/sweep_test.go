@@ -49,7 +49,12 @@ func kbox(t *testing.T, args ...string) (stdout, stderr string, code int) {
 
 func topics(t *testing.T, prefix string) []string {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(cluster.Bootstrap, ",")...))
+	return topicsAt(t, cluster.Bootstrap, prefix)
+}
+
+func topicsAt(t *testing.T, bootstrap, prefix string) []string {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +99,7 @@ func TestProduceSweepTableJSONReport(t *testing.T) {
 	}
 	stdout, stderr, code := kbox(t, "perf", "sweep", "produce", "--bootstrap-server", cluster.Bootstrap, "--topic-prefix", "itp",
 		"--records", "3000", "--warmup-records", "300", "--record-size", "512", "--vary", "batch.size=16k,64k", "--vary", "partitions=1,2",
-		"--interval", "50ms", "--results", results, "--report", html, "--report", png)
+		"--interval", "50ms", "--repeat", "1", "--cluster-warmup", "0", "--warmup-duration", "0", "--results", results, "--report", html, "--report", png)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -109,10 +114,10 @@ func TestProduceSweepTableJSONReport(t *testing.T) {
 	}
 	// Table: header, 4 rows, one best, differing settings marked.
 	lines := strings.Split(stdout, "\n")
-	if !regexp.MustCompile(`^RANK\s+CELL\s+BATCH.SIZE\s+PARTITIONS\s+RECORDS/S\s+MB/S\s+SPREAD%\s+P50 MS\s+P99 MS\s+P99.9 MS\s+MAX MS\s+CPU%\s+ERRORS$`).MatchString(lines[0]) {
+	if !regexp.MustCompile(`^RANK\s+CELL\s+BATCH.SIZE\s+PARTITIONS\s+RECORDS/S\s+MB/S\s+SPREAD%\s+P50 MS\s+P99 MS\s+P99.9 MS\s+MAX MS\s+CPU%\s+ERRORS\s+FLAGS$`).MatchString(lines[0]) {
 		t.Fatalf("header %q", lines[0])
 	}
-	rowRe := regexp.MustCompile(`^(\d)( best)?\s+(\d)\s+(16k|64k\*)\s+(1|2\*)\s+([\d.]+)\s+([\d.]+)\s+-\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+\d+\s+0$`)
+	rowRe := regexp.MustCompile(`^(\d)( best)?\s+(\d)\s+(16k|64k\*)\s+(1|2\*)\s+([\d.]+)\s+([\d.]+)\s+-\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+\d+\s+0\s+(-|short-run)$`)
 	best, cellsSeen := 0, map[string]bool{}
 	var prevRate float64 = 1e18
 	for _, l := range lines[1:5] {
@@ -179,7 +184,7 @@ func TestProduceSweepTableJSONReport(t *testing.T) {
 	// (no run) and prints the cells with their histograms.
 	stdout, stderr, code = kbox(t, "perf", "sweep", "produce", "--bootstrap-server", cluster.Bootstrap, "--topic-prefix", "itp",
 		"--records", "3000", "--warmup-records", "300", "--record-size", "512", "--vary", "batch.size=16k,64k", "--vary", "partitions=1,2",
-		"--interval", "50ms", "--results", results, "-o", "json")
+		"--interval", "50ms", "--repeat", "1", "--cluster-warmup", "0", "--warmup-duration", "0", "--results", results, "-o", "json")
 	if code != 0 || !strings.Contains(stderr, "4 of 4 cells already done") || strings.Contains(stderr, "[run ") {
 		t.Fatalf("resume of a finished sweep: exit %d\n%s", code, stderr)
 	}
@@ -303,7 +308,7 @@ func browser(t *testing.T) string {
 func TestConsumeSweep(t *testing.T) {
 	stdout, stderr, code := kbox(t, "perf", "sweep", "consume", "--bootstrap-server", cluster.Bootstrap, "--topic-prefix", "itc",
 		"--records", "2000", "--record-size", "256", "--partitions", "2", "--vary", "max.poll.records=50,1000", "--vary", "consumers=1,2",
-		"--timeout", "20s", "-o", "json")
+		"--timeout", "20s", "--repeat", "1", "--cluster-warmup", "0", "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -341,7 +346,7 @@ func atoi(s string) int {
 func TestResumeAfterInterruption(t *testing.T) {
 	results := filepath.Join(t.TempDir(), "r.json")
 	args := []string{"perf", "sweep", "produce", "--bootstrap-server", cluster.Bootstrap, "--topic-prefix", "itr", "--records", "2000",
-		"--vary", "linger.ms=0,5", "--one-at-a-time", "--results", results, "-o", "csv"}
+		"--vary", "linger.ms=0,5", "--one-at-a-time", "--repeat", "1", "--cluster-warmup", "0", "--warmup-duration", "0", "--warmup-duration", "0", "--results", results, "-o", "csv"}
 	if _, stderr, code := kbox(t, args...); code != 0 {
 		t.Fatalf("first run: exit %d\n%s", code, stderr)
 	}
