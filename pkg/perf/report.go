@@ -787,7 +787,8 @@ code{font-size:.9em}
 <dl>
 <dt>varied</dt><dd>{{range .Plan.Dimensions}}<code>{{.Name}}</code> = {{range $i, $l := .Labels}}{{if $i}}, {{end}}{{$l}}{{end}}<br>{{end}}</dd>
 <dt>strategy</dt><dd>{{.Plan.Strategy}} ({{len .Cells}} cells, {{.Plan.Repeat}} repeat(s) each)</dd>
-<dt>per run</dt><dd>{{.Plan.Records}} measured records + {{.Plan.WarmupRecords}} warm-up, {{.Plan.RecordSize}}-byte values{{if gt .Plan.Throughput 0.0}}, target {{.Plan.Throughput}} records/s{{end}}</dd>
+<dt>per run</dt><dd>{{.PerRun}}</dd>
+{{if .ClusterWarmup}}<dt>cluster warm-up</dt><dd>{{.ClusterWarmup}}</dd>{{end}}
 <dt>objective</dt><dd>{{.Objective}}{{if .BestLabel}}: best cell #{{.BestIndex}} <code>{{.BestLabel}}</code>{{else}}: no cell met it{{end}}</dd>
 <dt>latency from</dt><dd>{{.Basis}}</dd>
 {{if .Plan.Properties}}<dt>fixed properties</dt><dd>{{range .Plan.Properties}}<code>{{.}}</code> {{end}}</dd>{{end}}
@@ -897,5 +898,52 @@ func WriteHTMLReport(w io.Writer, r *SweepResult, o Objective) error {
 		"Started": r.Started.Format(time.RFC3339), "Complete": r.Complete,
 		"Header": t.Header, "Rows": t.Rows, "Classes": classes, "RowClasses": rowClasses, "ChartRows": rows,
 		"Flagged": flagged, "FlagNotes": flagMeanings,
+		"PerRun": perRunText(&r.Plan), "ClusterWarmup": clusterWarmupText(r.ClusterWarmup),
 	})
+}
+
+// perRunText says how each run was sized: by time or by count, with its
+// warm-up (which comes on top of the measured part).
+func perRunText(p *SweepPlan) string {
+	var b strings.Builder
+	if p.Records > 0 {
+		fmt.Fprintf(&b, "%d measured records", p.Records)
+	} else {
+		fmt.Fprintf(&b, "%s measured", secText(p.DurationSec))
+	}
+	var warm []string
+	if p.WarmupRecords > 0 {
+		warm = append(warm, fmt.Sprintf("%d records", p.WarmupRecords))
+	}
+	if p.WarmupDurationSec > 0 {
+		warm = append(warm, secText(p.WarmupDurationSec))
+	}
+	if len(warm) > 0 {
+		fmt.Fprintf(&b, " after a warm-up of %s", strings.Join(warm, " or "))
+	}
+	fmt.Fprintf(&b, ", %d-byte values", p.RecordSize)
+	if p.Throughput > 0 {
+		fmt.Fprintf(&b, ", target %g records/s", p.Throughput)
+	}
+	return b.String()
+}
+
+// clusterWarmupText summarises the warm-up before the first cell.
+func clusterWarmupText(w *ClusterWarmup) string {
+	if w == nil {
+		return ""
+	}
+	state := "stable"
+	if !w.Stable {
+		state = fmt.Sprintf("not stable within %s (the time bound)", secText(w.MaxSeconds))
+	}
+	last := 0.0
+	if n := len(w.WindowRecordsPerSec); n > 0 {
+		last = w.WindowRecordsPerSec[n-1]
+	}
+	return fmt.Sprintf("%s on topic %s, %s; last 1 s window %.0f records/s", secText(w.Seconds), w.Topic, state, last)
+}
+
+func secText(sec float64) string {
+	return strconv.FormatFloat(sec, 'f', -1, 64) + " s"
 }

@@ -428,10 +428,10 @@ func TestHTMLReportFlagsAndPairs(t *testing.T) {
 	if !strings.Contains(h, "<th>FLAGS</th>") {
 		t.Error("no FLAGS column")
 	}
-	if !strings.Contains(h, `<tr class="best flagged"><td class="s">1 best</td><td class="s">2</td>`) || !strings.Contains(h, `<td class="s flag">short-run, stall</td>`) {
+	if !strings.Contains(h, `<tr class="best flagged"><td class="s">1 best</td><td class="s">2</td>`) || !strings.Contains(h, `<td class="s flag">short-run,stall</td>`) {
 		t.Errorf("flagged best cell not marked:\n%s", h)
 	}
-	if strings.Count(h, `<td class="s flag"></td>`) != 2 {
+	if strings.Count(h, `<td class="s flag">-</td>`) != 2 {
 		t.Error("unflagged cells should have an empty FLAGS cell")
 	}
 	if !strings.Contains(h, "<b>short-run</b>: a run lasted less than the minimum duration") {
@@ -495,5 +495,28 @@ func TestPNGReportFlags(t *testing.T) {
 	}
 	if has(chartSweep(t, StrategyGrid, rate(false), "linger.ms=0,5,20")) {
 		t.Error("flag colour without a flagged cell")
+	}
+}
+
+func TestPerRunText(t *testing.T) {
+	for _, c := range []struct {
+		p    SweepPlan
+		want string
+	}{
+		{SweepPlan{DurationSec: 5, WarmupDurationSec: 1, RecordSize: 100}, "5 s measured after a warm-up of 1 s, 100-byte values"},
+		{SweepPlan{Records: 50000, WarmupRecords: 5000, RecordSize: 1024, Throughput: 1000}, "50000 measured records after a warm-up of 5000 records, 1024-byte values, target 1000 records/s"},
+		{SweepPlan{DurationSec: 2.5, RecordSize: 10}, "2.5 s measured, 10-byte values"},
+	} {
+		if got := perRunText(&c.p); got != c.want {
+			t.Errorf("perRunText(%+v) = %q, want %q", c.p, got, c.want)
+		}
+	}
+	w := &ClusterWarmup{Topic: "kbox-warmup", Seconds: 17, MaxSeconds: 60, Stable: true, WindowRecordsPerSec: []float64{1e5, 2e5, 201000}}
+	if got, want := clusterWarmupText(w), "17 s on topic kbox-warmup, stable; last 1 s window 201000 records/s"; got != want {
+		t.Errorf("clusterWarmupText = %q, want %q", got, want)
+	}
+	w.Stable = false
+	if got := clusterWarmupText(w); !strings.Contains(got, "not stable within 60 s") {
+		t.Errorf("unstable warm-up text %q", got)
 	}
 }

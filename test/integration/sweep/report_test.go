@@ -215,7 +215,7 @@ func TestReportChartsInChromium(t *testing.T) {
 	}{
 		{"one-at-a-time-sizes", []dimWant{{"record-size", "log", "flagged (short-run)"}, {"partitions", "linear", ""},
 			{"replication-factor", "linear", "flagged (outlier, stall)"}, {"producers", "linear", ""}},
-			map[string]string{"2": "short-run", "8": "outlier, stall"}},
+			map[string]string{"2": "short-run", "8": "outlier,stall"}},
 		{"one-at-a-time-categorical", []dimWant{{"compression.type", "bars", "flagged (outlier)"}, {"acks", "bars", ""},
 			{"batch.size", "log", ""}, {"linger.ms", "linear", ""}},
 			map[string]string{"2": "outlier"}},
