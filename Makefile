@@ -8,7 +8,7 @@ LDFLAGS := -s -w -X $(PKG)/cmd/app.Version=$(VERSION) -X $(PKG)/cmd/app.Commit=$
 # Integration tests start real Kafka brokers; give them room but bound them.
 IT_TIMEOUT ?= 70m
 
-.PHONY: all build test test-unit test-integration lint install deps-integration clean demo
+.PHONY: all build test test-unit test-integration soak lint install deps-integration clean demo
 
 all: build
 
@@ -34,6 +34,12 @@ deps-integration:
 
 test-integration: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -race -tags integration -count=1 -p 1 -timeout $(IT_TIMEOUT) ./test/integration/...
+
+# Issue 19's soak: `kbox verify run --duration 10m --window 1m` on 3
+# brokers with a leader SIGKILL and restart every 2 minutes (about 12
+# minutes; not part of `make test`).
+soak: build deps-integration
+	KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -tags 'integration soak' -count=1 -v -timeout 30m -run '^TestSoak$$' ./test/integration/verify/
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

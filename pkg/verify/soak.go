@@ -67,8 +67,8 @@ type Verdict struct {
 
 // Verdict judges the events recorded so far with o (without the re-read
 // of missing records and without liveness: those belong to the end of
-// the run). Records the consumers have not reached yet are unseen (a
-// warning), not lost.
+// the run). Records the consumers have not reached yet are lag, not
+// anomalies.
 func (r *Run) Verdict(o Options) Verdict {
 	v := Verdict{Progress: r.Progress()}
 	// Producers first: a record consumed after the producers' snapshot
@@ -88,6 +88,9 @@ func (r *Run) Verdict(o Options) Verdict {
 	v.Valid, v.BadErrorTypes = rep.Valid, rep.BadErrorTypes
 	v.Anomalies = []AnomalyCount{}
 	for _, a := range rep.Anomalies {
+		if a.Type == AnUnseen {
+			continue // in flight: that is the lag
+		}
 		v.Anomalies = append(v.Anomalies, AnomalyCount{Type: a.Type, Severity: a.Severity, Count: a.Count})
 	}
 	return v
