@@ -1,6 +1,11 @@
 package verify
 
-import "time"
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
 
 // Soak mode of `kbox verify run`: a verdict per window while the run is
 // in flight, and the faults injected by a schedule.
@@ -120,4 +125,79 @@ func NewWindowVerdict(n int, start, end, runStart time.Time, v Verdict, prev *Wi
 		}
 	}
 	return w
+}
+
+// AnomalyFault names, for an anomaly type, the fault that preceded the
+// first event showing it: the latest fault that started before it, the
+// anomaly seen during that fault or after its end.
+type AnomalyFault struct {
+	Type        string `json:"type"`
+	FirstSeenMs int64  `json:"first_seen_ms"`
+	// Fault is the fault's name; null when no fault started before.
+	Fault *string `json:"fault"`
+	// Relation is "during" or "after" the fault (omitted without one).
+	Relation string `json:"relation,omitempty"`
+	// SinceFaultEndMs is how long after the fault's end the anomaly was
+	// first seen (after only).
+	SinceFaultEndMs int64 `json:"since_fault_end_ms,omitempty"`
+}
+
+// Relations of AnomalyFault.
+const (
+	DuringFault = "during"
+	AfterFault  = "after"
+)
+
+// AttributeAnomalies pairs each anomaly type first seen at firstSeen[type]
+// (Unix ms; 0: unknown, left out) with the fault before it, ordered by
+// first sighting then type.
+func AttributeAnomalies(firstSeen map[string]int64, faults []FaultInfo) []AnomalyFault {
+	var out []AnomalyFault
+	for typ, ts := range firstSeen {
+		if ts <= 0 {
+			continue
+		}
+		af := AnomalyFault{Type: typ, FirstSeenMs: ts}
+		var before *FaultInfo
+		for i := range faults {
+			f := &faults[i]
+			if f.StartMs <= ts && (before == nil || f.StartMs >= before.StartMs) {
+				before = f
+			}
+		}
+		if before != nil {
+			name := before.Name
+			af.Fault = &name
+			if before.EndMs == 0 || ts <= before.EndMs {
+				af.Relation = DuringFault
+			} else {
+				af.Relation, af.SinceFaultEndMs = AfterFault, ts-before.EndMs
+			}
+		}
+		out = append(out, af)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].FirstSeenMs != out[j].FirstSeenMs {
+			return out[i].FirstSeenMs < out[j].FirstSeenMs
+		}
+		return out[i].Type < out[j].Type
+	})
+	return out
+}
+
+// attributionText is one line per attributed anomaly type.
+func attributionText(afs []AnomalyFault) string {
+	var b strings.Builder
+	for _, af := range afs {
+		fmt.Fprintf(&b, "anomaly %s first seen at %s ", af.Type, msTime(af.FirstSeenMs))
+		switch {
+		case af.Fault == nil:
+			b.WriteString("before any fault\n")
+		case af.Relation == DuringFault:
+			fmt.Fprintf(&b, "during fault %s\n", *af.Fault)
+		default:
+			fmt.Fprintf(&b, "%.1fs after fault %s ended\n", float64(af.SinceFaultEndMs)/1000, *af.Fault)
+		}
+	}
+	return b.String()
 }

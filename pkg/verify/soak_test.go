@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +135,49 @@ func TestRunUntilStopped(t *testing.T) {
 	p := r.Progress()
 	if !rep.Valid || int64(rep.Stats.Acked) != p.Acked || int64(rep.Stats.UniqueConsumed) != p.Acked || p.Acked < v.Acked {
 		t.Fatalf("final: %+v, progress %+v", rep.Report, p)
+	}
+}
+
+// Each anomaly type is paired with the latest fault that started before
+// its first sighting: during it, after it, or before any fault.
+func TestAttributeAnomalies(t *testing.T) {
+	faults := []FaultInfo{
+		{Name: "every#1", StartMs: 10_000, EndMs: 14_000},
+		{Name: "every#2", StartMs: 20_000, EndMs: 24_000},
+		{Name: "at-25s", StartMs: 25_000}, // still running
+	}
+	got := AttributeAnomalies(map[string]int64{
+		AnLost: 12_000, AnDuplicate: 16_500, AnPollSkip: 5_000, AnNonmonotonicPoll: 26_000, AnNotCaughtUp: 0,
+	}, faults)
+	want := []string{
+		"poll-skip 5000 <nil> ",
+		"lost 12000 every#1 during",
+		"duplicate 16500 every#1 after 2500",
+		"nonmonotonic-poll 26000 at-25s during",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %+v", got)
+	}
+	for i, af := range got {
+		s := fmt.Sprintf("%s %d %v %s", af.Type, af.FirstSeenMs, "<nil>", af.Relation)
+		if af.Fault != nil {
+			s = fmt.Sprintf("%s %d %s %s", af.Type, af.FirstSeenMs, *af.Fault, af.Relation)
+		}
+		if af.SinceFaultEndMs != 0 {
+			s += fmt.Sprintf(" %d", af.SinceFaultEndMs)
+		}
+		if s != want[i] {
+			t.Errorf("%d: %q, want %q", i, s, want[i])
+		}
+	}
+	text := attributionText(got)
+	for _, w := range []string{
+		"anomaly poll-skip first seen at 00:00:05.000 before any fault\n",
+		"anomaly lost first seen at 00:00:12.000 during fault every#1\n",
+		"anomaly duplicate first seen at 00:00:16.500 2.5s after fault every#1 ended\n",
+	} {
+		if !strings.Contains(text, w) {
+			t.Errorf("text lacks %q:\n%s", w, text)
+		}
 	}
 }
