@@ -48,9 +48,14 @@ func clean(t *testing.T, n int) (prod, cons [][]byte) {
 	return prod, cons
 }
 
+// run checks the logs with the streaming checker, and fails unless the
+// batch checker (the oracle) gives the same report.
 func run(t *testing.T, prod, cons [][]byte, o Options) *Report {
 	t.Helper()
-	return Check([]*Log{logOf(t, "producer", prod...)}, []*Log{logOf(t, "consumer", cons...)}, o)
+	ps, cs := []*Log{logOf(t, "producer", prod...)}, []*Log{logOf(t, "consumer", cons...)}
+	r := Check(ps, cs, o)
+	sameAsBatch(t, r, ps, cs, o)
+	return r
 }
 
 func TestCleanRunIsValid(t *testing.T) {
