@@ -536,12 +536,10 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	}
 	opts.DataLoss = dataLoss
 	if len(info.Faults) > 0 {
-		// R8 around the faults: from the first start to the last end.
-		fw := verify.FaultWindow{StartMs: info.Faults[0].StartMs}
+		// R8 after each fault, in the order of info.Faults.
 		for _, fi := range info.Faults {
-			fw.StartMs, fw.EndMs = min(fw.StartMs, fi.StartMs), max(fw.EndMs, fi.EndMs)
+			opts.Faults = append(opts.Faults, fi.Window())
 		}
-		opts.Fault = &fw
 		opts.MinAcks = o.minAcks
 	}
 	var reread *kafka.Client

@@ -67,6 +67,9 @@ type RunInfo struct {
 type RunReport struct {
 	*Report
 	Run RunInfo `json:"run"`
+	// AnomalyFaults names, with faults, the fault before each anomaly
+	// type's first sighting (types with an event time only).
+	AnomalyFaults []AnomalyFault `json:"anomaly_faults,omitempty"`
 }
 
 // NewRunReport checks the run's logs and adds the run-level anomalies:
@@ -109,7 +112,17 @@ func NewRunReport(producers, consumers []*Log, o Options, info RunInfo) *RunRepo
 		r.Anomalies = nil
 		r.finish()
 	}
-	return &RunReport{Report: r, Run: info}
+	rr := &RunReport{Report: r, Run: info}
+	if len(info.Faults) > 0 {
+		first := map[string]int64{}
+		for _, a := range r.Anomalies {
+			if a.Severity != Info {
+				first[a.Type] = a.FirstSeenMs
+			}
+		}
+		rr.AnomalyFaults = AttributeAnomalies(first, info.Faults)
+	}
+	return rr
 }
 
 // WriteText prints the verdict followed by the run summary.
@@ -128,7 +141,13 @@ func (rr *RunReport) WriteText(w io.Writer) error {
 	if i.Interrupted {
 		b.WriteString("run: INTERRUPTED: the verdict covers what was acked and consumed until the run was stopped\n")
 	}
-	for _, fi := range i.Faults {
+	// R8 per fault: Report.Faults has one per fault window, in the
+	// order of i.Faults (Liveness alone for a single one).
+	lvs := rr.Report.Faults
+	if len(lvs) == 0 && rr.Liveness != nil {
+		lvs = []Liveness{*rr.Liveness}
+	}
+	for n, fi := range i.Faults {
 		if i.During != nil {
 			break // printed below as before
 		}
@@ -137,8 +156,16 @@ func (rr *RunReport) WriteText(w io.Writer) error {
 		if fi.Error != "" {
 			b.WriteString(" (" + fi.Error + ")")
 		}
+		if n < len(lvs) && lvs[n].FaultStartMs == fi.StartMs && lvs[n].FaultEndMs == fi.EndMs {
+			if lv := lvs[n]; lv.Judged {
+				fmt.Fprintf(&b, "; R8: %d acks within %.0fs after it", lv.AcksAfterFault, float64(lv.WindowMs)/1000)
+			} else {
+				b.WriteString("; R8: nothing sent after it (not judged)")
+			}
+		}
 		b.WriteString("\n")
 	}
+	b.WriteString(attributionText(rr.AnomalyFaults))
 	if d := i.During; d != nil {
 		fmt.Fprintf(&b, "during: %q exit status %d after %.1fs", d.Command, d.ExitCode, float64(d.DurationMs)/1000)
 		if d.Error != "" {

@@ -55,10 +55,17 @@ func TestRunReportSoak(t *testing.T) {
 			{Name: "every#1", Command: "./kill-leader.sh", StartMs: 10_000, EndMs: 14_000, DurationMs: 4000},
 			{Name: "every#2", Command: "./kill-leader.sh", StartMs: 16_000, EndMs: 20_000, DurationMs: 4000, ExitCode: 137, Error: "killed: the run was interrupted"},
 		}}
-	r := NewRunReport([]*Log{logOf(t, "producer", prod...)}, []*Log{logOf(t, "consumer", cons...)}, Options{Fault: fault, MinAcks: 20}, info)
+	// Value "12" (offset 12) delivered again, 5 s after the second
+	// fault ended.
+	cons = append(cons, RecordData(25_002, nil, sp("12"), "t", 0, 100))
+	opts := Options{Faults: []FaultWindow{info.Faults[0].Window(), info.Faults[1].Window()}, MinAcks: 20}
+	r := NewRunReport([]*Log{logOf(t, "producer", prod...)}, []*Log{logOf(t, "consumer", cons...)}, opts, info)
 	golden.JSON(t, "run-soak.json.golden", r)
-	if !r.Valid || r.Count(AnDuringFailed) != 1 || r.Count(AnNotCaughtUp) != 1 {
+	if !r.Valid || r.Count(AnDuringFailed) != 1 || r.Count(AnNotCaughtUp) != 1 || r.Count(AnDuplicate) != 1 || len(r.Report.Faults) != 2 {
 		t.Fatalf("verdict %s", dump(r.Report))
+	}
+	if len(r.AnomalyFaults) != 1 || r.AnomalyFaults[0].Type != AnDuplicate || *r.AnomalyFaults[0].Fault != "every#2" || r.AnomalyFaults[0].SinceFaultEndMs != 5002 {
+		t.Fatalf("anomaly faults %+v", r.AnomalyFaults)
 	}
 	var b bytes.Buffer
 	if err := r.WriteText(&b); err != nil {
@@ -69,8 +76,9 @@ func TestRunReportSoak(t *testing.T) {
 		"WARN not-caught-up: 1\n",
 		"run: 3 window verdict(s) of 1m0s\n",
 		"run: INTERRUPTED: the verdict covers what was acked and consumed until the run was stopped\n",
-		"fault every#1: \"./kill-leader.sh\" from 00:00:10.000 to 00:00:14.000 (4.0s), exit status 0\n",
-		"fault every#2: \"./kill-leader.sh\" from 00:00:16.000 to 00:00:20.000 (4.0s), exit status 137 (killed: the run was interrupted)\n",
+		"fault every#1: \"./kill-leader.sh\" from 00:00:10.000 to 00:00:14.000 (4.0s), exit status 0; R8: 10 acks within 30s after it\n",
+		"fault every#2: \"./kill-leader.sh\" from 00:00:16.000 to 00:00:20.000 (4.0s), exit status 137 (killed: the run was interrupted); R8: 10 acks within 30s after it\n",
+		"anomaly duplicate first seen at 00:00:25.002 5.0s after fault every#2 ended\n",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
