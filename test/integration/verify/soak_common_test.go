@@ -83,6 +83,17 @@ type soakReport struct {
 		Interrupted     bool        `json:"interrupted"`
 		Faults          []faultInfo `json:"faults"`
 	} `json:"run"`
+	// R8 per fault window (with more than one fault).
+	Faults []struct {
+		FaultStartMs   int64 `json:"fault_start_ms"`
+		AcksAfterFault int   `json:"acks_after_fault"`
+		Judged         bool  `json:"judged"`
+	} `json:"faults"`
+	AnomalyFaults []struct {
+		Type     string  `json:"type"`
+		Fault    *string `json:"fault"`
+		Relation string  `json:"relation"`
+	} `json:"anomaly_faults"`
 }
 
 // soakRun is `kbox verify run ... -o json` in flight: its window lines

@@ -41,11 +41,25 @@ func TestSoak(t *testing.T) {
 	if len(r.Run.Faults) < 4 {
 		t.Errorf("%d faults, want one every 2 minutes: %+v", len(r.Run.Faults), r.Run.Faults)
 	}
-	for _, f := range r.Run.Faults {
+	if len(r.Faults) != len(r.Run.Faults) {
+		t.Errorf("R8 judged for %d of %d faults", len(r.Faults), len(r.Run.Faults))
+	}
+	for i, f := range r.Run.Faults {
 		if f.ExitCode != 0 || f.Error != "" {
 			t.Errorf("fault %+v", f)
 		}
-		t.Logf("fault %s: %d ms, exit %d", f.Name, f.EndMs-f.StartMs, f.ExitCode)
+		if i < len(r.Faults) {
+			// The last fault may end as the producers stop (not judged).
+			lv := r.Faults[i]
+			if lv.FaultStartMs != f.StartMs || (lv.Judged && lv.AcksAfterFault <= 5) || (!lv.Judged && i < len(r.Faults)-1) {
+				t.Errorf("R8 of fault %s: %+v", f.Name, lv)
+			}
+			t.Logf("fault %s: %d ms, exit %d, R8 judged %t with %d acks within 30 s after it", f.Name, f.EndMs-f.StartMs, f.ExitCode, lv.Judged, lv.AcksAfterFault)
+		}
+	}
+	for _, af := range r.AnomalyFaults {
+		// Warnings only (the verdict is valid): which fault they followed.
+		t.Logf("anomaly %s: %s fault %v", af.Type, af.Relation, af.Fault)
 	}
 	if r.count("lost") != 0 || r.count("unseen") != 0 || r.count("duplicate") != 0 || !r.Run.CaughtUp || r.Run.Interrupted {
 		t.Errorf("anomalies %+v, caught up %t", r.Anomalies, r.Run.CaughtUp)
