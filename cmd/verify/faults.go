@@ -94,8 +94,9 @@ func newFaultRunner(stderr io.Writer) *faultRunner {
 }
 
 // start runs each spec at t0 + its offset (and then every interval)
-// until stopStarting; a spec at offset 0 runs at once.
-func (fr *faultRunner) start(specs []faultSpec, t0 time.Time) {
+// until stopStarting, and never at or after until (when set: the end of
+// a --duration run); a spec at offset 0 runs at once.
+func (fr *faultRunner) start(specs []faultSpec, t0, until time.Time) {
 	for _, s := range specs {
 		fr.wg.Add(1)
 		go func() {
@@ -104,6 +105,9 @@ func (fr *faultRunner) start(specs []faultSpec, t0 time.Time) {
 			for first := true; ; first = false {
 				// A fault at offset 0 always runs (--during CMD as
 				// before); later ones only while the run is producing.
+				if !until.IsZero() && !next.Before(until) {
+					return
+				}
 				if !first || s.at > 0 {
 					t := time.NewTimer(time.Until(next))
 					select {
@@ -116,6 +120,9 @@ func (fr *faultRunner) start(specs []faultSpec, t0 time.Time) {
 					case <-fr.stopNew:
 						return
 					default:
+					}
+					if !until.IsZero() && !time.Now().Before(until) {
+						return
 					}
 				}
 				if s.script != "" {

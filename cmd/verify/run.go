@@ -439,12 +439,14 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		return err
 	}
 	t0 := run.ProduceStart()
+	var until time.Time
 	if o.duration > 0 {
-		stopAt := time.AfterFunc(time.Until(t0.Add(o.duration)), run.StopProducers)
+		until = t0.Add(o.duration)
+		stopAt := time.AfterFunc(time.Until(until), run.StopProducers)
 		defer stopAt.Stop()
 	}
 	faults := newFaultRunner(f.IO.ErrOut)
-	faults.start(o.schedule, t0)
+	faults.start(o.schedule, t0, until)
 	opts := verify.Options{Idempotent: idempotent, Examples: o.examples, Transactional: o.transactional}
 	prog := startProgress(f, o, run, runStart)
 	pr := f.IO.Progress()
