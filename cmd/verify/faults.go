@@ -87,6 +87,8 @@ type faultRunner struct {
 	kill     chan struct{}
 	killOnce sync.Once
 	killWhy  string
+	// onEnd, when set, sees each fault once it has ended.
+	onEnd func(verify.FaultInfo)
 }
 
 func newFaultRunner(stderr io.Writer) *faultRunner {
@@ -199,6 +201,17 @@ func (fr *faultRunner) end(fi *verify.FaultInfo, at time.Time) {
 	}
 }
 
+// ended passes a finished fault to onEnd.
+func (fr *faultRunner) ended(fi *verify.FaultInfo) {
+	if fr.onEnd == nil {
+		return
+	}
+	fr.mu.Lock()
+	c := *fi
+	fr.mu.Unlock()
+	fr.onEnd(c)
+}
+
 // exec starts c in its own process group and waits for it, killing the
 // group when the runner's kill channel closes. It returns the exit
 // status and an error text.
@@ -249,6 +262,7 @@ func (fr *faultRunner) runCommand(s faultSpec) {
 	fr.mu.Lock()
 	fi.ExitCode, fi.Error = code, msg
 	fr.mu.Unlock()
+	fr.ended(fi)
 }
 
 // runScript runs a --during-script once. Its stdout lines
@@ -264,6 +278,7 @@ func (fr *faultRunner) runScript(s faultSpec) {
 		fr.mu.Lock()
 		fi.ExitCode, fi.Error = -1, err.Error()
 		fr.mu.Unlock()
+		fr.ended(fi)
 	}
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -300,6 +315,7 @@ func (fr *faultRunner) runScript(s faultSpec) {
 					continue
 				}
 				fr.end(fi, time.Now())
+				fr.ended(fi)
 				delete(open, name)
 			default:
 				fmt.Fprintln(fr.stderr, line)
@@ -325,6 +341,9 @@ func (fr *faultRunner) runScript(s faultSpec) {
 		marked = append(marked, fi)
 	}
 	for _, fi := range marked {
+		fr.mu.Lock()
+		wasOpen := fi.EndMs == 0
+		fr.mu.Unlock()
 		fr.end(fi, exited)
 		fr.mu.Lock()
 		fi.ExitCode, fi.Error = code, msg
@@ -332,5 +351,8 @@ func (fr *faultRunner) runScript(s faultSpec) {
 			fi.Error = strings.TrimPrefix(fi.Error+"; "+strings.Join(problems, "; "), "; ")
 		}
 		fr.mu.Unlock()
+		if wasOpen {
+			fr.ended(fi)
+		}
 	}
 }

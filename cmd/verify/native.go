@@ -6,6 +6,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -59,6 +60,9 @@ func newCheckCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Reads the JSON event streams of kafka-verifiable-producer and
 kafka-verifiable-consumer (kbox's or Apache's; non-JSON lines are ignored)
 and reports lost, duplicated, reordered and inconsistent records.
+Logs are streamed (any size; gzip-compressed logs are recognised; "-" reads
+one log from standard input); memory grows with partitions and anomalies,
+not with records.
 Run the consumers with --verbose so values can be compared.
 The consumer logs must be members of one consumer group.
 
@@ -73,8 +77,8 @@ Exit status: 0 valid, 3 invalid, 1 on error.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&o.producerLogs, "producer-log", nil, "producer event log (repeatable)")
-	fl.StringArrayVar(&o.consumerLogs, "consumer-log", nil, "consumer event log (repeatable)")
+	fl.StringArrayVar(&o.producerLogs, "producer-log", nil, "producer event log, plain or gzip, - for stdin (repeatable)")
+	fl.StringArrayVar(&o.consumerLogs, "consumer-log", nil, "consumer event log, plain or gzip, - for stdin (repeatable)")
 	fl.BoolVar(&o.idempotent, "idempotent", false, "producers ran with idempotence or transactions: duplicate values are a failure")
 	fl.BoolVar(&o.allowRedelivery, "allow-redelivery", false, "consumers were killed hard: duplicate offsets are only a warning")
 	o.conn.Register(cmd, false)
@@ -118,21 +122,43 @@ func parseFaultWindow(s string) (*verify.FaultWindow, error) {
 	return &verify.FaultWindow{StartMs: start, EndMs: end}, nil
 }
 
-func readLogs(paths []string) ([]*verify.Log, error) {
-	var out []*verify.Log
-	for _, p := range paths {
-		fh, err := os.Open(p)
-		if err != nil {
-			return nil, err
+// openLogs opens each path ("-": standard input, at most once) as a
+// streaming log reader (gzip detected by its magic bytes).
+func openLogs(f *cmdutil.Factory, paths []string, stdinUsed *bool) ([]*verify.LogReader, func(), error) {
+	var out []*verify.LogReader
+	var files []*os.File
+	closeAll := func() {
+		for _, fh := range files {
+			_ = fh.Close()
 		}
-		l, err := verify.ReadLog(p, fh)
-		fh.Close()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, l)
 	}
-	return out, nil
+	for _, p := range paths {
+		var r io.Reader
+		name := p
+		if p == "-" {
+			if *stdinUsed {
+				closeAll()
+				return nil, func() {}, cmdutil.FlagErrorf("standard input (-) can be given only once")
+			}
+			*stdinUsed = true
+			r, name = f.IO.In, "stdin"
+		} else {
+			fh, err := os.Open(p)
+			if err != nil {
+				closeAll()
+				return nil, func() {}, err
+			}
+			files = append(files, fh)
+			r = fh
+		}
+		lr, err := verify.NewLogReader(name, r)
+		if err != nil {
+			closeAll()
+			return nil, func() {}, err
+		}
+		out = append(out, lr)
+	}
+	return out, closeAll, nil
 }
 
 func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
@@ -153,14 +179,17 @@ func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
 	if o.minAcks < 0 {
 		return cmdutil.FlagErrorf("--min-acks must not be negative")
 	}
-	prods, err := readLogs(o.producerLogs)
+	stdinUsed := false
+	prods, closeProds, err := openLogs(f, o.producerLogs, &stdinUsed)
 	if err != nil {
 		return err
 	}
-	cons, err := readLogs(o.consumerLogs)
+	defer closeProds()
+	cons, closeCons, err := openLogs(f, o.consumerLogs, &stdinUsed)
 	if err != nil {
 		return err
 	}
+	defer closeCons()
 	opts := verify.Options{Idempotent: o.idempotent, AllowRedelivery: o.allowRedelivery, Examples: o.examples, Transactional: o.transactional, Fault: fault}
 	if fault != nil {
 		opts.MinAcks = o.minAcks
@@ -181,7 +210,11 @@ func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
 			return verify.Reread(rctx, cl.Client, m)
 		}
 	}
-	r := verify.Check(prods, cons, opts)
+	c := verify.NewChecker(opts)
+	if err := verify.FeedLogs(c, prods, cons); err != nil {
+		return err
+	}
+	r := c.Finish()
 	if format == output.Table {
 		if err := r.WriteText(f.IO.Out); err != nil {
 			return err

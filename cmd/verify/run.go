@@ -415,13 +415,38 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	if o.duration > 0 {
 		messages = -1
 	}
+	// The checker judges events as they come; the R1b re-read of missing
+	// records uses a client of its own, built only if needed. Each fault
+	// is added to it (R8 per fault) when it ends.
+	opts := verify.Options{Idempotent: idempotent, Examples: o.examples, Transactional: o.transactional}
+	if len(o.schedule) > 0 {
+		opts.MinAcks = o.minAcks
+	}
+	var reread *kafka.Client
+	defer func() {
+		if reread != nil {
+			reread.Close()
+		}
+	}()
+	opts.Present = func(m []verify.Missing) (map[verify.Missing]bool, error) {
+		var err error
+		if reread == nil {
+			if reread, err = f.Client(conn, kafka.Consumer, kafka.Options{}); err != nil {
+				return nil, err
+			}
+		}
+		rctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		return verify.Reread(rctx, reread.Client, m)
+	}
 	run, err := verify.StartRun(verify.RunConfig{
 		Topic: o.topic, Messages: messages, Producers: o.producers, Consumers: o.consumers,
 		Throughput: o.throughput, MaxPollRecords: maxPoll,
 		ProducerLogs: prodWs, ConsumerLogs: consWs, StartOffsets: start.offsets,
-		Transactional: o.transactional, TxnSize: o.txnSize, AbortEvery: o.abortEvery,
+		Transactional: o.transactional, TxnSize: o.txnSize, AbortEvery: o.abortEvery, Check: opts,
 		NewProducer: func(i int, onLoss func(string, int32)) (*kgo.Client, error) {
-			cl, err := f.Client(conn, kafka.Producer, kafka.Options{Defaults: prodProps(i), Extra: []kgo.Opt{kgo.ProducerOnDataLossDetected(onLoss)}})
+			cl, err := f.Client(conn, kafka.Producer, kafka.Options{Defaults: prodProps(i), Extra: []kgo.Opt{kgo.ProducerOnDataLossDetected(onLoss),
+				kgo.MaxBufferedRecords(maxBufferedRecords)}})
 			if err != nil {
 				return nil, err
 			}
@@ -446,11 +471,11 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		defer stopAt.Stop()
 	}
 	faults := newFaultRunner(f.IO.ErrOut)
+	faults.onEnd = func(fi verify.FaultInfo) { run.Checker().AddFault(fi.Window()) }
 	faults.start(o.schedule, t0, until)
-	opts := verify.Options{Idempotent: idempotent, Examples: o.examples, Transactional: o.transactional}
 	prog := startProgress(f, o, run, runStart)
 	pr := f.IO.Progress()
-	wins := startWindows(f.IO.Out, format, o.window, t0, func() verify.Verdict { return run.Verdict(opts) }, faults.list,
+	wins := startWindows(f.IO.Out, format, o.window, t0, run.Verdict, faults.list,
 		func() {
 			if o.progress == "auto" && pr.Enabled() && f.IO.IsStdoutTTY() {
 				pr.Clear()
@@ -505,7 +530,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	})
 	caughtUp := run.WaitCaughtUp(drain)
 	nWindows, werr := wins.stop()
-	prod, cons, dataLoss := run.Finish(30 * time.Second)
+	checked := run.Finish(30 * time.Second)
 	prog.stop()
 	if werr != nil {
 		return werr
@@ -536,30 +561,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	if produceMs > 0 {
 		info.AckedPerSec = float64(p.Acked) * 1000 / float64(produceMs)
 	}
-	opts.DataLoss = dataLoss
-	if len(info.Faults) > 0 {
-		// R8 after each fault, in the order of info.Faults.
-		for _, fi := range info.Faults {
-			opts.Faults = append(opts.Faults, fi.Window())
-		}
-		opts.MinAcks = o.minAcks
-	}
-	var reread *kafka.Client
-	opts.Present = func(m []verify.Missing) (map[verify.Missing]bool, error) {
-		var err error
-		if reread == nil {
-			if reread, err = f.Client(conn, kafka.Consumer, kafka.Options{}); err != nil {
-				return nil, err
-			}
-		}
-		rctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		return verify.Reread(rctx, reread.Client, m)
-	}
-	rep := verify.NewRunReport(prod, cons, opts, info)
-	if reread != nil {
-		reread.Close()
-	}
+	rep := verify.NewRunReportFrom(checked, info)
 	if format == output.Table {
 		if err := rep.WriteText(f.IO.Out); err != nil {
 			return err
@@ -575,6 +577,12 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 
 // interruptDrain bounds the consumers' catch-up after an interrupt.
 const interruptDrain = 30 * time.Second
+
+// maxBufferedRecords bounds each producer's records in flight: buffer.memory
+// alone (bytes of values) lets an unthrottled producer of tiny values
+// buffer millions of records (hundreds of bytes each in the client), so
+// memory would grow with the run's size.
+const maxBufferedRecords = 50_000
 
 type topicStart struct {
 	offsets map[int32]int64

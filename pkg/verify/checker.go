@@ -1,9 +1,6 @@
 package verify
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -15,30 +12,6 @@ import (
 type Log struct {
 	Name   string
 	Events []Event
-}
-
-// ReadLog decodes an event stream; lines that are not JSON objects with a
-// "name" (log lines, deprecation notices) are ignored, as the ducktape
-// services do.
-func ReadLog(name string, r io.Reader) (*Log, error) {
-	l := &Log{Name: name}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] != '{' {
-			continue
-		}
-		var e Event
-		if err := json.Unmarshal(line, &e); err != nil || e.Name == "" {
-			continue
-		}
-		l.Events = append(l.Events, e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
-	}
-	return l, nil
 }
 
 // Severity of an anomaly type.

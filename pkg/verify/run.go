@@ -17,7 +17,8 @@ import (
 // consumers of one group running the drop-in tools' loops (Producer and
 // Consumer: increasing integer values "P.i", Apache's ThroughputThrottler,
 // a synchronous commit of maxOffset+1 after every poll), their events
-// recorded in memory so the checker can judge them.
+// fed as they come to a streaming Checker (and mirrored to files when
+// asked): memory does not grow with the records.
 
 // RunConfig describes a verification run.
 type RunConfig struct {
@@ -37,6 +38,13 @@ type RunConfig struct {
 	// ProducerLogs/ConsumerLogs, when set, receive each tool's JSON lines.
 	ProducerLogs []io.Writer
 	ConsumerLogs []io.Writer
+	// ProducerSinks/ConsumerSinks, when set, also receive each tool's
+	// events (e.g. a Recorder in tests).
+	ProducerSinks []Sink
+	ConsumerSinks []Sink
+	// Check are the checker's options (the run adds its franz-go
+	// data-loss signals; add fault windows with Checker().AddFault).
+	Check Options
 	// StartOffsets are the partitions' end offsets before the run (the
 	// consumers start there); their keys are the topic's partitions.
 	StartOffsets map[int32]int64
@@ -67,15 +75,16 @@ type Progress struct {
 // Run is a verification run in flight.
 type Run struct {
 	cfg          RunConfig
-	prodRecs     []*Recorder
-	consRecs     []*Recorder
+	checker      *Checker
+	mirrors      []*Mirror
+	prodSinks    []Sink
+	consSinks    []Sink
 	counters     Counters
 	mu           sync.Mutex
 	lastAcked    map[int32]int64
 	consumedTo   map[int32]int64  // highest consumed offset
 	assigned     []map[int32]bool // per consumer
 	produceStart time.Time
-	dataLoss     []string
 	stopProd     chan os.Signal // closed to stop the producers
 	stopProdOnce sync.Once
 	stopCons     chan os.Signal // closed to stop the consumers
@@ -108,11 +117,20 @@ func StartRun(cfg RunConfig) (*Run, error) {
 	}
 	r := &Run{cfg: cfg, lastAcked: map[int32]int64{}, consumedTo: map[int32]int64{},
 		stopProd: make(chan os.Signal), stopCons: make(chan os.Signal), prodDone: make(chan struct{})}
+	r.checker = NewChecker(cfg.Check)
+	mirror := func(w io.Writer) *Mirror {
+		if w == nil {
+			return nil
+		}
+		m := NewMirror(w)
+		r.mirrors = append(r.mirrors, m)
+		return m
+	}
 	for i := 0; i < cfg.Producers; i++ {
-		r.prodRecs = append(r.prodRecs, NewRecorder(fmt.Sprintf("producer-%d", i), pick(cfg.ProducerLogs, i)))
+		r.prodSinks = append(r.prodSinks, Tee(r.checker.Producer(fmt.Sprintf("producer-%d", i)), mirror(pick(cfg.ProducerLogs, i)), pickSink(cfg.ProducerSinks, i)))
 	}
 	for i := 0; i < cfg.Consumers; i++ {
-		r.consRecs = append(r.consRecs, NewRecorder(fmt.Sprintf("consumer-%d", i), pick(cfg.ConsumerLogs, i)))
+		r.consSinks = append(r.consSinks, Tee(r.checker.Consumer(fmt.Sprintf("consumer-%d", i)), mirror(pick(cfg.ConsumerLogs, i)), pickSink(cfg.ConsumerSinks, i)))
 	}
 	for i := 0; i < cfg.Producers; i++ {
 		cl, err := cfg.NewProducer(i, r.onDataLoss("producer"))
@@ -127,7 +145,7 @@ func StartRun(cfg RunConfig) (*Run, error) {
 	}
 	for i := 0; i < cfg.Consumers; i++ {
 		c := &Consumer{
-			Topic: cfg.Topic, Sink: r.consRecs[i], MaxMessages: -1, MaxPollRecords: cfg.MaxPollRecords,
+			Topic: cfg.Topic, Sink: r.consSinks[i], MaxMessages: -1, MaxPollRecords: cfg.MaxPollRecords,
 			Verbose: true, CloseTimeout: 30 * time.Second, Stop: r.stopCons, Counters: &r.counters,
 			OnRebalance: func(name string, tps []TP) {
 				r.mu.Lock()
@@ -143,9 +161,7 @@ func StartRun(cfg RunConfig) (*Run, error) {
 			OnFetchError: func(_ string, _ int32, err error) {
 				var dl *kgo.ErrDataLoss
 				if errors.As(err, &dl) {
-					r.mu.Lock()
-					r.dataLoss = append(r.dataLoss, fmt.Sprintf("consumer-%d: %v", i, err))
-					r.mu.Unlock()
+					r.checker.AddDataLoss(fmt.Sprintf("consumer-%d: %v", i, err))
 				}
 			},
 			OnConsumed: func(sums []PartitionData) {
@@ -191,7 +207,7 @@ func StartRun(cfg RunConfig) (*Run, error) {
 			target = float64(cfg.Throughput) / float64(cfg.Producers)
 		}
 		p := &Producer{
-			Client: cl, Topic: cfg.Topic, Sink: r.prodRecs[i], MaxMessages: n, Throughput: target,
+			Client: cl, Topic: cfg.Topic, Sink: r.prodSinks[i], MaxMessages: n, Throughput: target,
 			ValuePrefix:   strconv.Itoa(i) + ".",
 			Transactional: cfg.Transactional, TxnSize: cfg.TxnSize, AbortEvery: cfg.AbortEvery,
 			Stop: r.stopProd, Counters: &r.counters, OnDurable: r.durable,
@@ -199,7 +215,7 @@ func StartRun(cfg RunConfig) (*Run, error) {
 		r.prodWG.Add(1)
 		go func() { defer r.prodWG.Done(); p.Run() }()
 	}
-	go func() { r.prodWG.Wait(); close(r.prodDone) }()
+	go func() { r.prodWG.Wait(); r.checker.ProducersDone(); close(r.prodDone) }()
 	return r, nil
 }
 
@@ -229,6 +245,17 @@ func pick(ws []io.Writer, i int) io.Writer {
 	return nil
 }
 
+func pickSink(ss []Sink, i int) Sink {
+	if i < len(ss) {
+		return ss[i]
+	}
+	return nil
+}
+
+// Checker is the run's streaming checker (Snapshot for counts so far,
+// AddFault for fault windows).
+func (r *Run) Checker() *Checker { return r.checker }
+
 func nowMs() int64 { return time.Now().UnixMilli() }
 
 // durable notes that a producer's record at offset is acked for good.
@@ -257,9 +284,7 @@ func tpsOf(m map[string][]int32) []TP {
 
 func (r *Run) onDataLoss(who string) func(string, int32) {
 	return func(topic string, partition int32) {
-		r.mu.Lock()
-		r.dataLoss = append(r.dataLoss, fmt.Sprintf("%s: franz-go detected data loss on %s-%d", who, topic, partition))
-		r.mu.Unlock()
+		r.checker.AddDataLoss(fmt.Sprintf("%s: franz-go detected data loss on %s-%d", who, topic, partition))
 	}
 }
 
@@ -331,9 +356,9 @@ func (r *Run) WaitCaughtUp(ctx context.Context) bool {
 }
 
 // Finish stops producers (flushing within flushTimeout, then failing what
-// is left) and consumers, and returns the logs and franz-go data-loss
-// signals.
-func (r *Run) Finish(flushTimeout time.Duration) (producers, consumers []*Log, dataLoss []string) {
+// is left) and consumers, flushes the log mirrors, and returns the
+// checker's report.
+func (r *Run) Finish(flushTimeout time.Duration) *Report {
 	r.StopProducers()
 	select {
 	case <-r.prodDone:
@@ -347,22 +372,16 @@ func (r *Run) Finish(flushTimeout time.Duration) (producers, consumers []*Log, d
 	}
 	close(r.stopCons)
 	r.consWG.Wait()
-	for _, rec := range r.prodRecs {
-		producers = append(producers, rec.Log())
+	for _, m := range r.mirrors {
+		_ = m.Flush()
 	}
-	for _, rec := range r.consRecs {
-		consumers = append(consumers, rec.Log())
-	}
-	r.mu.Lock()
-	dataLoss = append([]string(nil), r.dataLoss...)
-	r.mu.Unlock()
-	return producers, consumers, dataLoss
+	return r.checker.Finish()
 }
 
 // WriteErr is the first error writing a log mirror.
 func (r *Run) WriteErr() error {
-	for _, rec := range append(append([]*Recorder(nil), r.prodRecs...), r.consRecs...) {
-		if err := rec.Err(); err != nil {
+	for _, m := range r.mirrors {
+		if err := m.Flush(); err != nil {
 			return err
 		}
 	}

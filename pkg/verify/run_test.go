@@ -13,7 +13,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-func kfakeRun(t *testing.T, producers, consumers int, n int64, logs bool) (*Run, []*bytes.Buffer, []*Log, []*Log, []string) {
+// kfakeRun runs against kfake and returns the run, the mirrored producer
+// logs (when logs), the events recorded by test sinks and the run's own
+// (streaming) report, which must equal the batch checker's on them.
+func kfakeRun(t *testing.T, producers, consumers int, n int64, logs bool) (*Run, []*bytes.Buffer, []*Log, []*Log, *Report) {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "t"))
 	if err != nil {
@@ -50,13 +53,30 @@ func kfakeRun(t *testing.T, producers, consumers int, n int64, logs bool) (*Run,
 			cfg.ProducerLogs = append(cfg.ProducerLogs, b)
 		}
 	}
+	var precs, crecs []*Recorder
+	for i := 0; i < producers; i++ {
+		precs = append(precs, NewRecorder(fmt.Sprintf("producer-%d", i), nil))
+		cfg.ProducerSinks = append(cfg.ProducerSinks, precs[i])
+	}
+	for i := 0; i < consumers; i++ {
+		crecs = append(crecs, NewRecorder(fmt.Sprintf("consumer-%d", i), nil))
+		cfg.ConsumerSinks = append(cfg.ConsumerSinks, crecs[i])
+	}
 	r, err := StartRun(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitCaughtUp(t, r)
-	p, cs, dl := r.Finish(10 * time.Second)
-	return r, bufs, p, cs, dl
+	online := r.Finish(10 * time.Second)
+	var p, cs []*Log
+	for _, rec := range precs {
+		p = append(p, rec.Log())
+	}
+	for _, rec := range crecs {
+		cs = append(cs, rec.Log())
+	}
+	sameAsBatch(t, online, p, cs, Options{})
+	return r, bufs, p, cs, online
 }
 
 // TestRunKfake: two producers and two consumers against kfake produce a
@@ -64,11 +84,14 @@ func kfakeRun(t *testing.T, producers, consumers int, n int64, logs bool) (*Run,
 // log is the drop-in tool's JSON lines, readable by `verify check`.
 func TestRunKfake(t *testing.T) {
 	const n = 3001
-	r, bufs, prods, cons, dl := kfakeRun(t, 2, 2, n, true)
+	r, bufs, prods, cons, online := kfakeRun(t, 2, 2, n, true)
 	if p := r.Progress(); p.Acked != n || p.Sent != n || p.Lag != 0 || !p.ProducersDone {
 		t.Fatalf("progress %+v", p)
 	}
-	rep := NewRunReport(prods, cons, Options{DataLoss: dl}, RunInfo{CaughtUp: true})
+	if sn := r.Checker().Snapshot(); sn.Acked != n || sn.Pending != 0 || sn.UniqueConsumed != n || len(sn.Anomalies) != 0 {
+		t.Fatalf("snapshot %+v", sn)
+	}
+	rep := NewRunReportFrom(online, RunInfo{CaughtUp: true})
 	if !rep.Valid || rep.Stats.Acked != n || rep.Stats.UniqueConsumed != n || len(rep.Anomalies) != 0 {
 		t.Fatalf("verdict %+v", rep.Report)
 	}
@@ -161,9 +184,12 @@ func TestRunTransactionalKfake(t *testing.T) {
 	defer c.Close()
 	seeds := kgo.SeedBrokers(c.ListenAddrs()...)
 	const n = 1000
+	precs := []*Recorder{NewRecorder("producer-0", nil), NewRecorder("producer-1", nil)}
+	crec := NewRecorder("consumer-0", nil)
 	r, err := StartRun(RunConfig{
 		Topic: "tx", Messages: n, Producers: 2, Consumers: 1, Throughput: -1, StartOffsets: map[int32]int64{0: 0},
-		Transactional: true, TxnSize: 50, AbortEvery: 3,
+		Transactional: true, TxnSize: 50, AbortEvery: 3, Check: Options{Transactional: true},
+		ProducerSinks: []Sink{precs[0], precs[1]}, ConsumerSinks: []Sink{crec},
 		NewProducer: func(i int, onLoss func(string, int32)) (*kgo.Client, error) {
 			return kgo.NewClient(seeds, kgo.ProducerOnDataLossDetected(onLoss), kgo.TransactionalID(fmt.Sprint("tx-", i)))
 		},
@@ -176,8 +202,10 @@ func TestRunTransactionalKfake(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitCaughtUp(t, r)
-	prods, cons, dl := r.Finish(10 * time.Second)
-	rep := NewRunReport(prods, cons, Options{DataLoss: dl}, RunInfo{CaughtUp: true})
+	online := r.Finish(10 * time.Second)
+	prods, cons := []*Log{precs[0].Log(), precs[1].Log()}, []*Log{crec.Log()}
+	sameAsBatch(t, online, prods, cons, Options{Transactional: true})
+	rep := NewRunReportFrom(online, RunInfo{CaughtUp: true})
 	if !rep.Valid || !rep.Stats.Transactional {
 		t.Fatalf("verdict %s", dump(rep.Report))
 	}

@@ -72,11 +72,22 @@ type RunReport struct {
 	AnomalyFaults []AnomalyFault `json:"anomaly_faults,omitempty"`
 }
 
-// NewRunReport checks the run's logs and adds the run-level anomalies:
-// not caught up (failure) and a failed --during command (warning).
+// NewRunReport checks the run's logs and adds the run-level anomalies
+// (see NewRunReportFrom).
 func NewRunReport(producers, consumers []*Log, o Options, info RunInfo) *RunReport {
-	r := Check(producers, consumers, o)
+	return NewRunReportFrom(Check(producers, consumers, o), info)
+}
+
+// NewRunReportFrom adds the run-level anomalies to the checker's report
+// r: not caught up (failure) and a failed --during command (warning).
+func NewRunReportFrom(r *Report, info RunInfo) *RunReport {
 	extra := false
+	if a := r.anomalyByType[AnNotCaughtUp]; a != nil && info.Interrupted && a.Severity == Fail {
+		// R8's per-partition catch-up after an interrupted run's short
+		// drain: unseen, not a failure (as below).
+		a.Severity = Warn
+		extra = true
+	}
 	if _, already := r.anomalyByType[AnNotCaughtUp]; !already && !info.CaughtUp {
 		if info.Interrupted {
 			// Stopped by the operator: what the consumers did not reach
@@ -141,13 +152,16 @@ func (rr *RunReport) WriteText(w io.Writer) error {
 	if i.Interrupted {
 		b.WriteString("run: INTERRUPTED: the verdict covers what was acked and consumed until the run was stopped\n")
 	}
-	// R8 per fault: Report.Faults has one per fault window, in the
-	// order of i.Faults (Liveness alone for a single one).
-	lvs := rr.Report.Faults
-	if len(lvs) == 0 && rr.Liveness != nil {
-		lvs = []Liveness{*rr.Liveness}
+	// R8 per fault: Report.Faults has one per fault window (Liveness
+	// alone for a single one).
+	lvs := map[FaultWindow]Liveness{}
+	for _, lv := range rr.Report.Faults {
+		lvs[FaultWindow{StartMs: lv.FaultStartMs, EndMs: lv.FaultEndMs}] = lv
 	}
-	for n, fi := range i.Faults {
+	if lv := rr.Liveness; lv != nil {
+		lvs[FaultWindow{StartMs: lv.FaultStartMs, EndMs: lv.FaultEndMs}] = *lv
+	}
+	for _, fi := range i.Faults {
 		if i.During != nil {
 			break // printed below as before
 		}
@@ -156,8 +170,8 @@ func (rr *RunReport) WriteText(w io.Writer) error {
 		if fi.Error != "" {
 			b.WriteString(" (" + fi.Error + ")")
 		}
-		if n < len(lvs) && lvs[n].FaultStartMs == fi.StartMs && lvs[n].FaultEndMs == fi.EndMs {
-			if lv := lvs[n]; lv.Judged {
+		if lv, ok := lvs[fi.Window()]; ok {
+			if lv.Judged {
 				fmt.Fprintf(&b, "; R8: %d acks within %.0fs after it", lv.AcksAfterFault, float64(lv.WindowMs)/1000)
 			} else {
 				b.WriteString("; R8: nothing sent after it (not judged)")

@@ -8,15 +8,16 @@ import (
 )
 
 // Sink receives one tool's events, in order, from any goroutine: the
-// drop-in tools print them (LineWriter), `kbox verify run` records them
-// (Recorder).
+// drop-in tools print them (LineWriter), `kbox verify run` feeds them to
+// the streaming Checker (LogSink) and mirrors them to files (Mirror).
 type Sink interface {
 	// AddLine takes e, whose JSON line is line (nil: EncodeEvent(&e)).
 	AddLine(e Event, line []byte)
 }
 
-// Recorder is a Sink that collects one tool's events in memory and, when
-// its writer is set, also writes them as the tool's JSON lines.
+// Recorder is a Sink that collects one tool's events in memory (for
+// tests) and, when its writer is set, also writes them as the tool's
+// JSON lines.
 type Recorder struct {
 	mu  sync.Mutex
 	log Log
@@ -152,4 +153,71 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// Mirror is a Sink that writes the events' JSON lines to w through a
+// buffer, keeping nothing; Flush writes the buffer out.
+type Mirror struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	err error
+}
+
+// NewMirror returns a mirror writing to w.
+func NewMirror(w io.Writer) *Mirror { return &Mirror{w: bufio.NewWriterSize(w, 64<<10)} }
+
+// AddLine writes line (nil: EncodeEvent(&e)).
+func (m *Mirror) AddLine(e Event, line []byte) {
+	if line == nil {
+		line = EncodeEvent(&e)
+	}
+	m.mu.Lock()
+	if m.err == nil {
+		_, m.err = m.w.Write(line)
+	}
+	m.mu.Unlock()
+}
+
+// Flush writes out the buffered lines and returns the first error.
+func (m *Mirror) Flush() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err == nil {
+		m.err = m.w.Flush()
+	}
+	return m.err
+}
+
+// Tee is a Sink passing each event to every sink (nil ones skipped).
+func Tee(sinks ...Sink) Sink {
+	var out tee
+	for _, s := range sinks {
+		if s != nil && !isNilSink(s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 1 {
+		return out[0]
+	}
+	return out
+}
+
+type tee []Sink
+
+func (t tee) AddLine(e Event, line []byte) {
+	for _, s := range t {
+		s.AddLine(e, line)
+	}
+}
+
+func isNilSink(s Sink) bool {
+	switch v := s.(type) {
+	case *Mirror:
+		return v == nil
+	case *Recorder:
+		return v == nil
+	case *LogSink:
+		return v == nil
+	}
+	return false
 }

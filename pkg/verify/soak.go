@@ -64,41 +64,93 @@ type WindowVerdict struct {
 
 // Verdict is a verdict on what a run has seen so far.
 type Verdict struct {
-	Progress
+	Acked, SendErrors, Consumed int64
+	// Lag is the acked values no consumer has returned yet.
+	Lag           int64
 	Valid         bool
 	BadErrorTypes []string
 	Anomalies     []AnomalyCount
 }
 
-// Verdict judges the events recorded so far with o (without the re-read
-// of missing records and without liveness: those belong to the end of
-// the run). Records the consumers have not reached yet are lag, not
-// anomalies.
-func (r *Run) Verdict(o Options) Verdict {
-	v := Verdict{Progress: r.Progress()}
-	// Producers first: a record consumed after the producers' snapshot
-	// but acked before it is never judged lost.
-	var prods, cons []*Log
-	for _, rec := range r.prodRecs {
-		prods = append(prods, rec.Log())
-	}
-	for _, rec := range r.consRecs {
-		cons = append(cons, rec.Log())
-	}
-	o.Present, o.Fault = nil, nil
-	r.mu.Lock()
-	o.DataLoss = append([]string(nil), r.dataLoss...)
-	r.mu.Unlock()
-	rep := Check(prods, cons, o)
-	v.Valid, v.BadErrorTypes = rep.Valid, rep.BadErrorTypes
-	v.Anomalies = []AnomalyCount{}
-	for _, a := range rep.Anomalies {
-		if a.Type == AnUnseen {
-			continue // in flight: that is the lag
+// Verdict judges what the run's checker has seen so far (Checker.SoFar).
+func (r *Run) Verdict() Verdict {
+	sn := r.checker.Snapshot()
+	v := Verdict{Acked: sn.Acked, SendErrors: sn.SendErrors, Consumed: sn.Consumed, Lag: sn.Pending}
+	v.Anomalies = r.checker.SoFar()
+	v.Valid, v.BadErrorTypes = true, []string{}
+	for _, a := range v.Anomalies {
+		if a.Severity == Fail {
+			v.Valid = false
+			v.BadErrorTypes = append(v.BadErrorTypes, a.Type)
 		}
-		v.Anomalies = append(v.Anomalies, AnomalyCount{Type: a.Type, Severity: a.Severity, Count: a.Count})
 	}
 	return v
+}
+
+// SoFar returns the anomalies found so far with the severities Finish
+// would give them (the anomaly types judged only by Finish, such as lost
+// and unseen, are not among them), sorted as in a report: by severity,
+// then type. It does not end the check.
+func (c *Checker) SoFar() []AnomalyCount {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	byType := map[string]*AnomalyCount{}
+	// As Report.addBulk: an anomaly type keeps the severity it was first
+	// added with, in Finish's order.
+	add := func(typ string, sev Severity, n int) {
+		if n == 0 {
+			return
+		}
+		a, ok := byType[typ]
+		if !ok {
+			a = &AnomalyCount{Type: typ, Severity: sev}
+			byType[typ] = a
+		}
+		a.Count += n
+	}
+	for _, p := range c.prods {
+		for typ, a := range p.col.m {
+			add(typ, a.sev, a.count)
+		}
+	}
+	for _, cs := range c.cons {
+		for typ, a := range cs.col.m {
+			add(typ, a.sev, a.count)
+		}
+	}
+	tps := c.sortedTPs()
+	for _, s := range tps {
+		if !s.failedCommit {
+			add(AnBehindCommit, Fail, s.behindCount)
+		}
+	}
+	for _, s := range tps {
+		sev := Fail
+		if c.o.AllowRedelivery || s.failedCommit {
+			sev = Warn
+		}
+		add(AnDuplicateOffset, sev, int(s.dataDup.GetCardinality()))
+	}
+	dupSev := Warn
+	if c.o.Idempotent || c.txnMode {
+		dupSev = Fail
+	}
+	for _, ps := range c.vs.prefixes {
+		add(AnDuplicate, dupSev, int(ps.dup.GetCardinality()))
+	}
+	add(AnClientDataLoss, Fail, len(c.o.DataLoss)+len(c.dataLoss))
+	out := []AnomalyCount{}
+	for _, a := range byType {
+		out = append(out, *a)
+	}
+	rank := map[Severity]int{Fail: 0, Warn: 1, Info: 2}
+	sort.Slice(out, func(i, j int) bool {
+		if rank[out[i].Severity] != rank[out[j].Severity] {
+			return rank[out[i].Severity] < rank[out[j].Severity]
+		}
+		return out[i].Type < out[j].Type
+	})
+	return out
 }
 
 // NewWindowVerdict is window n (from 1) ending at end, given the verdict

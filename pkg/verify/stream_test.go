@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -362,5 +363,77 @@ func TestStreamingEqualsBatchFaults(t *testing.T) {
 	}
 	if !strings.Contains(dump(r), "after the fault ended (at 1100)") {
 		t.Errorf("second fault not named:\n%s", dump(r))
+	}
+}
+
+// encodeLog renders a log as the tools' JSON lines, gzip-compressed when
+// gz, with non-JSON lines mixed in.
+func encodeLog(t *testing.T, l *Log, gz bool) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("log4j: WARN no appenders\n")
+	for i := range l.Events {
+		b.Write(EncodeEvent(&l.Events[i]))
+	}
+	if !gz {
+		return b.Bytes()
+	}
+	var z bytes.Buffer
+	w := gzip.NewWriter(&z)
+	_, _ = w.Write(b.Bytes())
+	_ = w.Close()
+	return z.Bytes()
+}
+
+// TestFeedLogsEqualsCheck: streaming the encoded logs (plain and gzip)
+// gives the report Check gives on the logs in memory.
+func TestFeedLogsEqualsCheck(t *testing.T) {
+	names := []string{"clean", "lost", "duplicated", "committed-beyond", "reordered", "commit-failed", "no-verbose"}
+	for _, name := range names {
+		for seed := int64(1); seed <= 6; seed++ {
+			rng := rand.New(rand.NewSource(seed))
+			g, _ := genLogs(rng, 1+rng.Intn(3), 1+rng.Intn(3), 1+rng.Intn(5), 50+rng.Intn(400))
+			if d := doctors[name]; d != nil {
+				d(rng, &g)
+			}
+			ps, cs := g.logs()
+			o := Options{Examples: 5}
+			want := Check(ps, cs, o)
+			var prs, crs []*LogReader
+			for i, l := range ps {
+				lr, err := NewLogReader(l.Name, bytes.NewReader(encodeLog(t, l, i%2 == 0)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				prs = append(prs, lr)
+			}
+			for i, l := range cs {
+				lr, err := NewLogReader(l.Name, bytes.NewReader(encodeLog(t, l, i%2 == 1)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				crs = append(crs, lr)
+			}
+			c := NewChecker(o)
+			if err := FeedLogs(c, prs, crs); err != nil {
+				t.Fatal(err)
+			}
+			got := c.Finish()
+			gj, _ := json.Marshal(got)
+			wj, _ := json.Marshal(want)
+			if !bytes.Equal(gj, wj) {
+				t.Fatalf("%s seed %d: streamed\n%s\nin memory\n%s", name, seed, gj, wj)
+			}
+		}
+	}
+	// a truncated gzip stream is an error, not a verdict
+	l := &Log{Name: "p", Events: []Event{{Timestamp: 1, Name: EvStartupComplete}}}
+	z := encodeLog(t, l, true)
+	lr, err := NewLogReader("p.gz", bytes.NewReader(z[:len(z)-6]))
+	if err == nil {
+		err = FeedLogs(NewChecker(Options{}), []*LogReader{lr}, nil)
+	}
+	if err == nil || !strings.Contains(err.Error(), "p.gz") {
+		t.Fatalf("truncated gzip: %v", err)
 	}
 }
