@@ -70,10 +70,12 @@ rules of 'kbox verify check' to the recorded events.
 
 With --duration instead of --messages the producers send until the time is
 up (soak mode). --window prints a verdict at the end of every window (default
-1m with --duration, off with --messages): acked, consumed, lag and the
-anomalies so far, and whether what was seen so far is valid; as a line of
-text, or with -o json one JSON object per line, written out at once. The
-final verdict over the whole run follows as usual.
+1m with --duration, off with --messages): acked, consumed, lag (acked values
+not consumed yet) and the anomalies found so far by the rules judged as
+events arrive (duplicates, order, commits; lost records are judged at the
+end), and whether that is valid; as a line of text, or with -o json one JSON
+object per line, written out at once. The final verdict over the whole run
+follows as usual.
 
 Faults: --during runs a shell command (for example a rolling restart) while
 the run is in flight, or with every=INTERVAL:COMMAND a command every interval

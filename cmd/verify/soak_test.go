@@ -299,6 +299,11 @@ func TestWindowsPrint(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	_, _ = ws.stop()
+	var ym bytes.Buffer
+	if err := writeWindow(&ym, output.YAML, verify.NewWindowVerdict(1, t0, t0.Add(time.Second), t0, verdict(), nil, nil)); err != nil ||
+		!strings.HasPrefix(ym.String(), "window: 1\n") || !strings.HasSuffix(ym.String(), "\n---\n") {
+		t.Errorf("yaml window: %v %q", err, ym.String())
+	}
 	first := strings.SplitN(js.String(), "\n", 2)[0]
 	if !strings.HasPrefix(first, `{"window":1,"start_ms":`) || !strings.Contains(first, `"valid":true,"bad_error_types":[],"acked":100,"acked_in_window":100,`) {
 		t.Errorf("json line %q", first)

@@ -39,8 +39,10 @@ type AnomalyCount struct {
 
 // WindowVerdict is the verdict at the end of one window of a run: the
 // totals so far and whether what was seen so far is valid. Anomalies are
-// counted over the whole run up to the window's end, not per window;
-// records not consumed yet are lag, not lost.
+// counted over the whole run up to the window's end, not per window, by
+// the rules the streaming checker judges as events arrive (Checker.SoFar:
+// duplicates, order, commits, inconsistent offsets); records not consumed
+// yet are lag: lost records are judged by the final verdict only.
 type WindowVerdict struct {
 	Window        int      `json:"window"`
 	StartMs       int64    `json:"start_ms"`
