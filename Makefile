@@ -8,7 +8,7 @@ LDFLAGS := -s -w -X $(PKG)/cmd/app.Version=$(VERSION) -X $(PKG)/cmd/app.Commit=$
 # Integration tests start real Kafka brokers; give them room but bound them.
 IT_TIMEOUT ?= 70m
 
-.PHONY: all build test test-unit test-integration soak lint install deps-integration clean demo
+.PHONY: all build test test-unit test-integration soak lint install deps-integration clean demo bench-verify
 
 all: build
 
@@ -40,6 +40,12 @@ test-integration: build deps-integration
 # minutes; not part of `make test`).
 soak: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -tags 'integration soak' -count=1 -v -timeout 30m -run '^TestSoak$$' ./test/integration/verify/
+
+# Peak RSS and CPU of `kbox verify check` and `kbox verify run` at 1M, 2M
+# and 5M records (starts its own 1-broker test bed; ~10 minutes). The table
+# goes to docs/benchmarks.md by hand.
+bench-verify: build deps-integration
+	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/verify.sh
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -39,11 +39,6 @@ func (s *Spec) defaults() {
 	}
 }
 
-type rec struct {
-	v   int
-	off int64
-}
-
 // Producer writes the producer log to w.
 func Producer(w io.Writer, s Spec) error {
 	s.defaults()

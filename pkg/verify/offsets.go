@@ -86,6 +86,7 @@ type tpState struct {
 	behindCount  int
 	// consumed before the producers acked (online only)
 	pending map[int64]pendingCons
+	cursor  int // the run of the last lookup
 }
 
 func newTPState(tp TP) *tpState {
@@ -98,7 +99,15 @@ func (s *tpState) lookup(off int64) (valKey, bool) {
 	if k, ok := s.over[off]; ok {
 		return k, true
 	}
+	// consumers read in offset order: try the last hit and the next run
+	for i := s.cursor; i < len(s.runs) && i <= s.cursor+1; i++ {
+		if r := &s.runs[i]; r.off <= off && off < r.end() {
+			s.cursor = i
+			return valKey{r.p, r.i + uint32(off-r.off)}, true
+		}
+	}
 	i := sort.Search(len(s.runs), func(i int) bool { return s.runs[i].end() > off })
+	s.cursor = min(i, max(len(s.runs)-1, 0))
 	if i < len(s.runs) && s.runs[i].off <= off {
 		r := &s.runs[i]
 		return valKey{r.p, r.i + uint32(off-r.off)}, true

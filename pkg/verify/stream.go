@@ -373,7 +373,10 @@ func (c *Checker) consumerEvent(cs *consState, e *Event) {
 		}
 		// R7 order (judged at the end when one partition holds every
 		// committed value)
-		if at, p, ok := ps.ackedAt(k.i); c.txnMode && ok && at == s && c.countsNow(k) {
+		if !c.txnMode {
+			return
+		}
+		if at, p, ok := ps.ackedAt(k.i); ok && at == s && c.countsNow(k) {
 			tpos := cs.txnOrder[tp]
 			if tpos == nil {
 				tpos = &txnPos{last: -1}

@@ -59,7 +59,10 @@ func (ps *prefixSets) noteAck(i uint32, s *tpState, off int64, again bool) {
 		ps.revOver[i] = revAt{s, off}
 		return
 	}
-	j := sort.Search(len(ps.rev), func(j int) bool { return ps.rev[j].i > i })
+	j := len(ps.rev)
+	if j > 0 && ps.rev[j-1].i > i {
+		j = sort.Search(len(ps.rev), func(j int) bool { return ps.rev[j].i > i })
+	}
 	if j > 0 {
 		r := &ps.rev[j-1]
 		if r.s == s && r.i+r.n == i && r.off+int64(r.n) == off && (j == len(ps.rev) || ps.rev[j].i > i) {
