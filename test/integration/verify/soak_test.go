@@ -3,6 +3,7 @@
 package verify_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -38,6 +39,9 @@ func TestSoak(t *testing.T) {
 		t.Fatalf("%d windows, report says %d", len(ws), r.Run.Windows)
 	}
 	checkWindows(t, ws, time.Minute)
+	if n := strings.Count(s.stderr.String(), "kill-leader: SIGKILL broker"); n != len(r.Run.Faults) {
+		t.Errorf("%d leader kills for %d faults:\n%s", n, len(r.Run.Faults), s.stderr.String())
+	}
 	if len(r.Run.Faults) != 4 {
 		t.Errorf("%d faults, want one every 2 minutes: %+v", len(r.Run.Faults), r.Run.Faults)
 	}
