@@ -45,8 +45,13 @@ func (lr *LogReader) Next(e *Event) (bool, error) {
 		if len(line) == 0 || line[0] != '{' {
 			continue
 		}
-		*e = Event{}
-		if err := json.Unmarshal(line, e); err != nil || e.Name == "" {
+		if !decodeFast(line, e) {
+			*e = Event{}
+			if err := json.Unmarshal(line, e); err != nil {
+				continue
+			}
+		}
+		if e.Name == "" {
 			continue
 		}
 		return true, nil

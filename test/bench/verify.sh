@@ -3,7 +3,7 @@
 # against record count (default 1M, 2M, 5M), as a markdown table on stdout
 # (see docs/benchmarks.md). `make bench-verify` runs it.
 #
-#   COUNTS="1000000 2000000 5000000" test/bench/verify.sh
+#   COUNTS="1000000 2000000 5000000" PARTS="check run" test/bench/verify.sh
 #
 # verify check reads generated gzip logs (one producer, one consumer with
 # --verbose, 3 partitions, 3 records lost so the check has work to show).
@@ -13,6 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 COUNTS=${COUNTS:-"1000000 2000000 5000000"}
+PARTS=${PARTS:-"check run"}
 KBOX=${KBOX_BIN:-$PWD/bin/kbox}
 TB=${KBOX_TESTBED_DIR:-${TMPDIR:-/tmp}/kbox-bench-verify-$(id -u)}
 work=$(mktemp -d)
@@ -43,12 +44,14 @@ verdict() { head -1 "$work/out" | cut -c1-40; }
 echo "| command | records | peak RSS MiB | CPU s | CPU s per 1M records | wall s | broker CPU s | verdict |"
 echo "|---|---|---|---|---|---|---|---|"
 for n in $COUNTS; do
+  case " $PARTS " in *" check "*) ;; *) break ;; esac
   "$work/verifylogs" -n "$n" -lost 3 -gzip -out "$work/v" >/dev/null
   timed "$KBOX" verify check --producer-log "$work/v.producer.log.gz" --consumer-log "$work/v.consumer.log.gz"
   echo "| verify check | $n | $rss_mib | $cpu_s | $(per_m "$cpu_s" "$n") | $wall_s | – | $(verdict) |"
   rm -f "$work"/v.*
 done
 
+case " $PARTS " in *" run "*) ;; *) exit 0 ;; esac
 eval "$(KBOX_TESTBED_DIR=$TB test/integration/testbed.sh up --brokers 1)"
 tbup=1
 bpid=$(cat "$TB/n1/pid")
