@@ -8,7 +8,7 @@ LDFLAGS := -s -w -X $(PKG)/cmd/app.Version=$(VERSION) -X $(PKG)/cmd/app.Commit=$
 # Integration tests start real Kafka brokers; give them room but bound them.
 IT_TIMEOUT ?= 70m
 
-.PHONY: all build test test-unit test-integration lint install deps-integration clean demo bench bench-sweep bench-verify dist
+.PHONY: all build test test-unit test-integration soak lint install deps-integration clean demo bench bench-sweep bench-verify dist
 
 all: build
 
@@ -42,6 +42,12 @@ bench: bench-sweep bench-verify
 # minutes on 2 cores).
 bench-sweep: build deps-integration
 	KBOX_BENCH=1 KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -tags integration -count=1 -v -timeout 40m -run 'TestTrustworthySweep$$' ./test/integration/sweep/
+
+# Issue 19's soak: `kbox verify run --duration 10m --window 1m` on 3
+# brokers with a leader SIGKILL and restart every 2 minutes (about 12
+# minutes; not part of `make test`).
+soak: build deps-integration
+	KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -tags 'integration soak' -count=1 -v -timeout 30m -run '^TestSoak$$' ./test/integration/verify/
 
 # Peak RSS and CPU of `kbox verify check` and `kbox verify run` at 1M, 2M
 # and 5M records (starts its own 1-broker test bed; ~10 minutes). The table

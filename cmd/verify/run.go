@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -43,7 +41,12 @@ type runOptions struct {
 	minAcks       int
 	acks          string
 	timeout       time.Duration
+	duration      time.Duration
+	window        time.Duration
 	during        string
+	duringAt      []string
+	duringScript  string
+	schedule      []faultSpec
 	group         string
 	producerLog   string
 	consumerLog   string
@@ -55,7 +58,7 @@ type runOptions struct {
 func newRunCmd(f *cmdutil.Factory) *cobra.Command {
 	var o runOptions
 	cmd := &cobra.Command{
-		Use:   "run --topic T --messages N",
+		Use:   "run --topic T (--messages N | --duration D)",
 		Short: "Produce and consume in one process, then say whether acknowledged data was lost",
 		Long: `Runs K producers and M consumers (one consumer group) in this process with
 the semantics of kafka-verifiable-producer/-consumer: producer i sends the
@@ -65,18 +68,42 @@ producers are done, the run waits until the consumers have consumed every
 partition up to its last acknowledged offset (or --timeout), then applies the
 rules of 'kbox verify check' to the recorded events.
 
---during runs a shell command (for example a rolling restart) while the run is
-in flight; its exit status is part of the report and the run still waits for
-the consumers to catch up. Progress (acked, consumed, lag) goes to stderr.
+With --duration instead of --messages the producers send until the time is
+up (soak mode). --window prints a verdict at the end of every window (default
+1m with --duration, off with --messages): acked, consumed, lag (acked values
+not consumed yet) and the anomalies found so far by the rules judged as
+events arrive (duplicates, order, commits; lost records are judged at the
+end), and whether that is valid; as a line of text, or with -o json one JSON
+object per line, written out at once. The final verdict over the whole run
+follows as usual.
 
-Exit status: 0 valid, 3 invalid, 1 on error, 2 on a bad flag.`,
+Faults: --during runs a shell command (for example a rolling restart) while
+the run is in flight, or with every=INTERVAL:COMMAND a command every interval
+(the first after one interval, never two at once); --during-at OFFSET:COMMAND
+(repeatable) runs a command at an offset; --during-script FILE runs FILE once,
+and its stdout lines "fault-start NAME" and "fault-end NAME" mark the fault
+windows (a script that marks none is one fault). Offsets count from the
+start of producing. Each fault's window (command start to exit) and exit
+status is in the report, and the run still waits for the consumers to catch
+up. Progress (acked, consumed, lag) goes to stderr.
+
+Ctrl-C (SIGINT) or SIGTERM stops producing, gives the consumers up to 30s to
+catch up (a second signal stops waiting), kills running fault commands, and
+prints the verdict over what was seen, marked interrupted; records not
+consumed by then are unseen (a warning), not lost.
+
+Exit status: 0 valid, 3 invalid (also for an interrupted run: the verdict's
+status), 1 on error, 2 on a bad flag.`,
 		Example: `  # 3 brokers, new topic, 2 producers and 2 consumers, a broker restart in flight
   kbox verify run --bootstrap-server b1:9092 --topic verify-1 --create-topic \
     --partitions 3 --replication-factor 3 --config min.insync.replicas=2 \
     --messages 100000 --producers 2 --consumers 2 --throughput 5000 --idempotent \
     --during './restart-broker.sh 2'
   # machine-readable verdict
-  kbox verify run --topic verify-1 --messages 10000 -o json`,
+  kbox verify run --topic verify-1 --messages 10000 -o json
+  # a 2-hour soak, a verdict every 5 minutes, the leader killed every 10
+  kbox verify run --topic verify-1 --duration 2h --window 5m --throughput 2000 \
+    --idempotent --during 'every=10m:./kill-leader.sh' -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runRun(cmd.Context(), f, cmd, o)
@@ -89,7 +116,9 @@ Exit status: 0 valid, 3 invalid, 1 on error, 2 on a bad flag.`,
 	fl.Int32Var(&o.partitions, "partitions", 3, "partitions of the created topic")
 	fl.Int16Var(&o.rf, "replication-factor", -1, "replication factor of the created topic (-1: broker default)")
 	fl.StringArrayVar(&o.topicConfigs, "config", nil, "config of the created topic, key=value (repeatable), e.g. min.insync.replicas=2")
-	fl.Int64Var(&o.messages, "messages", 0, "messages to produce over all producers (required)")
+	fl.Int64Var(&o.messages, "messages", 0, "messages to produce over all producers (or --duration)")
+	fl.DurationVar(&o.duration, "duration", 0, "produce until this much time has passed (soak mode; or --messages)")
+	fl.DurationVar(&o.window, "window", 0, "print a verdict at the end of every window of this length (default 1m with --duration; 0: none)")
 	fl.IntVar(&o.producers, "producers", 1, "number of producers")
 	fl.IntVar(&o.consumers, "consumers", 1, "number of consumers in the group")
 	fl.Int64Var(&o.throughput, "throughput", -1, "total messages/s over all producers (-1: unthrottled)")
@@ -97,10 +126,12 @@ Exit status: 0 valid, 3 invalid, 1 on error, 2 on a bad flag.`,
 	fl.BoolVar(&o.transactional, "transactional", false, "transactional producers, read_committed consumers: checks R7 (no aborted read, output == committed input, no duplicates)")
 	fl.IntVar(&o.txnSize, "transaction-size", 100, "records per transaction (with --transactional)")
 	fl.IntVar(&o.abortEvery, "abort-every", 5, "abort every K-th transaction on purpose (with --transactional; 0: never)")
-	fl.IntVar(&o.minAcks, "min-acks", -1, "with --during: fail unless at least this many records were acked (default min(5000, messages/2))")
+	fl.IntVar(&o.minAcks, "min-acks", -1, "with faults: fail unless at least this many records were acked (default min(5000, messages/2); 5000 with --duration)")
 	fl.StringVar(&o.acks, "acks", "-1", "producer acks: -1/all, 1 or 0")
-	fl.DurationVar(&o.timeout, "timeout", 5*time.Minute, "deadline of the whole run; consumers not caught up by then fail the run")
-	fl.StringVar(&o.during, "during", "", "shell command to run while the run is in flight")
+	fl.DurationVar(&o.timeout, "timeout", 5*time.Minute, "deadline of the whole run; consumers not caught up by then fail the run (default with --duration: the duration + 5m)")
+	fl.StringVar(&o.during, "during", "", "shell command to run while the run is in flight, or every=INTERVAL:COMMAND")
+	fl.StringArrayVar(&o.duringAt, "during-at", nil, "OFFSET:COMMAND: run COMMAND at OFFSET after producing starts (repeatable)")
+	fl.StringVar(&o.duringScript, "during-script", "", "run this executable once while the run is in flight; its stdout lines fault-start NAME / fault-end NAME mark fault windows")
 	fl.StringVar(&o.group, "group-id", "", "consumer group (default kbox-verify-<topic>-<time>)")
 	fl.StringVar(&o.producerLog, "producer-log", "", "also write the producers' events to this file (with several producers: FILE.0, FILE.1, ...)")
 	fl.StringVar(&o.consumerLog, "consumer-log", "", "also write the consumers' events to this file (with several consumers: FILE.0, FILE.1, ...)")
@@ -136,9 +167,35 @@ func (o *runOptions) validate(cmd *cobra.Command) (map[string]*string, error) {
 	if err := validTopic(o.topic); err != nil {
 		return nil, &cmdutil.FlagError{Err: err}
 	}
-	if o.messages <= 0 {
+	fl0 := cmd.Flags()
+	switch {
+	case fl0.Changed("messages") && fl0.Changed("duration"):
+		return nil, fe("--messages and --duration cannot be used together: give one of them")
+	case fl0.Changed("duration"):
+		if o.duration <= 0 {
+			return nil, fe("--duration must be positive")
+		}
+		if !fl0.Changed("window") {
+			o.window = time.Minute
+		}
+		if !fl0.Changed("timeout") {
+			o.timeout = o.duration + 5*time.Minute
+		} else if o.timeout <= o.duration {
+			return nil, fe("--timeout (the deadline of the whole run) must be longer than --duration")
+		}
+	case !fl0.Changed("messages"):
+		return nil, fe("one of --messages N and --duration D is required")
+	case o.messages <= 0:
 		return nil, fe("--messages must be a positive number of messages")
 	}
+	if o.window < 0 {
+		return nil, fe("--window must not be negative (0: no window verdicts)")
+	}
+	sched, err := parseSchedule(o.during, o.duringAt, o.duringScript)
+	if err != nil {
+		return nil, &cmdutil.FlagError{Err: err}
+	}
+	o.schedule = sched
 	if o.producers < 1 || o.producers > 1000 {
 		return nil, fe("--producers must be between 1 and 1000")
 	}
@@ -161,7 +218,6 @@ func (o *runOptions) validate(cmd *cobra.Command) (map[string]*string, error) {
 	if (o.idempotent || o.transactional) && o.acks != "-1" {
 		return nil, fe("--idempotent and --transactional need --acks -1 (all)")
 	}
-	fl0 := cmd.Flags()
 	if !o.transactional && (fl0.Changed("transaction-size") || fl0.Changed("abort-every")) {
 		return nil, fe("--transaction-size and --abort-every need --transactional")
 	}
@@ -171,14 +227,17 @@ func (o *runOptions) validate(cmd *cobra.Command) (map[string]*string, error) {
 	if o.abortEvery < 0 {
 		return nil, fe("--abort-every must be 0 (never) or positive")
 	}
-	if fl0.Changed("min-acks") && o.during == "" {
-		return nil, fe("--min-acks needs --during")
+	if fl0.Changed("min-acks") && len(o.schedule) == 0 {
+		return nil, fe("--min-acks needs --during, --during-at or --during-script")
 	}
 	if o.minAcks < 0 {
 		if fl0.Changed("min-acks") {
 			return nil, fe("--min-acks must not be negative")
 		}
-		o.minAcks = int(min(5000, o.messages/2))
+		o.minAcks = 5000
+		if o.messages > 0 {
+			o.minAcks = int(min(5000, o.messages/2))
+		}
 	}
 	switch o.progress {
 	case "auto", "plain", "none":
@@ -332,21 +391,37 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	runStart := time.Now()
 	deadline, cancelDeadline := context.WithTimeout(ctx, o.timeout)
 	defer cancelDeadline()
+	// The first SIGINT/SIGTERM stops producing and starts a bounded
+	// drain; a second one ends the drain.
+	interrupted, hurry := make(chan struct{}), make(chan struct{})
 	sigs, stopSignals := verify.Signals()
 	defer stopSignals()
 	go func() {
-		select {
-		case <-sigs:
-			fmt.Fprintln(f.IO.ErrOut, "kbox verify run: interrupted: stopping producers, checking what was acknowledged so far")
-			cancelDeadline()
-		case <-deadline.Done():
+		for n := 0; n < 2; n++ {
+			select {
+			case <-sigs:
+			case <-deadline.Done():
+				return
+			}
+			if n == 0 {
+				fmt.Fprintf(f.IO.ErrOut, "kbox verify run: interrupted: stopping producers, waiting up to %s for the consumers to catch up (interrupt again to stop now)\n", interruptDrain)
+				close(interrupted)
+			} else {
+				fmt.Fprintln(f.IO.ErrOut, "kbox verify run: interrupted again: stopping now")
+				close(hurry)
+			}
 		}
 	}()
 
+	messages := o.messages
+	if o.duration > 0 {
+		messages = -1
+	}
 	// The checker judges events as they come; the R1b re-read of missing
-	// records uses a client of its own, built only if needed.
+	// records uses a client of its own, built only if needed. Each fault
+	// is added to it (R8 per fault) when it ends.
 	opts := verify.Options{Idempotent: idempotent, Examples: o.examples, Transactional: o.transactional}
-	if o.during != "" {
+	if len(o.schedule) > 0 {
 		opts.MinAcks = o.minAcks
 	}
 	var reread *kafka.Client
@@ -367,7 +442,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		return verify.Reread(rctx, reread.Client, m)
 	}
 	run, err := verify.StartRun(verify.RunConfig{
-		Topic: o.topic, Messages: o.messages, Producers: o.producers, Consumers: o.consumers,
+		Topic: o.topic, Messages: messages, Producers: o.producers, Consumers: o.consumers,
 		Throughput: o.throughput, MaxPollRecords: maxPoll,
 		ProducerLogs: prodWs, ConsumerLogs: consWs, StartOffsets: start.offsets,
 		Transactional: o.transactional, TxnSize: o.txnSize, AbortEvery: o.abortEvery, Check: opts,
@@ -390,46 +465,100 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	if err != nil {
 		return err
 	}
-
-	var during *verify.DuringInfo
-	duringDone := make(chan struct{})
-	if o.during != "" {
-		go func() {
-			defer close(duringDone)
-			during = runDuring(deadline, o.during, f.IO.ErrOut)
-			if during.StartMs > 0 {
-				// R8 judges the window after the fault's end as acks come.
-				run.Checker().AddFault(verify.FaultWindow{StartMs: during.StartMs, EndMs: during.EndMs})
-			}
-		}()
-	} else {
-		close(duringDone)
+	t0 := run.ProduceStart()
+	var until time.Time
+	if o.duration > 0 {
+		until = t0.Add(o.duration)
+		stopAt := time.AfterFunc(time.Until(until), run.StopProducers)
+		defer stopAt.Stop()
 	}
+	faults := newFaultRunner(f.IO.ErrOut)
+	faults.onEnd = func(fi verify.FaultInfo) { run.Checker().AddFault(fi.Window()) }
+	faults.start(o.schedule, t0, until)
 	prog := startProgress(f, o, run, runStart)
+	pr := f.IO.Progress()
+	wins := startWindows(f.IO.Out, format, o.window, t0, run.Verdict, faults.list,
+		func() {
+			if o.progress == "auto" && pr.Enabled() && f.IO.IsStdoutTTY() {
+				pr.Clear()
+			}
+		})
 
-	var produceMs int64
+	wasInterrupted := false
 	select {
 	case <-run.ProducersDone():
 	case <-deadline.Done():
-		run.StopProducers()
-		<-run.ProducersDone()
+	case <-interrupted:
+		wasInterrupted = true
 	}
-	produceMs = time.Since(run.ProduceStart()).Milliseconds()
-	<-duringDone
-	caughtUp := run.WaitCaughtUp(deadline)
+	run.StopProducers()
+	// Producers flush what they sent (bounded by delivery.timeout.ms).
+	select {
+	case <-run.ProducersDone():
+	case <-deadline.Done():
+	case <-hurry:
+	}
+	produceMs := time.Since(t0).Milliseconds()
+	// The consumers catch up until the deadline; after an interrupt
+	// (before or while catching up) for interruptDrain at most, and a
+	// second interrupt ends the wait.
+	drain, cancelDrain := context.WithCancel(deadline)
+	defer cancelDrain()
+	go func() {
+		select {
+		case <-interrupted:
+		case <-drain.Done():
+			return
+		}
+		t := time.NewTimer(interruptDrain)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-hurry:
+		case <-drain.Done():
+		}
+		cancelDrain()
+	}()
+	// Running faults finish (a restart cut short leaves a broker down);
+	// at the deadline, or when an interrupted run's drain is over, they
+	// are killed.
+	faults.wait(drain, func() string {
+		select {
+		case <-interrupted:
+			return "killed: the run was interrupted"
+		default:
+			return "killed at the run's deadline"
+		}
+	})
+	caughtUp := run.WaitCaughtUp(drain)
+	nWindows, werr := wins.stop()
 	checked := run.Finish(30 * time.Second)
 	prog.stop()
+	if werr != nil {
+		return werr
+	}
 	if werr := run.WriteErr(); werr != nil {
 		f.Warn("writing an event log: %v", werr)
 	}
 	p := run.Progress()
+	select {
+	case <-interrupted:
+		wasInterrupted = true
+	default:
+	}
 
 	info := verify.RunInfo{
 		Topic: o.topic, Group: o.group, Created: o.createTopic, Messages: o.messages,
 		Producers: o.producers, Consumers: o.consumers, Idempotent: idempotent, Transactional: o.transactional, Acks: o.acks,
 		Sent: p.Sent, Acked: p.Acked, SendErrors: p.SendErrors, Consumed: p.Consumed,
 		CaughtUp: caughtUp, ProduceMs: produceMs, DurationMs: time.Since(runStart).Milliseconds(),
-		ProducerLogs: prodNames, ConsumerLogs: consNames, During: during,
+		ProducerLogs: prodNames, ConsumerLogs: consNames,
+		DurationLimitMs: o.duration.Milliseconds(), WindowMs: o.window.Milliseconds(), Windows: nWindows,
+		Interrupted: wasInterrupted, Faults: faults.list(),
+	}
+	if len(o.schedule) == 1 && o.schedule[0].name == "during" && len(info.Faults) == 1 {
+		fi := info.Faults[0]
+		info.During = &verify.DuringInfo{Command: fi.Command, ExitCode: fi.ExitCode, DurationMs: fi.DurationMs, Error: fi.Error, StartMs: fi.StartMs, EndMs: fi.EndMs}
 	}
 	if produceMs > 0 {
 		info.AckedPerSec = float64(p.Acked) * 1000 / float64(produceMs)
@@ -447,6 +576,9 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	}
 	return nil
 }
+
+// interruptDrain bounds the consumers' catch-up after an interrupt.
+const interruptDrain = 30 * time.Second
 
 // maxBufferedRecords bounds each producer's records in flight: buffer.memory
 // alone (bytes of values) lets an unthrottled producer of tiny values
@@ -531,45 +663,6 @@ func commitStart(ctx context.Context, adm *kadm.Client, group, topic string, off
 	return resp.Error()
 }
 
-// runDuring runs command with sh -c, its output on stderr; at the
-// deadline its process group is killed.
-func runDuring(ctx context.Context, command string, stderr io.Writer) *verify.DuringInfo {
-	d := &verify.DuringInfo{Command: command}
-	start := time.Now()
-	d.StartMs = start.UnixMilli()
-	defer func() { d.EndMs = time.Now().UnixMilli() }()
-	c := exec.Command("/bin/sh", "-c", command)
-	c.Stdout, c.Stderr = stderr, stderr
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := c.Start(); err != nil {
-		d.ExitCode, d.Error = -1, err.Error()
-		return d
-	}
-	waited := make(chan error, 1)
-	go func() { waited <- c.Wait() }()
-	var err error
-	select {
-	case err = <-waited:
-	case <-ctx.Done():
-		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
-		err = <-waited
-		d.Error = "killed at the run's deadline"
-	}
-	d.DurationMs = time.Since(start).Milliseconds()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		d.ExitCode = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			d.ExitCode = 128 + int(ws.Signal())
-		}
-	default:
-		d.ExitCode, d.Error = -1, err.Error()
-	}
-	return d
-}
-
 type progress struct {
 	done chan struct{}
 	wg   sync.WaitGroup
@@ -600,8 +693,12 @@ func startProgress(f *cmdutil.Factory, o runOptions, run *verify.Run, start time
 		if s.ProducersDone {
 			phase = "catching up"
 		}
-		return fmt.Sprintf("%5.1fs %s: acked %d/%d, send errors %d, consumed %d, lag %d",
-			time.Since(start).Seconds(), phase, s.Acked, o.messages, s.SendErrors, s.Consumed, s.Lag)
+		total := ""
+		if o.messages > 0 {
+			total = "/" + strconv.FormatInt(o.messages, 10)
+		}
+		return fmt.Sprintf("%5.1fs %s: acked %d%s, send errors %d, consumed %d, lag %d",
+			time.Since(start).Seconds(), phase, s.Acked, total, s.SendErrors, s.Consumed, s.Lag)
 	}
 	p.wg.Add(1)
 	go func() {

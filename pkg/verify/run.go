@@ -23,7 +23,7 @@ import (
 // RunConfig describes a verification run.
 type RunConfig struct {
 	Topic      string
-	Messages   int64 // total over all producers
+	Messages   int64 // total over all producers; < 0: until StopProducers
 	Producers  int
 	Consumers  int
 	Throughput int64 // total messages/s over all producers; < 0 unthrottled
@@ -102,8 +102,8 @@ func StartRun(cfg RunConfig) (*Run, error) {
 	switch {
 	case cfg.Topic == "":
 		return nil, errors.New("no topic")
-	case cfg.Messages <= 0:
-		return nil, errors.New("messages must be positive")
+	case cfg.Messages == 0:
+		return nil, errors.New("messages must be positive (or negative: until stopped)")
 	case cfg.Producers < 1 || cfg.Consumers < 1:
 		return nil, errors.New("need at least one producer and one consumer")
 	case cfg.Throughput == 0:
@@ -198,6 +198,9 @@ func StartRun(cfg RunConfig) (*Run, error) {
 		n := per
 		if int64(i) < extra {
 			n++
+		}
+		if cfg.Messages < 0 {
+			n = -1
 		}
 		target := float64(-1)
 		if cfg.Throughput > 0 {

@@ -25,9 +25,11 @@ type runReport struct {
 		CaughtUp      bool   `json:"caught_up"`
 		Idempotent    bool   `json:"idempotent"`
 		Transactional bool   `json:"transactional"`
+		ProduceMs     int64  `json:"produce_ms"`
 		During        *struct {
-			Command  string `json:"command"`
-			ExitCode int    `json:"exit_code"`
+			Command    string `json:"command"`
+			ExitCode   int    `json:"exit_code"`
+			DurationMs int64  `json:"duration_ms"`
 		} `json:"during"`
 	} `json:"run"`
 }
@@ -142,7 +144,7 @@ func TestRunDuringLeaderKill(t *testing.T) {
 	// of the fault's end, the minimum of min(5000, 8000/2) acks met.
 	if l := r.Liveness; l == nil || !l.Judged || l.AcksAfterFault <= 5 || l.MinAcks != 4000 ||
 		r.count("no-progress-after-fault") != 0 || r.count("too-few-acks") != 0 || r.count("not-caught-up") != 0 {
-		t.Errorf("R8: liveness %+v, anomalies %+v", r.Liveness, r.Anomalies)
+		t.Errorf("R8: liveness %+v, anomalies %+v; the fault took %+v, producing %d ms", r.Liveness, r.Anomalies, r.Run.During, r.Run.ProduceMs)
 	} else {
 		t.Logf("R8: %d acks within 30 s after the fault ended", l.AcksAfterFault)
 	}
@@ -276,7 +278,7 @@ func TestRunFaults(t *testing.T) {
 				t.Errorf("anomalies %+v", r.Anomalies)
 			}
 			if l := r.Liveness; l == nil || !l.Judged || l.AcksAfterFault <= 5 {
-				t.Errorf("R8 not judged or not passed: liveness %+v, anomalies %+v", r.Liveness, r.Anomalies)
+				t.Errorf("R8 not judged or not passed: liveness %+v, anomalies %+v; the fault took %+v, producing %d ms", r.Liveness, r.Anomalies, r.Run.During, r.Run.ProduceMs)
 			}
 			t.Logf("%s: sent %d, acked %d, consumed %d, anomalies %+v", c.name, r.Run.Sent, r.Stats.Acked, r.Stats.Consumed, r.Anomalies)
 		})

@@ -1,0 +1,119 @@
+package verify_test
+
+import (
+	"encoding/json"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kboxdev/kbox/cmd/app"
+	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/pkg/verify"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+func kbox(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	ios, _, out, errOut := output.Test()
+	env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
+	code := app.Main(append([]string{"kbox", "verify", "run"}, args...), ios, func(k string) string { return env[k] })
+	return code, out.String(), errOut.String()
+}
+
+// TestRunDurationWindowsKfake: a 3.5-second soak against kfake with a
+// 1-second window and a fault every second prints window verdicts as
+// JSON lines, then the final verdict with each fault.
+func TestRunDurationWindowsKfake(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	code, out, errOut := kbox(t, "--bootstrap-server", strings.Join(c.ListenAddrs(), ","), "--topic", "soak", "--create-topic",
+		"--replication-factor", "1", "--duration", "3500ms", "--window", "1s", "--throughput", "300", "--idempotent",
+		"--during", "every=1s:echo fault", "--min-acks", "100", "--progress", "none", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	var wins []verify.WindowVerdict
+	var final struct {
+		Valid bool           `json:"valid"`
+		Run   verify.RunInfo `json:"run"`
+	}
+	for {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("%v in %s", err, out)
+		}
+		if strings.HasPrefix(string(raw), `{"window":`) {
+			var w verify.WindowVerdict
+			if err := json.Unmarshal(raw, &w); err != nil {
+				t.Fatal(err)
+			}
+			wins = append(wins, w)
+			continue
+		}
+		if err := json.Unmarshal(raw, &final); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(wins) < 3 || final.Run.Windows != len(wins) {
+		t.Fatalf("%d windows (report: %d): %s", len(wins), final.Run.Windows, out)
+	}
+	var prevAcked int64
+	for i, w := range wins {
+		if w.Window != i+1 || !w.Valid || w.Acked < prevAcked || w.AckedInWindow != w.Acked-prevAcked || w.EndMs-w.StartMs != 1000 {
+			t.Errorf("window %d: %+v", i+1, w)
+		}
+		prevAcked = w.Acked
+	}
+	if wins[0].Acked == 0 || wins[1].AckedInWindow == 0 {
+		t.Errorf("no acks in the first windows: %+v", wins[:2])
+	}
+	r := final.Run
+	if !final.Valid || r.Interrupted || !r.CaughtUp || r.DurationLimitMs != 3500 || r.WindowMs != 1000 || r.Messages != 0 || r.During != nil {
+		t.Fatalf("final %+v", final)
+	}
+	if len(r.Faults) < 2 || r.Faults[0].Name != "every#1" || r.Faults[1].Name != "every#2" || r.Faults[0].Command != "echo fault" {
+		t.Fatalf("faults %+v", r.Faults)
+	}
+	if got := r.Faults[1].StartMs - r.Faults[0].StartMs; got < 900 {
+		t.Errorf("every=1s faults %d ms apart", got)
+	}
+	if strings.Count(errOut, "fault\n") != len(r.Faults) {
+		t.Errorf("stderr %q", errOut)
+	}
+	// The producers stopped at the duration (300/s for 3.5 s; some slack
+	// for a loaded machine, none for a producer that never stops).
+	if r.Acked < 300 || r.Acked > 1300 || r.ProduceMs < 3500 {
+		t.Errorf("acked %d in %d ms", r.Acked, r.ProduceMs)
+	}
+}
+
+// TestRunBadSoakFlags: the run's count or time, windows and schedules are
+// checked before anything connects (nothing listens on the address).
+func TestRunBadSoakFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{nil, "one of --messages N and --duration D is required"},
+		{[]string{"--messages", "10", "--duration", "1m"}, "--messages and --duration cannot be used together"},
+		{[]string{"--duration", "0s"}, "--duration must be positive"},
+		{[]string{"--duration", "10m", "--timeout", "5m"}, "--timeout (the deadline of the whole run) must be longer than --duration"},
+		{[]string{"--messages", "10", "--window", "-1s"}, "--window must not be negative"},
+		{[]string{"--duration", "1m", "--during", "every=x:true"}, `the interval "x" is not a positive duration`},
+		{[]string{"--duration", "1m", "--during-at", "true"}, "want OFFSET:COMMAND"},
+		{[]string{"--duration", "1m", "--during-script", "/nonexistent/chaos.sh"}, "--during-script: stat /nonexistent/chaos.sh"},
+		{[]string{"--duration", "1m", "--min-acks", "10"}, "--min-acks needs --during, --during-at or --during-script"},
+	} {
+		code, out, errOut := kbox(t, append([]string{"--bootstrap-server", "127.0.0.1:1", "--topic", "t"}, c.args...)...)
+		if code != 2 || out != "" || !strings.Contains(errOut, c.msg) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errOut, c.msg)
+		}
+	}
+}
