@@ -58,7 +58,7 @@ type meter struct {
 	failed   atomic.Int64
 	firstNs  atomic.Int64
 	lastNs   atomic.Int64
-	errOnce  sync.Once
+	errMu    sync.Mutex
 	firstErr error
 	// onInterval, when set, gets every interval as it ends.
 	onInterval func(Interval)
@@ -89,7 +89,20 @@ func (m *meter) measured(start time.Time, lat time.Duration, n int, now time.Tim
 
 func (m *meter) fail(err error) {
 	m.failed.Add(1)
-	m.errOnce.Do(func() { m.firstErr = err })
+	m.errMu.Lock()
+	if m.firstErr == nil {
+		m.firstErr = err
+	}
+	m.errMu.Unlock()
+}
+
+// err is the first failure. A run stopped by its context returns before
+// every promise has run, so late failures may still arrive: read it
+// under the lock.
+func (m *meter) err() error {
+	m.errMu.Lock()
+	defer m.errMu.Unlock()
+	return m.firstErr
 }
 
 // sampler emits intervals and progress until stop is closed.
@@ -253,8 +266,8 @@ func Produce(ctx context.Context, clients []*kgo.Client, cfg ProduceConfig, prog
 	if produceErr != nil && ctx.Err() == nil {
 		return res, produceErr
 	}
-	if m.firstErr != nil && res.Records == 0 {
-		return res, m.firstErr
+	if err := m.err(); err != nil && res.Records == 0 {
+		return res, err
 	}
 	return res, ctx.Err()
 }
