@@ -148,7 +148,8 @@ Trustworthy figures:
   short-run.
 - A cell whose repeats' records/s spread exceeds --max-spread is flagged
   outlier and its repeats are run again (up to --rerun-outliers more
-  attempts); a cell whose p50 latency is 10x the other cells' median while
+  attempts); it then keeps the --repeat runs of all attempts that agree
+  best (the others stay in the JSON as discarded_runs); a cell whose p50 latency is 10x the other cells' median while
   its records/s and MB/s are under a tenth of theirs is flagged stall and
   re-run the same way at the end. Flags show in the table (FLAGS column and
   footnotes), the JSON (flags) and the report.

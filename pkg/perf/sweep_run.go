@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -272,9 +273,11 @@ func (r *sweepRun) rerunStalls(pending []Cell) error {
 }
 
 // again runs a cell's repeats once more. For an outlier (byAgreement) the
-// attempt whose repeats agree best is kept (a disturbance of the machine
-// rarely slows every repeat alike); for a stall the new attempt. The other
-// attempt's runs are kept as discarded, and Attempts counts both.
+// cell keeps, out of every clean run of all its attempts, the Repeat runs
+// whose records/s agree best (a disturbance of the machine rarely slows
+// every run alike, and a run it slowed is what the re-run replaces); for a
+// stall the new attempt. The other runs are kept as discarded, and
+// Attempts counts every attempt.
 func (r *sweepRun) again(c Cell, prev CellResult, byAgreement bool) (CellResult, error) {
 	r.runs += r.s.Plan.Repeat
 	if r.s.Plan.Records > 0 {
@@ -291,7 +294,75 @@ func (r *sweepRun) again(c Cell, prev CellResult, byAgreement bool) (CellResult,
 	}
 	keep.Attempts = cr.Attempts
 	keep.DiscardedRuns = append(append([]SweepRun(nil), prev.DiscardedRuns...), drop.Runs...)
+	if byAgreement {
+		pool := append(append(append([]SweepRun(nil), prev.DiscardedRuns...), prev.Runs...), cr.Runs...)
+		if best, rest := agreeingRuns(pool, r.s.Plan.Repeat); best != nil {
+			keep = cr
+			keep.Runs, keep.DiscardedRuns = best, rest
+			if err := keep.Summarize(); err != nil {
+				return prev, err
+			}
+		}
+	}
 	return keep, nil
+}
+
+// agreeingRuns picks, among the clean runs of pool (no error, no failed
+// record, something measured), the n whose records/s have the smallest
+// spread ((max-min)/median); rest is every other run of pool. It returns
+// nil when fewer than n runs are clean. Ties keep the earlier runs.
+func agreeingRuns(pool []SweepRun, n int) (best, rest []SweepRun) {
+	var clean []int
+	for i, r := range pool {
+		if r.Error == "" && r.Result != nil && r.Result.Records > 0 && r.Result.Failed == 0 {
+			clean = append(clean, i)
+		}
+	}
+	if n <= 0 || len(clean) < n {
+		return nil, nil
+	}
+	var pick []int
+	bestSpread := math.Inf(1)
+	cur := make([]int, 0, n)
+	var walk func(from int)
+	walk = func(from int) {
+		if len(cur) == n {
+			rates := make([]float64, n)
+			for i, k := range cur {
+				rates[i] = pool[k].Result.RecordsPerSec
+			}
+			m := median(rates)
+			sort.Float64s(rates)
+			sp := math.Inf(1)
+			if m > 0 {
+				sp = (rates[n-1] - rates[0]) / m
+			}
+			if sp < bestSpread {
+				bestSpread, pick = sp, append(pick[:0], cur...)
+			}
+			return
+		}
+		for i := from; i <= len(clean)-(n-len(cur)); i++ {
+			cur = append(cur, clean[i])
+			walk(i + 1)
+			cur = cur[:len(cur)-1]
+		}
+	}
+	walk(0)
+	if pick == nil {
+		return nil, nil
+	}
+	chosen := map[int]bool{}
+	for _, k := range pick {
+		chosen[k] = true
+		best = append(best, pool[k])
+	}
+	for i, r := range pool {
+		if !chosen[i] {
+			rest = append(rest, r)
+		}
+	}
+	return best, rest
 }
 
 // topic creates (and for a consume sweep fills) the cell's topic, once for

@@ -492,3 +492,33 @@ func TestFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestAgreeingRuns(t *testing.T) {
+	run := func(rate float64) SweepRun {
+		return SweepRun{Result: &Result{Records: 100, RecordsPerSec: rate}}
+	}
+	pool := []SweepRun{run(100), run(40), run(180), run(95), {Error: "boom"}, run(300), run(104), {Result: &Result{Records: 10, Failed: 1, RecordsPerSec: 101}}}
+	best, rest := agreeingRuns(pool, 3)
+	var got []float64
+	for _, r := range best {
+		got = append(got, r.Result.RecordsPerSec)
+	}
+	if !sameRates(got, []float64{100, 95, 104}) || len(rest) != len(pool)-3 {
+		t.Errorf("best %v (rest %d)", got, len(rest))
+	}
+	if b, _ := agreeingRuns(pool[:3], 4); b != nil {
+		t.Errorf("fewer clean runs than wanted gave %v", b)
+	}
+}
+
+func sameRates(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
