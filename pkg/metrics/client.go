@@ -155,16 +155,25 @@ func (r *Recorder) OnBrokerDisconnect(kgo.BrokerMetadata, net.Conn) {
 	r.reg.record(r.group(), "connection-count", value, r.tags, float64(n))
 }
 
+// groupTags is a metric group with its tags.
+type groupTags struct {
+	group string
+	tags  []Tag
+}
+
+// clientAndNode are the two places Java records a network metric: the
+// client's group, and the per-node group tagged with the node.
+func (r *Recorder) clientAndNode(node int32) [2]groupTags {
+	return [2]groupTags{{r.group(), r.tags}, {r.role + "-node-metrics", r.nodeTags(node)}}
+}
+
 // OnBrokerWrite counts requests and the bytes sent.
 func (r *Recorder) OnBrokerWrite(meta kgo.BrokerMetadata, _ int16, n int, _, _ time.Duration, err error) {
 	if err != nil {
 		return
 	}
-	for _, tags := range [][]Tag{r.tags, r.nodeTags(meta.NodeID)} {
-		g := r.group()
-		if len(tags) > 1 {
-			g = r.role + "-node-metrics"
-		}
+	for _, gt := range r.clientAndNode(meta.NodeID) {
+		g, tags := gt.group, gt.tags
 		r.reg.record(g, "outgoing-byte", meterSum, tags, float64(n))
 		r.reg.record(g, "request", meterCount, tags, 1)
 		r.reg.record(g, "request-size", avgMax, tags, float64(n))
@@ -177,11 +186,8 @@ func (r *Recorder) OnBrokerRead(meta kgo.BrokerMetadata, key int16, n int, _, _ 
 	if err != nil {
 		return
 	}
-	for _, tags := range [][]Tag{r.tags, r.nodeTags(meta.NodeID)} {
-		g := r.group()
-		if len(tags) > 1 {
-			g = r.role + "-node-metrics"
-		}
+	for _, gt := range r.clientAndNode(meta.NodeID) {
+		g, tags := gt.group, gt.tags
 		r.reg.record(g, "incoming-byte", meterSum, tags, float64(n))
 		r.reg.record(g, "response", meterCount, tags, 1)
 	}

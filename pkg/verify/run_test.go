@@ -13,10 +13,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// kfakeRun runs against kfake and returns the run, the mirrored producer
-// logs (when logs), the events recorded by test sinks and the run's own
-// (streaming) report, which must equal the batch checker's on them.
-func kfakeRun(t *testing.T, producers, consumers int, n int64, logs bool) (*Run, []*bytes.Buffer, []*Log, []*Log, *Report) {
+// kfakeTopic starts a 1-broker kfake cluster (closed with the test) with
+// a 3-partition topic "t", and returns its seed option and the topic's
+// end offsets.
+func kfakeTopic(t *testing.T) (kgo.Opt, map[int32]int64) {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "t"))
 	if err != nil {
@@ -35,6 +35,15 @@ func kfakeRun(t *testing.T, producers, consumers int, n int64, logs bool) (*Run,
 	}
 	start := map[int32]int64{}
 	ends.Each(func(lo kadm.ListedOffset) { start[lo.Partition] = lo.Offset })
+	return seeds, start
+}
+
+// kfakeRun runs against kfake and returns the run, the mirrored producer
+// logs (when logs), the events recorded by test sinks and the run's own
+// (streaming) report, which must equal the batch checker's on them.
+func kfakeRun(t *testing.T, producers, consumers int, n int64, logs bool) (*Run, []*bytes.Buffer, []*Log, []*Log, *Report) {
+	t.Helper()
+	seeds, start := kfakeTopic(t)
 	var bufs []*bytes.Buffer
 	cfg := RunConfig{
 		Topic: "t", Messages: n, Producers: producers, Consumers: consumers, Throughput: -1, StartOffsets: start,

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math/rand"
 	"sort"
@@ -11,8 +10,6 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/internal/golden"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -96,23 +93,7 @@ func TestRunReportSoak(t *testing.T) {
 // StopProducers; Verdict judges it in flight (records in flight are lag,
 // not anomalies) and at the end.
 func TestRunUntilStopped(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	seeds := kgo.SeedBrokers(c.ListenAddrs()...)
-	adm, err := kgo.NewClient(seeds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
-	ends, err := kadm.NewClient(adm).ListEndOffsets(context.Background(), "t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := map[int32]int64{}
-	ends.Each(func(lo kadm.ListedOffset) { start[lo.Partition] = lo.Offset })
+	seeds, start := kfakeTopic(t)
 	r, err := StartRun(RunConfig{
 		Topic: "t", Messages: -1, Producers: 2, Consumers: 1, Throughput: 2000, StartOffsets: start, Check: Options{Idempotent: true},
 		NewProducer: func(_ int, onLoss func(string, int32)) (*kgo.Client, error) {
