@@ -712,7 +712,9 @@ func (e *sweepEnv) close() {
 	e.admin.Close()
 }
 
-func (e *sweepEnv) Clients(ctx context.Context, role kafka.Role, n int, props map[string]string, w perf.Workload, topic string) ([]*kgo.Client, []string, int, error) {
+// cellConn is the user's connection with the sweep's fixed properties and
+// then the cell's over its client properties.
+func (e *sweepEnv) cellConn(props map[string]string) config.Connection {
 	c := *e.conn
 	c.Props = config.NewProperties()
 	if e.conn.Props != nil {
@@ -724,6 +726,11 @@ func (e *sweepEnv) Clients(ctx context.Context, role kafka.Role, n int, props ma
 	for k, v := range props {
 		c.Props.Set(k, v)
 	}
+	return c
+}
+
+func (e *sweepEnv) Clients(ctx context.Context, role kafka.Role, n int, props map[string]string, w perf.Workload, topic string) ([]*kgo.Client, []string, int, error) {
+	c := e.cellConn(props)
 	defaults := config.NewProperties()
 	opts := kafka.Options{Defaults: defaults}
 	if role == kafka.Producer {
@@ -804,17 +811,7 @@ func (e *sweepEnv) DeleteTopics(ctx context.Context, names ...string) error {
 // unless the cell sets it, a group-less consumer with a 10 ms fetch wait),
 // with the cell's properties over the user's.
 func (e *sweepEnv) E2EClients(ctx context.Context, props map[string]string, w perf.Workload) (*kgo.Client, *kgo.Client, *kadm.Client, []string, error) {
-	pc := *e.conn
-	pc.Props = config.NewProperties()
-	if e.conn.Props != nil {
-		pc.Props = e.conn.Props.Clone()
-	}
-	for k, v := range e.fixed {
-		pc.Props.Set(k, v)
-	}
-	for k, v := range props {
-		pc.Props.Set(k, v)
-	}
+	pc := e.cellConn(props)
 	defaults := config.NewProperties()
 	defaults.Set("client.id", "kbox-perf-sweep-e2e")
 	defaults.Set("linger.ms", "0")
