@@ -311,3 +311,20 @@ func TestWindowsPrint(t *testing.T) {
 		t.Errorf("json line %q", first)
 	}
 }
+
+// TestWindowsStopAtBoundary: a run that stops as a window ends (--duration
+// a multiple of --window) still prints that window, however the stop and
+// the window's timer race; a window still open at the stop is not printed.
+func TestWindowsStopAtBoundary(t *testing.T) {
+	verdict := func() verify.Verdict { return verify.Verdict{Valid: true, Anomalies: []verify.AnomalyCount{}} }
+	faults := func() []verify.FaultInfo { return nil }
+	for i := 0; i < 50; i++ {
+		var out syncBuf
+		// Window 1 ended just now; window 2 ends in an hour.
+		ws := startWindows(&out, output.Table, time.Hour, time.Now().Add(-time.Hour), verdict, faults, nil)
+		n, err := ws.stop()
+		if err != nil || n != 1 || strings.Count(out.String(), "\n") != 1 || !strings.HasPrefix(out.String(), "window 1 (") {
+			t.Fatalf("try %d: %d windows, %v: %q", i, n, err, out.String())
+		}
+	}
+}

@@ -40,7 +40,11 @@ func startWindows(w io.Writer, format output.Format, every time.Duration, t0 tim
 			select {
 			case <-ws.done:
 				t.Stop()
-				return
+				// A window that ended as the run stopped (--duration a
+				// multiple of --window) is still judged and printed.
+				if time.Now().Before(end) {
+					return
+				}
 			case <-t.C:
 			}
 			wv := verify.NewWindowVerdict(n, start, end, t0, verdict(), prev, faults())
