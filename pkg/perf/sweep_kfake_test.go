@@ -113,7 +113,7 @@ func TestSweeperProduceByDuration(t *testing.T) {
 				order = append(order, fmt.Sprintf("%d.%d", e.Cell.Index, e.Repeat))
 			}
 		}}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // loose: a loaded -race run is slow
 	defer cancel()
 	res, err := sw.Run(ctx, cells, nil)
 	if err != nil {
@@ -181,7 +181,7 @@ func TestSweeperE2E(t *testing.T) {
 	}
 	cells, _ := Expand(p.Dimensions, p.Strategy)
 	sw := &Sweeper{Plan: *p, Env: env, Interval: time.Second, Checks: DefaultChecks}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // loose: a loaded -race run is slow
 	defer cancel()
 	res, err := sw.Run(ctx, cells, nil)
 	if err != nil {
