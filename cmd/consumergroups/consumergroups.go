@@ -1,6 +1,22 @@
 // Package consumergroups is the kafka-consumer-groups applet: a drop-in for
 // Apache's kafka-consumer-groups.sh (ConsumerGroupCommand of Kafka 4.4),
-// also `kbox groups`.
+// also `kbox groups`. Its output, streams and exit codes are Apache's;
+// the known, deliberate differences:
+//   - No Java stack traces: where Apache prints "Error: ..." on stdout and
+//     a trace on stderr, kbox prints the stdout line only; an exception that
+//     escapes main prints its first line (`Exception in thread "main" ...`).
+//   - Option lists in messages ("takes one of these options: ...", the
+//     valid states, the reset scenarios) are in one fixed order; Apache's
+//     come from Set.of and change from JVM to JVM.
+//   - `--list` prints groups sorted by name, members are printed sorted by
+//     group.instance.id then member id; Apache prints both in the order the
+//     broker returns them.
+//   - `--reset-offsets` plans every group before printing or committing
+//     anything: an error planning a later group leaves the earlier ones
+//     uncommitted (Apache commits group by group), and --to-datetime,
+//     --by-duration and --from-file values are checked even when every
+//     group is active (Apache reads them only for an inactive group).
+//   - `--timeout` bounds the whole command, not each request.
 package consumergroups
 
 import (
