@@ -16,7 +16,8 @@
 //     uncommitted (Apache commits group by group), and --to-datetime,
 //     --by-duration and --from-file values are checked even when every
 //     group is active (Apache reads them only for an inactive group).
-//   - `--timeout` bounds the whole command, not each request.
+//   - `--timeout` bounds each request's retries (kgo's retry timeout), not
+//     each admin call as a whole.
 package consumergroups
 
 import (
@@ -36,6 +37,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // apacheHelp is the option table jopt-simple prints for ConsumerGroupCommand
@@ -210,7 +212,13 @@ func (r *runner) service(ctx context.Context) (*service, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, err := r.f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	// Apache gives each admin call --timeout; kgo bounds each request's
+	// retries by it.
+	var opts kafka.Options
+	if s.timeout > 0 {
+		opts.Extra = []kgo.Opt{kgo.RetryTimeout(s.timeout)}
+	}
+	cl, err := r.f.ConnectedClient(ctx, conn, kafka.Admin, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -231,11 +239,6 @@ func (r *runner) run(ctx context.Context) error {
 		return r.failed(err.Error())
 	}
 	defer s.cl.Close()
-	if s.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.timeout)
-		defer cancel()
-	}
 	p := r.p
 	switch {
 	case p.has("list"):
