@@ -79,3 +79,9 @@ dist:
 
 clean:
 	rm -rf bin dist
+
+# kafka-consumer-groups --describe --all-groups, 1,000 groups over 1,000
+# partitions, kbox vs Apache (issue 13; ~3 minutes). The table goes to
+# docs/benchmarks.md by hand.
+bench-groups: build deps-integration
+	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/groups.sh
