@@ -1,0 +1,515 @@
+package groups
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// LagRequest selects the groups and topics whose lag is measured.
+type LagRequest struct {
+	// Groups names groups explicitly; empty means every group the cluster
+	// lists.
+	Groups []string
+	// GroupRegex and TopicRegex, when set, keep only the groups and topics
+	// whose whole name matches.
+	GroupRegex *regexp.Regexp
+	TopicRegex *regexp.Regexp
+	// Reader, when set, is a consumer client without a group: it reads the
+	// record at each lagging partition's committed offset to measure lag
+	// in time. Without it, time lag is unknown (null).
+	Reader *kgo.Client
+	// TimeLagTimeout bounds the record lookups (default 5 s); a partition
+	// whose record did not arrive in time has an unknown time lag.
+	TimeLagTimeout time.Duration
+	// Now is the clock (time.Now by default).
+	Now func() time.Time
+}
+
+// PartitionLag is the lag of one group on one partition.
+type PartitionLag struct {
+	Topic           string `json:"topic"`
+	Partition       int32  `json:"partition"`
+	CommittedOffset int64  `json:"committed_offset"`
+	// LogEndOffset is null when the end offset could not be listed.
+	LogEndOffset *int64 `json:"log_end_offset"`
+	Lag          int64  `json:"lag"`
+	// NextRecordTimestampMs is the timestamp of the next unconsumed record
+	// (the one at the committed offset): null when caught up or unknown.
+	NextRecordTimestampMs *int64 `json:"next_record_timestamp_ms"`
+	// TimeLagMs is how long ago that record was written: 0 when caught up,
+	// null when unknown.
+	TimeLagMs *int64 `json:"time_lag_ms"`
+	CaughtUp  bool   `json:"caught_up"`
+	Error     string `json:"error,omitempty"`
+}
+
+// GroupLag is the lag of one group: totals and its partitions.
+type GroupLag struct {
+	Group string `json:"group"`
+	State string `json:"state"`
+	Type  string `json:"type"`
+	Lag   int64  `json:"lag"`
+	// TimeLagMs is the largest time lag of the group's partitions (0 when
+	// caught up, null when some lagging partition's time is unknown and
+	// none is known).
+	TimeLagMs  *int64         `json:"time_lag_ms"`
+	CaughtUp   bool           `json:"caught_up"`
+	Partitions []PartitionLag `json:"partitions"`
+	Error      string         `json:"error,omitempty"`
+}
+
+// LagReport is the lag of the selected groups at one instant.
+type LagReport struct {
+	// Time is when the log-end offsets were listed (the middle of the
+	// request), the instant the rates of a watch are computed against.
+	Time   time.Time  `json:"time"`
+	Groups []GroupLag `json:"groups"`
+}
+
+// Sort orders for lag reports.
+const (
+	SortLag  = "lag"  // most lagging groups first (records), then name
+	SortTime = "time" // largest time lag first, then name
+	SortName = "name" // by group name
+)
+
+// ValidSort reports whether s is a known sort order.
+func ValidSort(s string) bool { return s == SortLag || s == SortTime || s == SortName }
+
+// Lag measures the committed offsets of the selected groups against the
+// log-end offsets, and, with a Reader, the lag in time: the timestamp of
+// the record at each lagging partition's committed offset, against now.
+// Partitions with no committed offset are not reported.
+func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, error) {
+	now := req.Now
+	if now == nil {
+		now = time.Now
+	}
+	listed, err := adm.ListGroups(ctx)
+	if err != nil && len(listed) == 0 {
+		return nil, fmt.Errorf("list groups: %w", err)
+	}
+	names := req.Groups
+	if len(names) == 0 {
+		names = listed.Groups()
+	}
+	var keep []string
+	seen := map[string]bool{}
+	for _, g := range names {
+		if seen[g] || (req.GroupRegex != nil && !req.GroupRegex.MatchString(g)) {
+			continue
+		}
+		seen[g] = true
+		keep = append(keep, g)
+	}
+	sort.Strings(keep)
+	rep := &LagReport{Groups: []GroupLag{}}
+	if len(keep) == 0 {
+		rep.Time = now()
+		return rep, nil
+	}
+	fetched := adm.FetchManyOffsets(ctx, keep...)
+	topicSet := map[string]bool{}
+	for _, g := range keep {
+		fr, ok := fetched[g]
+		if !ok || fr.Err != nil {
+			continue
+		}
+		for t := range fr.Fetched {
+			if req.TopicRegex == nil || req.TopicRegex.MatchString(t) {
+				topicSet[t] = true
+			}
+		}
+	}
+	topics := make([]string, 0, len(topicSet))
+	for t := range topicSet {
+		topics = append(topics, t)
+	}
+	sort.Strings(topics)
+	var ends kadm.ListedOffsets
+	before := now()
+	if len(topics) > 0 {
+		ends, err = adm.ListEndOffsets(ctx, topics...)
+		var se *kadm.ShardErrors
+		if err != nil && !errors.As(err, &se) {
+			return nil, fmt.Errorf("list end offsets: %w", err)
+		}
+	}
+	after := now()
+	rep.Time = before.Add(after.Sub(before) / 2)
+
+	for _, g := range keep {
+		gl := GroupLag{Group: g, Partitions: []PartitionLag{}}
+		if lg, ok := listed[g]; ok {
+			gl.State, gl.Type = lg.State, groupType(lg)
+		} else {
+			gl.State, gl.Type = "Dead", "unknown"
+		}
+		fr := fetched[g]
+		if fr.Err != nil {
+			gl.Error = fr.Err.Error()
+		}
+		for t, ps := range fr.Fetched {
+			if !topicSet[t] {
+				continue
+			}
+			for p, o := range ps {
+				if o.Err == nil && o.At < 0 {
+					continue // no commit on this partition
+				}
+				pl := PartitionLag{Topic: t, Partition: p, CommittedOffset: o.At}
+				if o.Err != nil {
+					pl.Error = o.Err.Error()
+				} else if lo, ok := ends.Lookup(t, p); !ok {
+					pl.Error = "log-end offset not listed"
+				} else if lo.Err != nil {
+					pl.Error = lo.Err.Error()
+				} else {
+					end := lo.Offset
+					pl.LogEndOffset = &end
+					pl.Lag = max(end-o.At, 0)
+					pl.CaughtUp = pl.Lag == 0
+					if pl.CaughtUp {
+						pl.TimeLagMs = ptr(int64(0))
+					}
+				}
+				gl.Partitions = append(gl.Partitions, pl)
+			}
+		}
+		sort.Slice(gl.Partitions, func(i, j int) bool {
+			a, b := gl.Partitions[i], gl.Partitions[j]
+			if a.Topic != b.Topic {
+				return a.Topic < b.Topic
+			}
+			return a.Partition < b.Partition
+		})
+		if gl.Error == "" && gl.State == "Dead" && len(gl.Partitions) == 0 {
+			gl.Error = fmt.Sprintf("group %s not found", g)
+		}
+		rep.Groups = append(rep.Groups, gl)
+	}
+
+	if req.Reader != nil {
+		want := map[string]map[int32]int64{}
+		for _, g := range rep.Groups {
+			for _, p := range g.Partitions {
+				if p.Error == "" && p.Lag > 0 {
+					if want[p.Topic] == nil {
+						want[p.Topic] = map[int32]int64{}
+					}
+					want[p.Topic][p.Partition] = p.CommittedOffset
+				}
+			}
+		}
+		// Two groups may stand at different offsets of one partition:
+		// look each distinct (partition, offset) up once per round.
+		for len(want) > 0 {
+			ts := RecordTimestamps(ctx, req.Reader, want, req.TimeLagTimeout)
+			nowMs := now().UnixMilli()
+			next := map[string]map[int32]int64{}
+			for gi := range rep.Groups {
+				g := &rep.Groups[gi]
+				for pi := range g.Partitions {
+					p := &g.Partitions[pi]
+					if p.Error != "" || p.Lag == 0 || p.NextRecordTimestampMs != nil {
+						continue
+					}
+					if want[p.Topic][p.Partition] != p.CommittedOffset {
+						if _, asked := want[p.Topic][p.Partition]; asked {
+							if next[p.Topic] == nil {
+								next[p.Topic] = map[int32]int64{}
+							}
+							next[p.Topic][p.Partition] = p.CommittedOffset
+						}
+						continue
+					}
+					if t, ok := ts[p.Topic][p.Partition]; ok {
+						p.NextRecordTimestampMs = ptr(t)
+						p.TimeLagMs = ptr(max(nowMs-t, 0))
+					}
+				}
+			}
+			want = next
+		}
+	}
+	for gi := range rep.Groups {
+		rep.Groups[gi].total()
+	}
+	return rep, nil
+}
+
+// total sums a group's lag and takes its largest time lag.
+func (g *GroupLag) total() {
+	g.Lag, g.TimeLagMs = 0, nil
+	g.CaughtUp = len(g.Partitions) > 0
+	unknown := false
+	for _, p := range g.Partitions {
+		g.Lag += p.Lag
+		if !p.CaughtUp {
+			g.CaughtUp = false
+		}
+		if p.TimeLagMs == nil {
+			unknown = unknown || p.Lag > 0 || p.Error != ""
+			continue
+		}
+		if g.TimeLagMs == nil || *p.TimeLagMs > *g.TimeLagMs {
+			g.TimeLagMs = ptr(*p.TimeLagMs)
+		}
+	}
+	if unknown && g.TimeLagMs != nil && *g.TimeLagMs == 0 {
+		g.TimeLagMs = nil // caught up on some partitions, unknown on others
+	}
+}
+
+func groupType(lg kadm.ListedGroup) string {
+	switch lg.GroupType {
+	case "":
+		if lg.ProtocolType == "" {
+			return "unknown"
+		}
+		return "classic"
+	default:
+		return lg.GroupType
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// RecordTimestamps reads, for each partition of at, the first record at
+// or after the given offset and returns its timestamp (Unix ms). reader is
+// a consumer client without a group (direct consuming): the partitions are
+// added to it and removed again before returning, so one reader serves
+// successive calls. Fetching runs over the reader's connections, one fetch
+// per broker at a time, each partition paused once its record arrived.
+// Partitions whose record did not arrive within timeout (default 5 s) are
+// missing from the result.
+func RecordTimestamps(ctx context.Context, reader *kgo.Client, at map[string]map[int32]int64, timeout time.Duration) map[string]map[int32]int64 {
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	out := map[string]map[int32]int64{}
+	add := map[string]map[int32]kgo.Offset{}
+	remove := map[string][]int32{}
+	left := 0
+	for t, ps := range at {
+		add[t] = map[int32]kgo.Offset{}
+		for p, o := range ps {
+			add[t][p] = kgo.NewOffset().At(o)
+			remove[t] = append(remove[t], p)
+			left++
+		}
+	}
+	if left == 0 {
+		return out
+	}
+	reader.AddConsumePartitions(add)
+	defer func() {
+		reader.RemoveConsumePartitions(remove)
+		reader.ResumeFetchPartitions(remove)
+	}()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for left > 0 && ctx.Err() == nil {
+		fs := reader.PollFetches(ctx)
+		fs.EachRecord(func(r *kgo.Record) {
+			want, ok := at[r.Topic][r.Partition]
+			if !ok || r.Offset < want {
+				return
+			}
+			if _, done := out[r.Topic][r.Partition]; done {
+				return
+			}
+			if out[r.Topic] == nil {
+				out[r.Topic] = map[int32]int64{}
+			}
+			out[r.Topic][r.Partition] = r.Timestamp.UnixMilli()
+			reader.PauseFetchPartitions(map[string][]int32{r.Topic: {r.Partition}})
+			left--
+		})
+	}
+	return out
+}
+
+// Filter keeps only lagging partitions (and groups with some) when
+// onlyLagging, and sorts the groups.
+func (r *LagReport) Filter(onlyLagging bool, order string) {
+	if onlyLagging {
+		groups := r.Groups[:0]
+		for _, g := range r.Groups {
+			ps := []PartitionLag{}
+			for _, p := range g.Partitions {
+				if p.Lag > 0 {
+					ps = append(ps, p)
+				}
+			}
+			if len(ps) == 0 {
+				continue
+			}
+			g.Partitions = ps
+			g.total()
+			groups = append(groups, g)
+		}
+		r.Groups = groups
+	}
+	sortGroups(r.Groups, order, func(g GroupLag) (string, int64, int64) {
+		return g.Group, g.Lag, timeKey(g.TimeLagMs)
+	})
+}
+
+func timeKey(ms *int64) int64 {
+	if ms == nil {
+		return -1
+	}
+	return *ms
+}
+
+func sortGroups[T any](gs []T, order string, key func(T) (string, int64, int64)) {
+	sort.SliceStable(gs, func(i, j int) bool {
+		ni, li, ti := key(gs[i])
+		nj, lj, tj := key(gs[j])
+		switch order {
+		case SortLag:
+			if li != lj {
+				return li > lj
+			}
+		case SortTime:
+			if ti != tj {
+				return ti > tj
+			}
+		}
+		return ni < nj
+	})
+}
+
+// topicTotals sums a group's partitions per topic, in topic order.
+func (g *GroupLag) topicTotals() []topicTotal {
+	var out []topicTotal
+	for _, p := range g.Partitions {
+		if len(out) == 0 || out[len(out)-1].topic != p.Topic {
+			out = append(out, topicTotal{topic: p.Topic, caughtUp: true})
+		}
+		tt := &out[len(out)-1]
+		tt.partitions++
+		tt.lag += p.Lag
+		tt.caughtUp = tt.caughtUp && p.CaughtUp
+		if p.TimeLagMs == nil {
+			tt.unknown = tt.unknown || p.Lag > 0 || p.Error != ""
+		} else if tt.timeLag == nil || *p.TimeLagMs > *tt.timeLag {
+			tt.timeLag = ptr(*p.TimeLagMs)
+		}
+	}
+	return out
+}
+
+type topicTotal struct {
+	topic      string
+	partitions int
+	lag        int64
+	timeLag    *int64
+	unknown    bool
+	caughtUp   bool
+}
+
+// Header is the table header: one row per group and topic.
+func (r *LagReport) Header() []string {
+	return []string{"GROUP", "STATE", "TOPIC", "PARTITIONS", "LAG", "TIME-LAG"}
+}
+
+// Rows are the table rows: one per group and topic; a group without
+// committed offsets gets one row with "-".
+func (r *LagReport) Rows() [][]string {
+	rows := [][]string{}
+	for _, g := range r.Groups {
+		tts := g.topicTotals()
+		if len(tts) == 0 {
+			rows = append(rows, []string{g.Group, g.State, "-", "0", "-", errOr(g.Error, "-")})
+			continue
+		}
+		for _, tt := range tts {
+			tl := tt.timeLag
+			if tt.unknown && tl != nil && *tl == 0 {
+				tl = nil
+			}
+			rows = append(rows, []string{g.Group, g.State, tt.topic, strconv.Itoa(tt.partitions),
+				strconv.FormatInt(tt.lag, 10), FormatTimeLag(tl, tt.caughtUp)})
+		}
+	}
+	return rows
+}
+
+// WideHeader is the wide table header: one row per partition.
+func (r *LagReport) WideHeader() []string {
+	return []string{"GROUP", "STATE", "TOPIC", "PARTITION", "COMMITTED", "LOG-END", "LAG", "TIME-LAG", "NEXT-RECORD-TIME"}
+}
+
+// WideRows are the wide table rows, one per partition.
+func (r *LagReport) WideRows() [][]string {
+	rows := [][]string{}
+	for _, g := range r.Groups {
+		if len(g.Partitions) == 0 {
+			rows = append(rows, []string{g.Group, g.State, "-", "-", "-", "-", "-", errOr(g.Error, "-"), "-"})
+			continue
+		}
+		for _, p := range g.Partitions {
+			end, next := "-", "-"
+			if p.LogEndOffset != nil {
+				end = strconv.FormatInt(*p.LogEndOffset, 10)
+			}
+			if p.NextRecordTimestampMs != nil {
+				next = time.UnixMilli(*p.NextRecordTimestampMs).UTC().Format("2006-01-02T15:04:05.000Z")
+			}
+			tl := FormatTimeLag(p.TimeLagMs, p.CaughtUp)
+			if p.Error != "" {
+				tl = "error: " + p.Error
+			}
+			rows = append(rows, []string{g.Group, g.State, p.Topic, strconv.Itoa(int(p.Partition)),
+				strconv.FormatInt(p.CommittedOffset, 10), end, strconv.FormatInt(p.Lag, 10), tl, next})
+		}
+	}
+	return rows
+}
+
+func errOr(e, s string) string {
+	if e != "" {
+		return "error: " + e
+	}
+	return s
+}
+
+// FormatTimeLag prints a time lag for tables: "caught up", "-" when
+// unknown, else a short duration ("850ms", "12.3s", "4m05s", "2h03m",
+// "3d04h").
+func FormatTimeLag(ms *int64, caughtUp bool) string {
+	if caughtUp {
+		return "caught up"
+	}
+	if ms == nil {
+		return "-"
+	}
+	return FormatDuration(time.Duration(*ms) * time.Millisecond)
+}
+
+// FormatDuration prints a duration shortly, to the precision a human
+// reads in a lag table.
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	default:
+		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+	}
+}

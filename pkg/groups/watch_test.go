@@ -1,0 +1,72 @@
+package groups
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kboxdev/kbox/internal/golden"
+)
+
+// report builds a one-group lag report: per partition of topic t, the
+// committed and log-end offsets.
+func report(at time.Time, committed, end []int64) *LagReport {
+	g := GroupLag{Group: "g", State: "Stable", Type: "classic", Partitions: []PartitionLag{}}
+	for i := range committed {
+		e := end[i]
+		p := PartitionLag{Topic: "t", Partition: int32(i), CommittedOffset: committed[i], LogEndOffset: &e, Lag: e - committed[i]}
+		p.CaughtUp = p.Lag == 0
+		if p.CaughtUp {
+			p.TimeLagMs = ptr(int64(0))
+		} else {
+			p.TimeLagMs = ptr(int64(1500))
+		}
+		g.Partitions = append(g.Partitions, p)
+	}
+	g.total()
+	return &LagReport{Time: at, Groups: []GroupLag{g}}
+}
+
+func TestSampler(t *testing.T) {
+	var s Sampler
+	first := s.Add(report(base, []int64{0, 0}, []int64{100, 100}))
+	g := first.Groups[0]
+	if first.IntervalSec != nil || g.ProduceRecordsPerSec != nil || g.Status != StatusUnknown || g.EtaSec != nil {
+		t.Fatalf("first sample has no rates: %+v", g)
+	}
+	// 2 s later: produced 100 per partition (100/s), consumed 150 each (150/s).
+	second := s.Add(report(base.Add(2*time.Second), []int64{150, 150}, []int64{200, 200}))
+	g = second.Groups[0]
+	if *second.IntervalSec != 2 || *g.ProduceRecordsPerSec != 100 || *g.ConsumeRecordsPerSec != 150 {
+		t.Fatalf("rates: interval %v produce %v consume %v", *second.IntervalSec, *g.ProduceRecordsPerSec, *g.ConsumeRecordsPerSec)
+	}
+	// lag 100, closing at 50/s: 2 s.
+	if g.Status != StatusCatchingUp || g.Trend != TrendShrinking || *g.LagChange != -100 || g.EtaSec == nil || *g.EtaSec != 2 {
+		t.Fatalf("catching up: %+v eta %v", g.RateLag, g.EtaSec)
+	}
+	if g.ETA() != "2.0s" {
+		t.Errorf("ETA %q", g.ETA())
+	}
+	golden.JSON(t, "watch.json.golden", second)
+
+	// Falling behind: the consumer stopped.
+	third := s.Add(report(base.Add(4*time.Second), []int64{150, 150}, []int64{300, 300}))
+	g = third.Groups[0]
+	if g.Status != StatusFallingBehind || g.Trend != TrendGrowing || g.EtaSec != nil || g.ETA() != "falling behind" {
+		t.Fatalf("falling behind: %+v", g.RateLag)
+	}
+	// A reset backwards counts no consumption; both idle with lag: not catching up.
+	fourth := s.Add(report(base.Add(5*time.Second), []int64{100, 100}, []int64{300, 300}))
+	g = fourth.Groups[0]
+	if *g.ConsumeRecordsPerSec != 0 || g.Status != StatusNotCatchingUp {
+		t.Fatalf("reset backwards: %+v", g.RateLag)
+	}
+	// Caught up.
+	fifth := s.Add(report(base.Add(6*time.Second), []int64{300, 300}, []int64{300, 300}))
+	g = fifth.Groups[0]
+	if g.Status != StatusCaughtUp || g.ETA() != "caught up" || len(g.Topics) != 1 || g.Topics[0].Status != StatusCaughtUp {
+		t.Fatalf("caught up: %+v", g)
+	}
+	if rows := fifth.Rows(); len(rows) != 1 || rows[0][1] != "t" || rows[0][3] != "caught up" {
+		t.Errorf("rows %v", rows)
+	}
+}
