@@ -8,6 +8,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/cmd/consumerperf"
 	"github.com/kboxdev/kbox/cmd/e2elatency"
+	"github.com/kboxdev/kbox/cmd/groups"
 	"github.com/kboxdev/kbox/cmd/logdirs"
 	"github.com/kboxdev/kbox/cmd/perf"
 	"github.com/kboxdev/kbox/cmd/producerperf"
@@ -30,6 +31,7 @@ var applets = []cmdutil.Applet{
 	verifiableproducer.Applet, verifiableconsumer.Applet,
 	// Native groups and commands (`kbox Alias`).
 	cluster.Applet,
+	groups.NativeApplet,
 	perf.Applet,
 	profile.Applet,
 	verify.NativeApplet,

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -33,8 +34,8 @@ type LagRequest struct {
 	Now func() time.Time
 }
 
-// PartitionLag is the lag of one group on one partition.
-type PartitionLag struct {
+// LagPartition is the lag of one group on one partition.
+type LagPartition struct {
 	Topic           string `json:"topic"`
 	Partition       int32  `json:"partition"`
 	CommittedOffset int64  `json:"committed_offset"`
@@ -51,8 +52,8 @@ type PartitionLag struct {
 	Error     string `json:"error,omitempty"`
 }
 
-// GroupLag is the lag of one group: totals and its partitions.
-type GroupLag struct {
+// LagGroup is the lag of one group: totals and its partitions.
+type LagGroup struct {
 	Group string `json:"group"`
 	State string `json:"state"`
 	Type  string `json:"type"`
@@ -62,7 +63,7 @@ type GroupLag struct {
 	// none is known).
 	TimeLagMs  *int64         `json:"time_lag_ms"`
 	CaughtUp   bool           `json:"caught_up"`
-	Partitions []PartitionLag `json:"partitions"`
+	Partitions []LagPartition `json:"partitions"`
 	Error      string         `json:"error,omitempty"`
 }
 
@@ -71,7 +72,7 @@ type LagReport struct {
 	// Time is when the log-end offsets were listed (the middle of the
 	// request), the instant the rates of a watch are computed against.
 	Time   time.Time  `json:"time"`
-	Groups []GroupLag `json:"groups"`
+	Groups []LagGroup `json:"groups"`
 }
 
 // Sort orders for lag reports.
@@ -111,7 +112,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 		keep = append(keep, g)
 	}
 	sort.Strings(keep)
-	rep := &LagReport{Groups: []GroupLag{}}
+	rep := &LagReport{Groups: []LagGroup{}}
 	if len(keep) == 0 {
 		rep.Time = now()
 		return rep, nil
@@ -147,11 +148,11 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 	rep.Time = before.Add(after.Sub(before) / 2)
 
 	for _, g := range keep {
-		gl := GroupLag{Group: g, Partitions: []PartitionLag{}}
+		gl := LagGroup{Group: g, Partitions: []LagPartition{}}
 		if lg, ok := listed[g]; ok {
-			gl.State, gl.Type = lg.State, groupType(lg)
+			gl.State, gl.Type = lg.State, lagGroupType(lg)
 		} else {
-			gl.State, gl.Type = "Dead", "unknown"
+			gl.State, gl.Type = "Dead", ""
 		}
 		fr := fetched[g]
 		if fr.Err != nil {
@@ -165,7 +166,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 				if o.Err == nil && o.At < 0 {
 					continue // no commit on this partition
 				}
-				pl := PartitionLag{Topic: t, Partition: p, CommittedOffset: o.At}
+				pl := LagPartition{Topic: t, Partition: p, CommittedOffset: o.At}
 				if o.Err != nil {
 					pl.Error = o.Err.Error()
 				} else if lo, ok := ends.Lookup(t, p); !ok {
@@ -178,7 +179,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 					pl.Lag = max(end-o.At, 0)
 					pl.CaughtUp = pl.Lag == 0
 					if pl.CaughtUp {
-						pl.TimeLagMs = ptr(int64(0))
+						pl.TimeLagMs = ptrTo(int64(0))
 					}
 				}
 				gl.Partitions = append(gl.Partitions, pl)
@@ -232,8 +233,8 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 						continue
 					}
 					if t, ok := ts[p.Topic][p.Partition]; ok {
-						p.NextRecordTimestampMs = ptr(t)
-						p.TimeLagMs = ptr(max(nowMs-t, 0))
+						p.NextRecordTimestampMs = ptrTo(t)
+						p.TimeLagMs = ptrTo(max(nowMs-t, 0))
 					}
 				}
 			}
@@ -247,7 +248,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 }
 
 // total sums a group's lag and takes its largest time lag.
-func (g *GroupLag) total() {
+func (g *LagGroup) total() {
 	g.Lag, g.TimeLagMs = 0, nil
 	g.CaughtUp = len(g.Partitions) > 0
 	unknown := false
@@ -261,7 +262,7 @@ func (g *GroupLag) total() {
 			continue
 		}
 		if g.TimeLagMs == nil || *p.TimeLagMs > *g.TimeLagMs {
-			g.TimeLagMs = ptr(*p.TimeLagMs)
+			g.TimeLagMs = ptrTo(*p.TimeLagMs)
 		}
 	}
 	if unknown && g.TimeLagMs != nil && *g.TimeLagMs == 0 {
@@ -269,19 +270,17 @@ func (g *GroupLag) total() {
 	}
 }
 
-func groupType(lg kadm.ListedGroup) string {
-	switch lg.GroupType {
+// lagGroupType is the group type as Java prints it (Classic, Consumer).
+func lagGroupType(lg kadm.ListedGroup) string {
+	switch t := strings.ToLower(lg.GroupType); t {
 	case "":
-		if lg.ProtocolType == "" {
-			return "unknown"
-		}
-		return "classic"
+		return "Classic"
 	default:
-		return lg.GroupType
+		return strings.ToUpper(t[:1]) + t[1:]
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
+func ptrTo[T any](v T) *T { return &v }
 
 // RecordTimestamps reads, for each partition of at, the first record at
 // or after the given offset and returns its timestamp (Unix ms). reader is
@@ -344,7 +343,7 @@ func (r *LagReport) Filter(onlyLagging bool, order string) {
 	if onlyLagging {
 		groups := r.Groups[:0]
 		for _, g := range r.Groups {
-			ps := []PartitionLag{}
+			ps := []LagPartition{}
 			for _, p := range g.Partitions {
 				if p.Lag > 0 {
 					ps = append(ps, p)
@@ -359,7 +358,7 @@ func (r *LagReport) Filter(onlyLagging bool, order string) {
 		}
 		r.Groups = groups
 	}
-	sortGroups(r.Groups, order, func(g GroupLag) (string, int64, int64) {
+	sortGroups(r.Groups, order, func(g LagGroup) (string, int64, int64) {
 		return g.Group, g.Lag, timeKey(g.TimeLagMs)
 	})
 }
@@ -390,7 +389,7 @@ func sortGroups[T any](gs []T, order string, key func(T) (string, int64, int64))
 }
 
 // topicTotals sums a group's partitions per topic, in topic order.
-func (g *GroupLag) topicTotals() []topicTotal {
+func (g *LagGroup) topicTotals() []topicTotal {
 	var out []topicTotal
 	for _, p := range g.Partitions {
 		if len(out) == 0 || out[len(out)-1].topic != p.Topic {
@@ -403,7 +402,7 @@ func (g *GroupLag) topicTotals() []topicTotal {
 		if p.TimeLagMs == nil {
 			tt.unknown = tt.unknown || p.Lag > 0 || p.Error != ""
 		} else if tt.timeLag == nil || *p.TimeLagMs > *tt.timeLag {
-			tt.timeLag = ptr(*p.TimeLagMs)
+			tt.timeLag = ptrTo(*p.TimeLagMs)
 		}
 	}
 	return out
@@ -430,7 +429,7 @@ func (r *LagReport) Rows() [][]string {
 	for _, g := range r.Groups {
 		tts := g.topicTotals()
 		if len(tts) == 0 {
-			rows = append(rows, []string{g.Group, g.State, "-", "0", "-", errOr(g.Error, "-")})
+			rows = append(rows, []string{g.Group, g.State, "-", "0", "-", lagErrCell(g.Error, "-")})
 			continue
 		}
 		for _, tt := range tts {
@@ -455,7 +454,7 @@ func (r *LagReport) WideRows() [][]string {
 	rows := [][]string{}
 	for _, g := range r.Groups {
 		if len(g.Partitions) == 0 {
-			rows = append(rows, []string{g.Group, g.State, "-", "-", "-", "-", "-", errOr(g.Error, "-"), "-"})
+			rows = append(rows, []string{g.Group, g.State, "-", "-", "-", "-", "-", lagErrCell(g.Error, "-"), "-"})
 			continue
 		}
 		for _, p := range g.Partitions {
@@ -477,7 +476,7 @@ func (r *LagReport) WideRows() [][]string {
 	return rows
 }
 
-func errOr(e, s string) string {
+func lagErrCell(e, s string) string {
 	if e != "" {
 		return "error: " + e
 	}

@@ -12,10 +12,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-var base = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+var lagBase = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 // lagCluster starts kfake with topic t (2 partitions) and u (1), writes
-// records with known timestamps (record i of a partition at base + i s),
+// records with known timestamps (record i of a partition at lagBase + i s),
 // and commits offsets for three groups.
 func lagCluster(t *testing.T) (*kadm.Client, *kgo.Client) {
 	t.Helper()
@@ -36,7 +36,7 @@ func lagCluster(t *testing.T) (*kadm.Client, *kgo.Client) {
 			topic string
 			p     int32
 		}{{"t", 0}, {"t", 1}, {"u", 0}} {
-			recs = append(recs, &kgo.Record{Topic: tp.topic, Partition: tp.p, Value: []byte("v"), Timestamp: base.Add(time.Duration(i) * time.Second)})
+			recs = append(recs, &kgo.Record{Topic: tp.topic, Partition: tp.p, Value: []byte("v"), Timestamp: lagBase.Add(time.Duration(i) * time.Second)})
 		}
 	}
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
@@ -67,7 +67,7 @@ func lagCluster(t *testing.T) (*kadm.Client, *kgo.Client) {
 
 func TestLagTime(t *testing.T) {
 	adm, reader := lagCluster(t)
-	now := base.Add(time.Minute)
+	now := lagBase.Add(time.Minute)
 	rep, err := Lag(context.Background(), adm, LagRequest{Reader: reader, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
@@ -85,9 +85,9 @@ func TestLagTime(t *testing.T) {
 		lag     int64
 		timeLag *int64 // ms
 	}{
-		{"t", 0, 7, ptr(int64(57_000))}, // record 3 written at base+3s, now base+60s
-		{"t", 1, 0, ptr(int64(0))},
-		{"u", 0, 1, ptr(int64(51_000))},
+		{"t", 0, 7, ptrTo(int64(57_000))}, // record 3 written at lagBase+3s, now lagBase+60s
+		{"t", 1, 0, ptrTo(int64(0))},
+		{"u", 0, 1, ptrTo(int64(51_000))},
 	}
 	if len(g1.Partitions) != len(want) {
 		t.Fatalf("g1 partitions %+v", g1.Partitions)
@@ -117,7 +117,7 @@ func TestLagTime(t *testing.T) {
 		t.Errorf("idle log end %v", got)
 	}
 
-	rep.Time = base // the golden pins the schema, not the clock
+	rep.Time = lagBase // the golden pins the schema, not the clock
 	golden.JSON(t, "lag.json.golden", rep)
 }
 
@@ -156,10 +156,10 @@ func TestLagFilters(t *testing.T) {
 }
 
 func TestSortGroups(t *testing.T) {
-	r := &LagReport{Groups: []GroupLag{
-		{Group: "b", Lag: 5, TimeLagMs: ptr(int64(10))},
+	r := &LagReport{Groups: []LagGroup{
+		{Group: "b", Lag: 5, TimeLagMs: ptrTo(int64(10))},
 		{Group: "a", Lag: 5, TimeLagMs: nil},
-		{Group: "c", Lag: 1, TimeLagMs: ptr(int64(99))},
+		{Group: "c", Lag: 1, TimeLagMs: ptrTo(int64(99))},
 	}}
 	order := func() string {
 		s := ""

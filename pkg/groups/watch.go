@@ -86,11 +86,11 @@ type pkey struct {
 func (s *Sampler) Add(r *LagReport) *WatchSample {
 	s.n++
 	ws := &WatchSample{Time: r.Time, Sample: s.n, Groups: []GroupRate{}}
-	prev := map[pkey]PartitionLag{}
+	prev := map[pkey]LagPartition{}
 	var dt float64
 	if s.prev != nil {
 		dt = r.Time.Sub(s.prev.Time).Seconds()
-		ws.IntervalSec = ptr(round3(dt))
+		ws.IntervalSec = ptrTo(round3(dt))
 		for _, g := range s.prev.Groups {
 			for _, p := range g.Partitions {
 				prev[pkey{g.Group, p.Topic, p.Partition}] = p
@@ -165,12 +165,12 @@ func (s *Sampler) Add(r *LagReport) *WatchSample {
 // rate fills rates, trend, status and ETA from the rates and the lag of
 // the previous sample.
 func (rl *RateLag) rate(prod, cons float64, prevLag int64, hadPrev bool) {
-	rl.ProduceRecordsPerSec = ptr(round3(prod))
-	rl.ConsumeRecordsPerSec = ptr(round3(cons))
+	rl.ProduceRecordsPerSec = ptrTo(round3(prod))
+	rl.ConsumeRecordsPerSec = ptrTo(round3(cons))
 	rl.Trend = TrendSteady
 	if hadPrev {
 		d := rl.Lag - prevLag
-		rl.LagChange = ptr(d)
+		rl.LagChange = ptrTo(d)
 		switch {
 		case d > 0:
 			rl.Trend = TrendGrowing
@@ -183,7 +183,7 @@ func (rl *RateLag) rate(prod, cons float64, prevLag int64, hadPrev bool) {
 		rl.Status = StatusCaughtUp
 	case cons > prod:
 		rl.Status = StatusCatchingUp
-		rl.EtaSec = ptr(round3(float64(rl.Lag) / (cons - prod)))
+		rl.EtaSec = ptrTo(round3(float64(rl.Lag) / (cons - prod)))
 	case prod > cons:
 		rl.Status = StatusFallingBehind
 	default:
@@ -243,4 +243,30 @@ func fmtRate(v *float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f", *v)
+}
+
+// Filter keeps only lagging groups and topics when onlyLagging, and sorts
+// the groups. The sampler sees every partition; filtering the sample
+// afterwards keeps the rates of a group that just caught up right.
+func (w *WatchSample) Filter(onlyLagging bool, order string) {
+	if onlyLagging {
+		gs := w.Groups[:0]
+		for _, g := range w.Groups {
+			if g.Lag == 0 {
+				continue
+			}
+			ts := []TopicRate{}
+			for _, t := range g.Topics {
+				if t.Lag > 0 {
+					ts = append(ts, t)
+				}
+			}
+			g.Topics = ts
+			gs = append(gs, g)
+		}
+		w.Groups = gs
+	}
+	sortGroups(w.Groups, order, func(g GroupRate) (string, int64, int64) {
+		return g.Group, g.Lag, timeKey(g.TimeLagMs)
+	})
 }

@@ -9,32 +9,32 @@ import (
 
 // report builds a one-group lag report: per partition of topic t, the
 // committed and log-end offsets.
-func report(at time.Time, committed, end []int64) *LagReport {
-	g := GroupLag{Group: "g", State: "Stable", Type: "classic", Partitions: []PartitionLag{}}
+func lagReportOf(at time.Time, committed, end []int64) *LagReport {
+	g := LagGroup{Group: "g", State: "Stable", Type: "classic", Partitions: []LagPartition{}}
 	for i := range committed {
 		e := end[i]
-		p := PartitionLag{Topic: "t", Partition: int32(i), CommittedOffset: committed[i], LogEndOffset: &e, Lag: e - committed[i]}
+		p := LagPartition{Topic: "t", Partition: int32(i), CommittedOffset: committed[i], LogEndOffset: &e, Lag: e - committed[i]}
 		p.CaughtUp = p.Lag == 0
 		if p.CaughtUp {
-			p.TimeLagMs = ptr(int64(0))
+			p.TimeLagMs = ptrTo(int64(0))
 		} else {
-			p.TimeLagMs = ptr(int64(1500))
+			p.TimeLagMs = ptrTo(int64(1500))
 		}
 		g.Partitions = append(g.Partitions, p)
 	}
 	g.total()
-	return &LagReport{Time: at, Groups: []GroupLag{g}}
+	return &LagReport{Time: at, Groups: []LagGroup{g}}
 }
 
 func TestSampler(t *testing.T) {
 	var s Sampler
-	first := s.Add(report(base, []int64{0, 0}, []int64{100, 100}))
+	first := s.Add(lagReportOf(lagBase, []int64{0, 0}, []int64{100, 100}))
 	g := first.Groups[0]
 	if first.IntervalSec != nil || g.ProduceRecordsPerSec != nil || g.Status != StatusUnknown || g.EtaSec != nil {
 		t.Fatalf("first sample has no rates: %+v", g)
 	}
 	// 2 s later: produced 100 per partition (100/s), consumed 150 each (150/s).
-	second := s.Add(report(base.Add(2*time.Second), []int64{150, 150}, []int64{200, 200}))
+	second := s.Add(lagReportOf(lagBase.Add(2*time.Second), []int64{150, 150}, []int64{200, 200}))
 	g = second.Groups[0]
 	if *second.IntervalSec != 2 || *g.ProduceRecordsPerSec != 100 || *g.ConsumeRecordsPerSec != 150 {
 		t.Fatalf("rates: interval %v produce %v consume %v", *second.IntervalSec, *g.ProduceRecordsPerSec, *g.ConsumeRecordsPerSec)
@@ -49,19 +49,19 @@ func TestSampler(t *testing.T) {
 	golden.JSON(t, "watch.json.golden", second)
 
 	// Falling behind: the consumer stopped.
-	third := s.Add(report(base.Add(4*time.Second), []int64{150, 150}, []int64{300, 300}))
+	third := s.Add(lagReportOf(lagBase.Add(4*time.Second), []int64{150, 150}, []int64{300, 300}))
 	g = third.Groups[0]
 	if g.Status != StatusFallingBehind || g.Trend != TrendGrowing || g.EtaSec != nil || g.ETA() != "falling behind" {
 		t.Fatalf("falling behind: %+v", g.RateLag)
 	}
 	// A reset backwards counts no consumption; both idle with lag: not catching up.
-	fourth := s.Add(report(base.Add(5*time.Second), []int64{100, 100}, []int64{300, 300}))
+	fourth := s.Add(lagReportOf(lagBase.Add(5*time.Second), []int64{100, 100}, []int64{300, 300}))
 	g = fourth.Groups[0]
 	if *g.ConsumeRecordsPerSec != 0 || g.Status != StatusNotCatchingUp {
 		t.Fatalf("reset backwards: %+v", g.RateLag)
 	}
 	// Caught up.
-	fifth := s.Add(report(base.Add(6*time.Second), []int64{300, 300}, []int64{300, 300}))
+	fifth := s.Add(lagReportOf(lagBase.Add(6*time.Second), []int64{300, 300}, []int64{300, 300}))
 	g = fifth.Groups[0]
 	if g.Status != StatusCaughtUp || g.ETA() != "caught up" || len(g.Topics) != 1 || g.Topics[0].Status != StatusCaughtUp {
 		t.Fatalf("caught up: %+v", g)
