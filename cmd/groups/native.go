@@ -26,7 +26,7 @@ const NativeShort = "Consumer groups: list, describe, lag in time with --watch, 
 // are NativeNames.
 func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "groups", Short: NativeShort, SilenceUsage: true, SilenceErrors: true}
-	cmd.AddCommand(newLagCmd(f))
+	cmd.AddCommand(newListCmd(f), newDescribeCmd(f), newLagCmd(f), newResetCmd(f), newDeleteCmd(f))
 	return cmd
 }
 
