@@ -243,3 +243,100 @@ func TestWatchRates(t *testing.T) {
 		t.Errorf("%d samples, want 4:\n%s", n, r.Stdout)
 	}
 }
+
+// A reset plan: dry run changes nothing, --execute commits the diff,
+// --save-plan/--plan replays it later; checked by the committed offsets.
+func TestResetPlan(t *testing.T) {
+	cl := client(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	adm := kadm.NewClient(cl)
+	createTopic(t, adm, "resets", 2)
+	var recs []*kgo.Record
+	for i := 0; i < 200; i++ {
+		recs = append(recs, &kgo.Record{Topic: "resets", Partition: int32(i % 2), Value: []byte("x")})
+	}
+	if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, adm, "resets-g", map[string]map[int32]int64{"resets": {0: 50, 1: 60}})
+	plan := t.TempDir() + "/plan.json"
+
+	r := kbox(t, "reset", "resets-g", "--topic", "resets", "--shift-by", "-20", "--save-plan", plan)
+	if r.Code != 0 || !strings.Contains(r.Stdout, "replay 20") || !strings.Contains(r.Stderr, "nothing committed") {
+		t.Fatalf("dry run: %s", r)
+	}
+	if got := committed(t, adm, "resets-g", "resets"); got[0] != 50 || got[1] != 60 {
+		t.Fatalf("the dry run committed: %v", got)
+	}
+	r = kbox(t, "reset", "resets-g", "--topic", "resets:1", "--to-latest", "--execute", "-o", "json")
+	var p groups.Plan
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &p) != nil || !p.Executed || p.Groups[0].Partitions[0].RecordsSkipped != 40 {
+		t.Fatalf("execute: %s", r)
+	}
+	if got := committed(t, adm, "resets-g", "resets"); got[0] != 50 || got[1] != 100 {
+		t.Fatalf("after --to-latest on resets:1: %v", got)
+	}
+	// The saved plan's new offsets (30, 40), from what is committed now.
+	r = kbox(t, "reset", "--plan", plan, "--execute")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "replay 60") || !strings.Contains(r.Stderr, "Committed new offsets for 2 partition(s): 0 record(s) skipped, 80 replayed") {
+		t.Fatalf("replay: %s", r)
+	}
+	if got := committed(t, adm, "resets-g", "resets"); got[0] != 30 || got[1] != 40 {
+		t.Fatalf("after replaying the plan: %v", got)
+	}
+	// A group that does not exist: planned, with a note saying executing creates it.
+	r = kbox(t, "reset", "resets-new", "--topic", "resets", "--to-earliest")
+	if r.Code != 0 || !strings.Contains(r.Stderr, "group resets-new does not exist: executing the plan creates it") {
+		t.Errorf("unknown group: %s", r)
+	}
+	// By time: the records were just written, so one hour back is the start.
+	r = kbox(t, "reset", "resets-g", "--all-topics", "--by-duration", "PT1H", "-o", "json")
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &p) != nil || p.Groups[0].Partitions[0].NewOffset != 0 {
+		t.Errorf("by duration: %s", r)
+	}
+}
+
+// An active group is refused with its state; nothing is committed, also
+// for the other (empty) group of the same command; delete refuses it too.
+func TestActiveGroupRefused(t *testing.T) {
+	cl := client(t)
+	adm := kadm.NewClient(cl)
+	createTopic(t, adm, "live", 1)
+	if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "live", Value: []byte("x")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, adm, "idle-g", map[string]map[int32]int64{"live": {0: 0}})
+	cons := client(t, kgo.ConsumerGroup("live-g"), kgo.ConsumeTopics("live"), kgo.FetchMaxWait(200*time.Millisecond))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		for ctx.Err() == nil {
+			cons.PollFetches(ctx)
+		}
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ls, err := adm.ListGroups(context.Background())
+		if err == nil && ls["live-g"].State == "Stable" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("live-g did not become Stable within 60 s")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	r := kbox(t, "reset", "live-g", "idle-g", "--topic", "live", "--to-latest", "--execute")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "group live-g is active (state Stable)") || !strings.Contains(r.Stdout, "refused: state Stable") {
+		t.Fatalf("active group: %s", r)
+	}
+	if got := committed(t, adm, "idle-g", "live"); got[0] != 0 {
+		t.Errorf("the empty group of a refused plan was reset: %v", got)
+	}
+	r = kbox(t, "delete", "live-g")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "not deleted: the group has active members") {
+		t.Errorf("delete active: %s", r)
+	}
+	r = kbox(t, "delete", "idle-g", "-o", "json")
+	if r.Code != 0 || !strings.Contains(r.Stdout, `"deleted":true`) {
+		t.Errorf("delete idle: %s", r)
+	}
+}
