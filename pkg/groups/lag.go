@@ -16,8 +16,8 @@ import (
 
 // LagRequest selects the groups and topics whose lag is measured.
 type LagRequest struct {
-	// Groups names groups explicitly; empty means every group the cluster
-	// lists.
+	// Groups names groups explicitly; empty means every consumer group
+	// the cluster lists (classic and KIP-848; not Connect or share groups).
 	Groups []string
 	// GroupRegex and TopicRegex, when set, keep only the groups and topics
 	// whose whole name matches.
@@ -100,7 +100,12 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 	}
 	names := req.Groups
 	if len(names) == 0 {
-		names = listed.Groups()
+		for _, lg := range listed.Sorted() {
+			// Consumer groups only (as List): not Connect's, not share groups.
+			if (lg.ProtocolType == "consumer" || lg.ProtocolType == "") && lg.GroupType != "share" && lg.GroupType != "streams" {
+				names = append(names, lg.Group)
+			}
+		}
 	}
 	var keep []string
 	seen := map[string]bool{}
