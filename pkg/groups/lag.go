@@ -73,6 +73,9 @@ type LagReport struct {
 	// request), the instant the rates of a watch are computed against.
 	Time   time.Time  `json:"time"`
 	Groups []LagGroup `json:"groups"`
+	// committedAt is when the committed offsets were fetched (the middle
+	// of the request): consume rates are computed against it.
+	committedAt time.Time
 }
 
 // Sort orders for lag reports.
@@ -122,7 +125,10 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 		rep.Time = now()
 		return rep, nil
 	}
+	fb := now()
 	fetched := adm.FetchManyOffsets(ctx, keep...)
+	fa := now()
+	rep.committedAt = fb.Add(fa.Sub(fb) / 2)
 	topicSet := map[string]bool{}
 	for _, g := range keep {
 		fr, ok := fetched[g]

@@ -87,9 +87,13 @@ func (s *Sampler) Add(r *LagReport) *WatchSample {
 	s.n++
 	ws := &WatchSample{Time: r.Time, Sample: s.n, Groups: []GroupRate{}}
 	prev := map[pkey]LagPartition{}
-	var dt float64
+	var dt, dtc float64
 	if s.prev != nil {
 		dt = r.Time.Sub(s.prev.Time).Seconds()
+		dtc = dt
+		if !r.committedAt.IsZero() && !s.prev.committedAt.IsZero() {
+			dtc = r.committedAt.Sub(s.prev.committedAt).Seconds()
+		}
 		ws.IntervalSec = ptrTo(round3(dt))
 		for _, g := range s.prev.Groups {
 			for _, p := range g.Partitions {
@@ -126,7 +130,7 @@ func (s *Sampler) Add(r *LagReport) *WatchSample {
 					continue
 				}
 				q, ok := prev[pkey{g.Group, p.Topic, p.Partition}]
-				if !ok || q.LogEndOffset == nil || dt <= 0 {
+				if !ok || q.LogEndOffset == nil || dt <= 0 || dtc <= 0 {
 					continue
 				}
 				rated = true
@@ -138,7 +142,7 @@ func (s *Sampler) Add(r *LagReport) *WatchSample {
 				gProd += prod
 				gCons += cons
 				pl, hadPrev := prevLag[[2]string{g.Group, tt.topic}]
-				trate.RateLag.rate(prod/dt, cons/dt, pl, hadPrev)
+				trate.RateLag.rate(prod/dt, cons/dtc, pl, hadPrev)
 			} else {
 				trate.Trend, trate.Status = TrendSteady, StatusUnknown
 				if tt.lag == 0 && tt.caughtUp {
@@ -149,7 +153,7 @@ func (s *Sampler) Add(r *LagReport) *WatchSample {
 		}
 		if gRated {
 			pl, hadPrev := prevGroup[g.Group]
-			gr.RateLag.rate(gProd/dt, gCons/dt, pl, hadPrev)
+			gr.RateLag.rate(gProd/dt, gCons/dtc, pl, hadPrev)
 		} else {
 			gr.Trend, gr.Status = TrendSteady, StatusUnknown
 			if g.CaughtUp {

@@ -70,3 +70,18 @@ func TestSampler(t *testing.T) {
 		t.Errorf("rows %v", rows)
 	}
 }
+
+// Consume rates are taken against the time the committed offsets were
+// fetched, produce rates against the time the log ends were listed.
+func TestSamplerClocks(t *testing.T) {
+	var s Sampler
+	a := lagReportOf(lagBase, []int64{0}, []int64{0})
+	a.committedAt = lagBase.Add(-time.Second)
+	s.Add(a)
+	b := lagReportOf(lagBase.Add(2*time.Second), []int64{400}, []int64{400})
+	b.committedAt = lagBase.Add(3 * time.Second) // 4 s after the first fetch
+	g := s.Add(b).Groups[0]
+	if *g.ProduceRecordsPerSec != 200 || *g.ConsumeRecordsPerSec != 100 {
+		t.Errorf("produce %v consume %v, want 200 (over 2 s) and 100 (over 4 s)", *g.ProduceRecordsPerSec, *g.ConsumeRecordsPerSec)
+	}
+}
