@@ -189,7 +189,7 @@ func TestLagAndViewsOnKfake(t *testing.T) {
 		t.Fatalf("lag: exit %d\n%s\n%s", code, out, errOut)
 	}
 	out, _, code = run(t, "lag", "--bootstrap-server", bs, "--watch", "--interval", "100ms", "--count", "2")
-	if code != 0 || strings.Count(out, "GROUP") != 2 || !strings.Contains(out, "sample 2, rates over") || !strings.Contains(out, "not catching up") {
+	if code != 0 || strings.Count(out, "GROUP") != 2 || !strings.Contains(out, "sample 2, rates over") || !strings.Contains(out, "stalled") {
 		t.Fatalf("watch table: exit %d\n%s", code, out)
 	}
 	out, _, code = run(t, "list", "--bootstrap-server", bs)

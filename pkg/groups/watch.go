@@ -9,11 +9,12 @@ import (
 
 // Catch-up status of a group or topic in a watch sample.
 const (
-	StatusCaughtUp      = "caught_up"       // no lag
-	StatusCatchingUp    = "catching_up"     // consuming faster than producing: ETA known
-	StatusFallingBehind = "falling_behind"  // lag and producing faster than consuming
-	StatusNotCatchingUp = "not_catching_up" // lag, consuming as fast as producing (or both idle)
-	StatusUnknown       = "unknown"         // first sample: no rates yet
+	StatusCaughtUp      = "caught_up"      // no lag
+	StatusCatchingUp    = "catching_up"    // consuming faster than producing: ETA known
+	StatusKeepingUp     = "keeping_up"     // lag, consuming about as fast as producing (within 2 % or 1 record/s)
+	StatusFallingBehind = "falling_behind" // lag, producing faster than consuming
+	StatusStalled       = "stalled"        // lag, and neither producing nor consuming
+	StatusUnknown       = "unknown"        // first sample: no rates yet
 )
 
 // Trend of the lag between two samples.
@@ -185,13 +186,15 @@ func (rl *RateLag) rate(prod, cons float64, prevLag int64, hadPrev bool) {
 	switch {
 	case rl.Lag == 0:
 		rl.Status = StatusCaughtUp
+	case prod == 0 && cons == 0:
+		rl.Status = StatusStalled
+	case math.Abs(cons-prod) <= math.Max(1, 0.02*math.Max(prod, cons)):
+		rl.Status = StatusKeepingUp
 	case cons > prod:
 		rl.Status = StatusCatchingUp
 		rl.EtaSec = ptrTo(round3(float64(rl.Lag) / (cons - prod)))
-	case prod > cons:
-		rl.Status = StatusFallingBehind
 	default:
-		rl.Status = StatusNotCatchingUp
+		rl.Status = StatusFallingBehind
 	}
 }
 
@@ -224,8 +227,8 @@ func (rl RateLag) row(group, topic string) []string {
 		fmtRate(rl.ProduceRecordsPerSec), fmtRate(rl.ConsumeRecordsPerSec), rl.Trend, rl.ETA()}
 }
 
-// ETA prints the catch-up estimate: a duration, "caught up", "falling
-// behind", "not catching up", or "-" before rates are known.
+// ETA prints the catch-up estimate: a duration, "caught up", "keeping
+// up", "falling behind", "stalled", or "-" before rates are known.
 func (rl RateLag) ETA() string {
 	switch rl.Status {
 	case StatusCaughtUp:
@@ -236,8 +239,10 @@ func (rl RateLag) ETA() string {
 		}
 	case StatusFallingBehind:
 		return "falling behind"
-	case StatusNotCatchingUp:
-		return "not catching up"
+	case StatusKeepingUp:
+		return "keeping up"
+	case StatusStalled:
+		return "stalled"
 	}
 	return "-"
 }

@@ -54,14 +54,20 @@ func TestSampler(t *testing.T) {
 	if g.Status != StatusFallingBehind || g.Trend != TrendGrowing || g.EtaSec != nil || g.ETA() != "falling behind" {
 		t.Fatalf("falling behind: %+v", g.RateLag)
 	}
-	// A reset backwards counts no consumption; both idle with lag: not catching up.
+	// A reset backwards counts no consumption; both idle with lag: stalled.
 	fourth := s.Add(lagReportOf(lagBase.Add(5*time.Second), []int64{100, 100}, []int64{300, 300}))
 	g = fourth.Groups[0]
-	if *g.ConsumeRecordsPerSec != 0 || g.Status != StatusNotCatchingUp {
+	if *g.ConsumeRecordsPerSec != 0 || g.Status != StatusStalled || g.ETA() != "stalled" {
 		t.Fatalf("reset backwards: %+v", g.RateLag)
 	}
+	// Consuming 1 % slower than producing, with a small lag: keeping up.
+	keep := s.Add(lagReportOf(lagBase.Add(6*time.Second), []int64{595, 595}, []int64{800, 800}))
+	g = keep.Groups[0]
+	if g.Status != StatusKeepingUp || g.ETA() != "keeping up" || g.EtaSec != nil {
+		t.Fatalf("keeping up: %+v produce %v consume %v", g.RateLag, *g.ProduceRecordsPerSec, *g.ConsumeRecordsPerSec)
+	}
 	// Caught up.
-	fifth := s.Add(lagReportOf(lagBase.Add(6*time.Second), []int64{300, 300}, []int64{300, 300}))
+	fifth := s.Add(lagReportOf(lagBase.Add(7*time.Second), []int64{800, 800}, []int64{800, 800}))
 	g = fifth.Groups[0]
 	if g.Status != StatusCaughtUp || g.ETA() != "caught up" || len(g.Topics) != 1 || g.Topics[0].Status != StatusCaughtUp {
 		t.Fatalf("caught up: %+v", g)
