@@ -305,18 +305,23 @@ func TestActiveGroupRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	commit(t, adm, "idle-g", map[string]map[int32]int64{"live": {0: 0}})
-	cons := client(t, kgo.ConsumerGroup("live-g"), kgo.ConsumeTopics("live"), kgo.FetchMaxWait(200*time.Millisecond))
+	// A classic member, and a KIP-848 (group.protocol=consumer) one.
+	classic := client(t, kgo.ConsumerGroup("live-g"), kgo.ConsumeTopics("live"), kgo.FetchMaxWait(200*time.Millisecond))
+	kip848 := client(t, kgo.ConsumerGroup("live848-g"), kgo.ConsumeTopics("live"), kgo.FetchMaxWait(200*time.Millisecond),
+		kgo.ServerSideBalancer(), kgo.Balancers(kgo.StickyBalancer()))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go func() {
-		for ctx.Err() == nil {
-			cons.PollFetches(ctx)
-		}
-	}()
+	for _, cons := range []*kgo.Client{classic, kip848} {
+		go func() {
+			for ctx.Err() == nil {
+				cons.PollFetches(ctx)
+			}
+		}()
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		ls, err := adm.ListGroups(context.Background())
-		if err == nil && ls["live-g"].State == "Stable" {
+		if err == nil && ls["live-g"].State == "Stable" && ls["live848-g"].State == "Stable" {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -330,6 +335,22 @@ func TestActiveGroupRefused(t *testing.T) {
 	}
 	if got := committed(t, adm, "idle-g", "live"); got[0] != 0 {
 		t.Errorf("the empty group of a refused plan was reset: %v", got)
+	}
+	r = kbox(t, "reset", "live848-g", "--all-topics", "--to-earliest")
+	if r.Code != 1 || !strings.Contains(r.Stderr, "group live848-g is active (state Stable)") {
+		t.Errorf("active KIP-848 group: %s", r)
+	}
+	r = kbox(t, "list", "-o", "json")
+	var l groups.GroupList
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &l) != nil {
+		t.Fatalf("list: %s", r)
+	}
+	types := map[string]string{}
+	for _, g := range l.Groups {
+		types[g.Group] = g.Type + "/" + g.State
+	}
+	if types["live-g"] != "Classic/Stable" || types["live848-g"] != "Consumer/Stable" || types["idle-g"] != "Classic/Empty" {
+		t.Errorf("list: %v", types)
 	}
 	r = kbox(t, "delete", "live-g")
 	if r.Code != 1 || !strings.Contains(r.Stdout, "not deleted: the group has active members") {
