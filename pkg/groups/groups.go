@@ -195,7 +195,6 @@ func (c *Client) Describe(ctx context.Context, groups []string) ([]Group, error)
 			case !ok:
 				res[g] = Group{Group: g, Err: fmt.Errorf("group %s: no response", g)}
 			case errors.Is(d.Err, kerr.GroupIDNotFound):
-				// Kafka 4.4 answers DescribeGroups for an unknown group so.
 				res[g] = Group{Group: g, State: "Dead", Err: &ErrGroupNotFound{Group: g}}
 			case d.Err != nil:
 				res[g] = Group{Group: g, Err: d.Err}

@@ -85,8 +85,18 @@ type ArgError struct{ Msg string }
 
 func (e *ArgError) Error() string { return e.Msg }
 
-// UnknownPartitionsError: partitions of the scope that do not exist.
-type UnknownPartitionsError struct{ Partitions []TopicPartition }
+// ErrNoScope: neither AllTopics nor Topics, and not FromFile.
+var ErrNoScope = errors.New("no reset scope: all topics or a list of topics is needed")
+
+// ErrNoSpec: the spec has no Kind.
+var ErrNoSpec = errors.New("no reset specification")
+
+// UnknownPartitionsError: partitions of the scope that do not exist
+// (MissingTopics: their topics do not exist at all).
+type UnknownPartitionsError struct {
+	Partitions    []TopicPartition
+	MissingTopics []string
+}
 
 func (e *UnknownPartitionsError) Error() string {
 	return fmt.Sprintf("The partitions \"%s\" do not exist", joinTPs(e.Partitions))
@@ -254,6 +264,9 @@ func (c *Client) planGroup(ctx context.Context, group string, spec ResetSpec) (*
 	if err != nil {
 		return nil, err
 	}
+	if !spec.AllTopics && len(spec.Topics) == 0 && spec.Kind != FromFile {
+		return nil, ErrNoScope
+	}
 	scope, err := c.scope(ctx, spec, committed)
 	if err != nil {
 		return nil, err
@@ -264,17 +277,25 @@ func (c *Client) planGroup(ctx context.Context, group string, spec ResetSpec) (*
 		return nil, err
 	}
 	var missing, noLeader []TopicPartition
+	var missingTopics []string
+	topicExists := map[string]bool{}
+	for tp := range li {
+		topicExists[tp.Topic] = true
+	}
 	for _, tp := range scope {
 		info, ok := li[tp]
 		switch {
 		case !ok:
 			missing = append(missing, tp)
+			if !topicExists[tp.Topic] {
+				missingTopics = append(missingTopics, tp.Topic)
+			}
 		case !info.hasLeader:
 			noLeader = append(noLeader, tp)
 		}
 	}
 	if len(missing) > 0 {
-		return nil, &UnknownPartitionsError{Partitions: missing}
+		return nil, &UnknownPartitionsError{Partitions: missing, MissingTopics: missingTopics}
 	}
 	if len(noLeader) > 0 {
 		return nil, &NoLeaderError{Partitions: noLeader}
@@ -384,6 +405,8 @@ func (c *Client) planGroup(ctx context.Context, group string, spec ResetSpec) (*
 			}
 			add(tp, *e, *e, "")
 		}
+	case "":
+		return nil, ErrNoSpec
 	default:
 		return nil, fmt.Errorf("unknown reset specification %q", spec.Kind)
 	}

@@ -1,0 +1,262 @@
+// Package consumergroups is the kafka-consumer-groups applet: a drop-in for
+// Apache's kafka-consumer-groups.sh (ConsumerGroupCommand of Kafka 4.4),
+// also `kbox groups`.
+package consumergroups
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"time"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/groups"
+	"github.com/kboxdev/kbox/pkg/javafmt"
+	"github.com/kboxdev/kbox/pkg/kafka"
+)
+
+// apacheHelp is the option table jopt-simple prints for ConsumerGroupCommand
+// of Kafka 4.4.0, captured from the real tool.
+//
+//go:embed apache_help.txt
+var apacheHelp string
+
+const short = "List, describe, delete consumer groups and manage their offsets"
+
+const title = "This tool helps to list, describe, delete and manage the offsets of consumer groups."
+
+// Applet is the registry entry: kafka-consumer-groups, `kbox groups`.
+var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-consumer-groups", Alias: "groups", Short: short, Run: Run}
+
+// Run is the applet's entry point. It runs Apache's command line
+// (RunApache); native subcommands dispatch here before it.
+func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
+	return RunApache(ctx, f, args)
+}
+
+type runner struct {
+	f        *cmdutil.Factory
+	p        *parsed
+	out, err io.Writer
+	timeout  time.Duration
+}
+
+func (r *runner) usage(msg string) error {
+	fmt.Fprintln(r.err, msg)
+	io.WriteString(r.err, apacheHelp)
+	return cmdutil.Exit(1)
+}
+
+// printError is ConsumerGroupCommand.printError: "\nError: msg" on
+// stdout (the stack trace Apache adds on stderr is left out).
+func (r *runner) printError(msg string) {
+	fmt.Fprintln(r.out, "\nError: "+msg)
+}
+
+// failed is the catch-all of ConsumerGroupCommand.run: the error is
+// printed on stdout and the tool exits 0.
+func (r *runner) failed(msg string) error {
+	r.printError("Executing consumer group command failed due to " + msg)
+	return nil
+}
+
+// RunApache runs kafka-consumer-groups with Apache's argv.
+func RunApache(ctx context.Context, f *cmdutil.Factory, args []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r := &runner{f: f, out: f.IO.Out, err: f.IO.ErrOut}
+	p, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintln(r.err, err.Error())
+		return cmdutil.Exit(1)
+	}
+	r.p = p
+	if len(args) == 0 || p.has("help") {
+		return r.usage(title)
+	}
+	if p.has("version") {
+		fmt.Fprintln(r.out, cmdutil.ApacheVersion)
+		return nil
+	}
+	if err := p.checkArgs(func(s string) { fmt.Fprintln(r.err, s) }); err != nil {
+		return r.usage(err.Error())
+	}
+	n := 0
+	for _, a := range actions {
+		if p.has(a) {
+			n++
+		}
+	}
+	if n != 1 {
+		return r.usage("Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets, --validate-regex")
+	}
+	if p.has("validate-regex") {
+		re, _, err := p.Value("validate-regex")
+		if err != nil {
+			return r.usage(err.Error())
+		}
+		validateRegex(r.out, re)
+		return nil
+	}
+	err = r.run(ctx)
+	var ue *UsageError
+	if errors.As(err, &ue) {
+		return r.usage(ue.Msg)
+	}
+	return err
+}
+
+// validateRegex is ConsumerGroupCommand.validateRegex (RE2 syntax, which
+// Go's regexp implements with the same error descriptions as re2j).
+func validateRegex(w io.Writer, re string) {
+	if _, err := regexp.Compile(re); err != nil {
+		desc := err.Error()
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			desc = string(se.Code)
+		}
+		fmt.Fprintf(w, "The regular expression `%s` is invalid: %s.\n", re, desc)
+		return
+	}
+	fmt.Fprintf(w, "The regular expression `%s` is valid.\n", re)
+}
+
+// service is what ConsumerGroupService's constructor reads, in its order.
+type service struct {
+	cl      *kafka.Client
+	g       *groups.Client
+	toOff   *int64
+	shift   *int64
+	date    string
+	dur     string
+	file    string
+	timeout time.Duration
+}
+
+func (r *runner) service(ctx context.Context) (*service, error) {
+	p := r.p
+	s := &service{}
+	cc, hasCC, err := p.Value("command-config")
+	if err != nil {
+		return nil, err
+	}
+	if hasCC {
+		if _, err := os.Stat(cc); err != nil {
+			return nil, fmt.Errorf("java.nio.file.NoSuchFileException: %s", cc)
+		}
+	}
+	bs, _, err := p.Value("bootstrap-server")
+	if err != nil {
+		return nil, err
+	}
+	// GroupOffsetsResetterOptions: values are converted as they are read.
+	if vs := p.Values("to-offset"); len(vs) > 0 {
+		if _, _, err := p.Int("to-offset"); err != nil && !strings.HasPrefix(err.Error(), "Found multiple") {
+			return nil, err
+		}
+		n, _ := parseLong(vs[0])
+		s.toOff = &n
+	}
+	if vs := p.Values("from-file"); len(vs) > 0 {
+		s.file = vs[0]
+	}
+	if vs := p.Values("to-datetime"); len(vs) > 0 {
+		s.date = vs[0]
+	}
+	if d, ok, err := p.Value("by-duration"); err != nil {
+		return nil, err
+	} else if ok {
+		s.dur = d
+	}
+	if n, ok, err := p.Int("shift-by"); err != nil {
+		return nil, err
+	} else if ok {
+		s.shift = &n
+	}
+	s.timeout = 30 * time.Second
+	if n, ok, err := p.Int("timeout"); err != nil {
+		return nil, err
+	} else if ok {
+		s.timeout = time.Duration(int32(n)) * time.Millisecond
+	}
+	ov := config.Overrides{Bootstrap: bs}
+	if hasCC {
+		ov.CommandConfig = cc
+	}
+	conn, err := r.f.Connection(ov)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := r.f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	if err != nil {
+		return nil, err
+	}
+	s.cl = cl
+	s.g = groups.New(cl.Client)
+	return s, nil
+}
+
+func parseLong(s string) (int64, error) { return javafmt.ParseInt(s, 64) }
+
+func (r *runner) run(ctx context.Context) error {
+	s, err := r.service(ctx)
+	if err != nil {
+		var ue *UsageError
+		if errors.As(err, &ue) {
+			return err
+		}
+		return r.failed(err.Error())
+	}
+	defer s.cl.Close()
+	if s.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+	}
+	p := r.p
+	switch {
+	case p.has("list"):
+		err = r.list(ctx, s)
+	case p.has("describe"):
+		err = r.describe(ctx, s)
+	case p.has("delete"):
+		err = r.deleteGroups(ctx, s)
+	case p.has("reset-offsets"):
+		err = r.reset(ctx, s)
+	case p.has("delete-offsets"):
+		err = r.deleteOffsets(ctx, s)
+	}
+	if err == nil {
+		return nil
+	}
+	var ue *UsageError
+	var ee *cmdutil.ExitError
+	if errors.As(err, &ue) || errors.As(err, &ee) {
+		return err
+	}
+	return r.failed(javaMessage(s.cl, err))
+}
+
+// groupIDs is --group's values, or every consumer group for --all-groups.
+func (r *runner) groupIDs(ctx context.Context, s *service) ([]string, error) {
+	if !r.p.has("all-groups") {
+		return r.p.Values("group"), nil
+	}
+	ls, err := s.g.List(ctx, groups.ListFilter{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.Group
+	}
+	return out, nil
+}
