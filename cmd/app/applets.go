@@ -9,7 +9,6 @@ import (
 	"github.com/kboxdev/kbox/cmd/consumergroups"
 	"github.com/kboxdev/kbox/cmd/consumerperf"
 	"github.com/kboxdev/kbox/cmd/e2elatency"
-	"github.com/kboxdev/kbox/cmd/groups"
 	"github.com/kboxdev/kbox/cmd/logdirs"
 	"github.com/kboxdev/kbox/cmd/perf"
 	"github.com/kboxdev/kbox/cmd/producerperf"
@@ -33,7 +32,6 @@ var applets = []cmdutil.Applet{
 	consumergroups.Applet,
 	// Native groups and commands (`kbox Alias`).
 	cluster.Applet,
-	groups.NativeApplet,
 	perf.Applet,
 	profile.Applet,
 	verify.NativeApplet,

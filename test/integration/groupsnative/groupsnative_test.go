@@ -361,3 +361,29 @@ func TestActiveGroupRefused(t *testing.T) {
 		t.Errorf("delete idle: %s", r)
 	}
 }
+
+// `kbox groups SUBCOMMAND` through the drop-in's registry entry with a
+// profile: its bootstrap servers (which the layer puts first in the
+// drop-in's arguments) and its output format reach the native command;
+// Apache options still reach the drop-in.
+func TestProfileDispatch(t *testing.T) {
+	cfg := t.TempDir() + "/config.yaml"
+	yaml := "current-profile: tb\nprofiles:\n  tb:\n    bootstrap-servers: " + cluster.Bootstrap + "\n    output: json\n"
+	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := testbed.Runner{Config: cfg, Timeout: time.Minute}
+	r := run.Exec(t, kboxBin, "groups", "list", "--state", "Empty")
+	var l groups.GroupList
+	if r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &l) != nil {
+		t.Fatalf("native list with a profile: %s", r)
+	}
+	r = run.Exec(t, kboxBin, "groups", "lag", "--sort", "lag", "-o", "table")
+	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "GROUP") {
+		t.Errorf("native lag with a profile, -o table: %s", r)
+	}
+	r = run.Exec(t, kboxBin, "groups", "--list")
+	if r.Code != 0 || strings.HasPrefix(r.Stdout, "{") || len(r.Stdout) == 0 {
+		t.Errorf("Apache --list with a profile: %s", r)
+	}
+}

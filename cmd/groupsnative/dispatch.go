@@ -1,4 +1,4 @@
-package groups
+package groupsnative
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/spf13/cobra"
 )
 
 // nativeNames are the native subcommands of `kbox groups` (and "help").
@@ -46,12 +47,15 @@ func RunNative(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	cmd := NewNativeCmd(f)
-	cmd.SetArgs(args)
-	cmd.SetIn(f.IO.In)
-	cmd.SetOut(f.IO.Out)
-	cmd.SetErr(f.IO.ErrOut)
-	return cmd.ExecuteContext(ctx)
+	// Under a "kbox" parent, so help and usage read "kbox groups lag".
+	root := &cobra.Command{Use: "kbox", SilenceUsage: true, SilenceErrors: true}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(NewNativeCmd(f))
+	root.SetArgs(append([]string{"groups"}, args...))
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	return root.ExecuteContext(ctx)
 }
 
 // WriteNativeHelp writes the short list of native subcommands that follows
@@ -59,7 +63,7 @@ func RunNative(ctx context.Context, f *cmdutil.Factory, args []string) error {
 func WriteNativeHelp(w io.Writer) {
 	cmd := NewNativeCmd(nil)
 	var b strings.Builder
-	b.WriteString("\nNative subcommands (kbox groups SUBCOMMAND --help for each):\n")
+	b.WriteString("\nNative subcommands (details: kbox groups SUBCOMMAND --help):\n")
 	for _, c := range cmd.Commands() {
 		fmt.Fprintf(&b, "  %-9s %s\n", c.Name(), c.Short)
 	}

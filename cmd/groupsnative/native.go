@@ -1,4 +1,4 @@
-package groups
+package groupsnative
 
 import (
 	"context"
@@ -243,7 +243,3 @@ func printSample(f *cmdutil.Factory, format output.Format, ws *groups.WatchSampl
 	fmt.Fprintln(w, head)
 	return output.Print(f.IO, output.Table, ws)
 }
-
-// NativeApplet is `kbox groups` with the native subcommands only, until the
-// kafka-consumer-groups drop-in takes the name.
-var NativeApplet = cmdutil.Applet{Kind: cmdutil.Group, Alias: "groups", Short: NativeShort, New: NewNativeCmd}

@@ -1,4 +1,4 @@
-package groups
+package groupsnative
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
-	pg "github.com/kboxdev/kbox/pkg/groups"
+	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -154,7 +154,7 @@ func TestResetPlanOnKfake(t *testing.T) {
 	}
 	// Execute another spec: to the log start.
 	out, _, code = run(t, "reset", "g", "--topic", "t:1", "--to-earliest", "--execute", "-o", "json", "--bootstrap-server", bs)
-	var p pg.Plan
+	var p groups.Plan
 	if code != 0 || json.Unmarshal([]byte(out), &p) != nil || !p.Executed || p.Groups[0].Partitions[0].RecordsReplayed != 5 {
 		t.Fatalf("execute: exit %d %s", code, out)
 	}
@@ -184,7 +184,7 @@ func TestResetPlanOnKfake(t *testing.T) {
 func TestLagAndViewsOnKfake(t *testing.T) {
 	bs, _ := fake(t)
 	out, errOut, code := run(t, "lag", "--bootstrap-server", bs, "-o", "json")
-	var rep pg.LagReport
+	var rep groups.LagReport
 	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Groups) != 1 || rep.Groups[0].Lag != 10 || rep.Groups[0].TimeLagMs == nil {
 		t.Fatalf("lag: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -197,7 +197,7 @@ func TestLagAndViewsOnKfake(t *testing.T) {
 		t.Errorf("list: exit %d\n%s", code, out)
 	}
 	out, errOut, code = run(t, "describe", "g", "nosuch", "--bootstrap-server", bs, "-o", "json")
-	var d pg.Description
+	var d groups.Description
 	if code != 1 || json.Unmarshal([]byte(out), &d) != nil || len(d.Groups) != 2 || len(d.Groups[0].Partitions) != 2 || d.Groups[1].State != "Dead" {
 		t.Errorf("describe: exit %d\n%s\n%s", code, out, errOut)
 	}
