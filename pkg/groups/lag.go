@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -210,46 +211,33 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 	}
 
 	if req.Reader != nil {
-		want := map[string]map[int32]int64{}
+		// Several groups may stand at different offsets of one
+		// partition: one lookup reads them all.
+		want := map[string]map[int32][]int64{}
 		for _, g := range rep.Groups {
 			for _, p := range g.Partitions {
 				if p.Error == "" && p.Lag > 0 {
 					if want[p.Topic] == nil {
-						want[p.Topic] = map[int32]int64{}
+						want[p.Topic] = map[int32][]int64{}
 					}
-					want[p.Topic][p.Partition] = p.CommittedOffset
+					want[p.Topic][p.Partition] = append(want[p.Topic][p.Partition], p.CommittedOffset)
 				}
 			}
 		}
-		// Two groups may stand at different offsets of one partition:
-		// look each distinct (partition, offset) up once per round.
-		for len(want) > 0 {
-			ts := RecordTimestamps(ctx, req.Reader, want, req.TimeLagTimeout)
-			nowMs := now().UnixMilli()
-			next := map[string]map[int32]int64{}
-			for gi := range rep.Groups {
-				g := &rep.Groups[gi]
-				for pi := range g.Partitions {
-					p := &g.Partitions[pi]
-					if p.Error != "" || p.Lag == 0 || p.NextRecordTimestampMs != nil {
-						continue
-					}
-					if want[p.Topic][p.Partition] != p.CommittedOffset {
-						if _, asked := want[p.Topic][p.Partition]; asked {
-							if next[p.Topic] == nil {
-								next[p.Topic] = map[int32]int64{}
-							}
-							next[p.Topic][p.Partition] = p.CommittedOffset
-						}
-						continue
-					}
-					if t, ok := ts[p.Topic][p.Partition]; ok {
-						p.NextRecordTimestampMs = ptrTo(t)
-						p.TimeLagMs = ptrTo(max(nowMs-t, 0))
-					}
+		ts := RecordTimestamps(ctx, req.Reader, want, req.TimeLagTimeout)
+		nowMs := now().UnixMilli()
+		for gi := range rep.Groups {
+			g := &rep.Groups[gi]
+			for pi := range g.Partitions {
+				p := &g.Partitions[pi]
+				if p.Error != "" || p.Lag == 0 {
+					continue
+				}
+				if t, ok := ts[p.Topic][p.Partition][p.CommittedOffset]; ok {
+					p.NextRecordTimestampMs = ptrTo(t)
+					p.TimeLagMs = ptrTo(max(nowMs-t, 0))
 				}
 			}
-			want = next
 		}
 	}
 	for gi := range rep.Groups {
@@ -293,28 +281,51 @@ func lagGroupType(lg kadm.ListedGroup) string {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// RecordTimestamps reads, for each partition of at, the first record at
-// or after the given offset and returns its timestamp (Unix ms). reader is
-// a consumer client without a group (direct consuming): the partitions are
-// added to it and removed again before returning, so one reader serves
-// successive calls. Fetching runs over the reader's connections, one fetch
-// per broker at a time, each partition paused once its record arrived.
-// Partitions whose record did not arrive within timeout (default 5 s) are
-// missing from the result.
-func RecordTimestamps(ctx context.Context, reader *kgo.Client, at map[string]map[int32]int64, timeout time.Duration) map[string]map[int32]int64 {
+// seekGap is how far ahead (in offsets) the next wanted offset of a
+// partition must be for RecordTimestamps to seek to it rather than read on.
+const seekGap = 2000
+
+// RecordTimestamps reads, for each partition and offset of at, the first
+// record at or after that offset and returns its timestamp (Unix ms) by
+// topic, partition and asked offset. reader is a consumer client without a
+// group (direct consuming): the partitions are added to it at their lowest
+// asked offset and removed again before returning, so one reader serves
+// successive calls. Records arrive in offset order, so the later offsets
+// of a partition are answered reading on, or after a seek when the next
+// one is far ahead. Fetching runs over the reader's connections, one fetch
+// per broker at a time; a partition is paused once all its offsets are
+// answered. Offsets whose record did not arrive within timeout (default
+// 5 s) are missing from the result.
+func RecordTimestamps(ctx context.Context, reader *kgo.Client, at map[string]map[int32][]int64, timeout time.Duration) map[string]map[int32]map[int64]int64 {
 	if timeout <= 0 {
 		timeout = 5 * time.Second
 	}
-	out := map[string]map[int32]int64{}
+	type part struct {
+		want   []int64 // ascending, distinct; want[next:] unanswered
+		next   int
+		seeked int64 // the offset last sought
+	}
+	parts := map[string]map[int32]*part{}
+	out := map[string]map[int32]map[int64]int64{}
 	add := map[string]map[int32]kgo.Offset{}
 	remove := map[string][]int32{}
 	left := 0
 	for t, ps := range at {
-		add[t] = map[int32]kgo.Offset{}
-		for p, o := range ps {
-			add[t][p] = kgo.NewOffset().At(o)
+		for p, offs := range ps {
+			if len(offs) == 0 {
+				continue
+			}
+			w := append([]int64(nil), offs...)
+			sort.Slice(w, func(i, j int) bool { return w[i] < w[j] })
+			w = slices.Compact(w)
+			if parts[t] == nil {
+				parts[t], add[t], out[t] = map[int32]*part{}, map[int32]kgo.Offset{}, map[int32]map[int64]int64{}
+			}
+			parts[t][p] = &part{want: w}
+			out[t][p] = map[int64]int64{}
+			add[t][p] = kgo.NewOffset().At(w[0])
 			remove[t] = append(remove[t], p)
-			left++
+			left += len(w)
 		}
 	}
 	if left == 0 {
@@ -330,19 +341,22 @@ func RecordTimestamps(ctx context.Context, reader *kgo.Client, at map[string]map
 	for left > 0 && ctx.Err() == nil {
 		fs := reader.PollFetches(ctx)
 		fs.EachRecord(func(r *kgo.Record) {
-			want, ok := at[r.Topic][r.Partition]
-			if !ok || r.Offset < want {
+			pt := parts[r.Topic][r.Partition]
+			if pt == nil || pt.next == len(pt.want) {
 				return
 			}
-			if _, done := out[r.Topic][r.Partition]; done {
-				return
+			for pt.next < len(pt.want) && r.Offset >= pt.want[pt.next] {
+				out[r.Topic][r.Partition][pt.want[pt.next]] = r.Timestamp.UnixMilli()
+				pt.next++
+				left--
 			}
-			if out[r.Topic] == nil {
-				out[r.Topic] = map[int32]int64{}
+			switch {
+			case pt.next == len(pt.want):
+				reader.PauseFetchPartitions(map[string][]int32{r.Topic: {r.Partition}})
+			case pt.want[pt.next]-r.Offset > seekGap && pt.seeked != pt.want[pt.next]:
+				pt.seeked = pt.want[pt.next]
+				reader.SetOffsets(map[string]map[int32]kgo.EpochOffset{r.Topic: {r.Partition: {Epoch: -1, Offset: pt.want[pt.next]}}})
 			}
-			out[r.Topic][r.Partition] = r.Timestamp.UnixMilli()
-			reader.PauseFetchPartitions(map[string][]int32{r.Topic: {r.Partition}})
-			left--
 		})
 	}
 	return out

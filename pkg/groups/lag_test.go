@@ -198,3 +198,43 @@ func TestFormatDuration(t *testing.T) {
 		t.Error("caught up / unknown")
 	}
 }
+
+// Several offsets of one partition in one lookup: near ones read on, far
+// ones sought; each answered by the first record at or after it.
+func TestRecordTimestampsManyOffsets(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "big"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	// Batches of 50 records, so fetches of 4 KiB hold a few of them and
+	// the far offsets need seeks.
+	for b := 0; b < 120; b++ {
+		var recs []*kgo.Record
+		for i := b * 50; i < (b+1)*50; i++ {
+			recs = append(recs, &kgo.Record{Topic: "big", Value: []byte("v"), Timestamp: time.UnixMilli(1_000_000 + int64(i))})
+		}
+		if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reader, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.FetchMaxWait(100*time.Millisecond), kgo.FetchMaxPartitionBytes(4<<10))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	want := []int64{4990, 10, 11, 10, 4000, 5999}
+	for round := 0; round < 2; round++ { // the reader serves successive calls
+		got := RecordTimestamps(context.Background(), reader, map[string]map[int32][]int64{"big": {0: want}}, 10*time.Second)
+		for _, o := range want {
+			if ts, ok := got["big"][0][o]; !ok || ts != 1_000_000+o {
+				t.Errorf("round %d offset %d: %d %v, want %d", round, o, ts, ok, 1_000_000+o)
+			}
+		}
+	}
+}
