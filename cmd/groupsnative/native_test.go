@@ -192,6 +192,14 @@ func TestLagAndViewsOnKfake(t *testing.T) {
 	if code != 0 || strings.Count(out, "GROUP") != 2 || !strings.Contains(out, "sample 2, rates over") || !strings.Contains(out, "stalled") {
 		t.Fatalf("watch table: exit %d\n%s", code, out)
 	}
+	out, _, code = run(t, "lag", "--bootstrap-server", bs, "--watch", "--interval", "100ms", "--count", "2", "-o", "yaml")
+	if code != 0 || strings.Count(out, "\n---\n") != 2 || !strings.Contains(out, "sample: 2\n") || !strings.Contains(out, "status: stalled") {
+		t.Fatalf("watch yaml: exit %d\n%s", code, out)
+	}
+	out, _, code = run(t, "lag", "--bootstrap-server", bs, "--watch", "--interval", "100ms", "--count", "2", "-o", "json")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], `{"time":`) {
+		t.Fatalf("watch json lines: exit %d\n%s", code, out)
+	}
 	out, _, code = run(t, "list", "--bootstrap-server", bs)
 	if code != 0 || !strings.Contains(out, "g      Classic  Empty") {
 		t.Errorf("list: exit %d\n%s", code, out)
