@@ -193,14 +193,28 @@ func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {
 	var s groups.Sampler
 	tick := time.NewTicker(o.interval)
 	defer tick.Stop()
-	for n := 1; ; n++ {
+	failures := 0
+	for n := 1; ; {
 		rep, err := groups.Lag(ctx, ka, req)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil // interrupted
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil // interrupted
+		case err != nil:
+			// A watch rides out a failed sample (a coordinator moving, a
+			// broker restarting); three in a row end it.
+			failures++
+			if failures >= 3 {
+				return adm.Explain(err)
 			}
-			return adm.Explain(err)
+			f.Warn("sample failed, retrying at the next interval: %v", adm.Explain(err))
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-tick.C:
+			}
+			continue
 		}
+		failures = 0
 		ws := s.Add(rep)
 		ws.Filter(o.onlyLagging, o.sort)
 		if err := printSample(f, format, ws); err != nil {
@@ -209,6 +223,7 @@ func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {
 		if o.count > 0 && n >= o.count {
 			return nil
 		}
+		n++
 		select {
 		case <-ctx.Done():
 			return nil
