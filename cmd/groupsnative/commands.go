@@ -216,6 +216,6 @@ func newDeleteCmd(f *cmdutil.Factory) *cobra.Command {
 	}
 	cmd.Flags().StringArrayVar(&flagged, "group", nil, "a group to delete (repeatable; also as arguments)")
 	conn.Register(cmd, true)
-	cmdutil.AddOutputFlag(f, cmd, &out, cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.YAML}})
+	cmdutil.AddOutputFlag(f, cmd, &out, viewFormats)
 	return cmd
 }

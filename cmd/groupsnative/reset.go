@@ -87,7 +87,7 @@ with --topic T[:P,...] (repeatable) or --all-topics, except for --from-file.`,
 	fl.StringVar(&o.savePlan, "save-plan", "", "write the plan as JSON to this file")
 	fl.StringVar(&o.plan, "plan", "", "replay a plan saved with --save-plan (no specification or scope)")
 	o.conn.Register(cmd, true)
-	cmdutil.AddOutputFlag(f, cmd, &o.out, cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.YAML}})
+	cmdutil.AddOutputFlag(f, cmd, &o.out, viewFormats)
 	return cmd
 }
 
