@@ -37,17 +37,18 @@ const title = "This tool helps to list, describe, delete and manage the offsets 
 // Applet is the registry entry: kafka-consumer-groups, `kbox groups`.
 var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-consumer-groups", Alias: "groups", Short: short, Run: Run}
 
-// Run is the applet's entry point. Native subcommands (`kbox groups lag
-// ...`, see cmd/groupsnative) run the native tree; anything else is
-// Apache's command line (RunApache). `kbox groups --help` follows Apache's
-// help with the list of native subcommands (not under the link name,
-// whose help is Apache's byte for byte).
+// Run is the applet's entry point. As `kbox groups`, native subcommands
+// (`kbox groups lag ...`, see cmd/groupsnative) run the native tree, and
+// --help follows Apache's help with the list of native subcommands.
+// Anything else, and everything under the link name (which behaves as
+// Apache's script byte for byte), is Apache's command line (RunApache).
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	if native, ok := groupsnative.NativeArgs(args); ok {
+	asKbox := strings.HasPrefix(f.Invoked, "kbox ")
+	if native, ok := groupsnative.NativeArgs(args); ok && asKbox {
 		return groupsnative.RunNative(ctx, f, native)
 	}
 	err := RunApache(ctx, f, args)
-	if strings.HasPrefix(f.Invoked, "kbox ") && (len(args) == 0 || slices.Contains(args, "--help")) {
+	if asKbox && (len(args) == 0 || slices.Contains(args, "--help")) {
 		groupsnative.WriteNativeHelp(f.IO.ErrOut)
 	}
 	return err
