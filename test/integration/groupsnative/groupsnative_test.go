@@ -27,11 +27,12 @@ import (
 var (
 	cluster *testbed.Cluster
 	kboxBin string
+	binDir  string // holds the kafka-consumer-groups link
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testbed.Main(m, testbed.Options{Name: "groupsnative", Brokers: 1, Ready: func(e testbed.Env) error {
-		kboxBin, cluster = e.Kbox, e.Cluster
+	os.Exit(testbed.Main(m, testbed.Options{Name: "groupsnative", Applets: []string{"kafka-consumer-groups"}, Brokers: 1, Ready: func(e testbed.Env) error {
+		kboxBin, binDir, cluster = e.Kbox, e.BinDir, e.Cluster
 		return nil
 	}}))
 }
@@ -383,7 +384,17 @@ func TestProfileDispatch(t *testing.T) {
 		t.Errorf("native lag with a profile, -o table: %s", r)
 	}
 	r = run.Exec(t, kboxBin, "groups", "--list")
-	if r.Code != 0 || strings.HasPrefix(r.Stdout, "{") || len(r.Stdout) == 0 {
+	if r.Code != 0 || strings.HasPrefix(r.Stdout, "{") || r.Stderr != "" {
 		t.Errorf("Apache --list with a profile: %s", r)
+	}
+	// Under the link name the arguments are Apache's: no native subcommands.
+	r = run.Exec(t, binDir+"/kafka-consumer-groups", "list", "--bootstrap-server", cluster.Bootstrap)
+	if r.Code != 1 || !strings.HasPrefix(r.Stderr, "Command must include exactly one action") {
+		t.Errorf("kafka-consumer-groups list: %s", r)
+	}
+	// kbox groups --help: Apache's help, then the native subcommands.
+	r = run.Exec(t, kboxBin, "groups", "--help")
+	if !strings.Contains(r.Stderr, "--reset-offsets") || !strings.Contains(r.Stderr, "Native subcommands") || !strings.Contains(r.Stderr, "\n  lag ") {
+		t.Errorf("kbox groups --help: %s", r)
 	}
 }
