@@ -274,3 +274,30 @@ func (p *Plan) Totals() (partitions int, skipped, replayed int64) {
 	}
 	return
 }
+
+// WideHeader adds the group state and the counts as numbers.
+func (p *Plan) WideHeader() []string {
+	return []string{"GROUP", "STATE", "TOPIC", "PARTITION", "OLD-OFFSET", "NEW-OFFSET", "SKIPPED", "REPLAYED", "CHANGE"}
+}
+
+// WideRows are the wide diff rows.
+func (p *Plan) WideRows() [][]string {
+	rows := [][]string{}
+	i := 0
+	narrow := p.Rows()
+	for _, g := range p.Groups {
+		if len(g.Partitions) == 0 {
+			r := narrow[i]
+			rows = append(rows, []string{g.Group, dash(g.State), "-", "-", "-", "-", "-", "-", r[5]})
+			i++
+			continue
+		}
+		for _, pp := range g.Partitions {
+			r := narrow[i]
+			rows = append(rows, []string{g.Group, dash(g.State), r[1], r[2], r[3], r[4],
+				strconv.FormatInt(pp.RecordsSkipped, 10), strconv.FormatInt(pp.RecordsReplayed, 10), r[5]})
+			i++
+		}
+	}
+	return rows
+}

@@ -54,6 +54,10 @@ func TestPlanDiff(t *testing.T) {
 	if rows[0][5] != "refused: state Stable" || rows[1][5] != "replay 60" {
 		t.Errorf("rows %v", rows)
 	}
+	wide := p.WideRows()
+	if len(wide) != len(rows) || wide[1][1] != "Empty" || wide[1][7] != "60" || wide[0][8] != "refused: state Stable" {
+		t.Errorf("wide rows %v", wide)
+	}
 	golden.JSON(t, "plan.json.golden", p)
 }
 
