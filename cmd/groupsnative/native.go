@@ -233,7 +233,8 @@ func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {
 }
 
 // printSample writes one watch sample: a JSON line, a YAML document ended
-// by "---", or a table under a line naming the sample.
+// by "---", or a table under a line naming the sample (on a terminal, in
+// place of the previous one).
 func printSample(f *cmdutil.Factory, format output.Format, ws *groups.WatchSample) error {
 	w := f.IO.Out
 	switch format {
@@ -252,7 +253,11 @@ func printSample(f *cmdutil.Factory, format output.Format, ws *groups.WatchSampl
 	} else {
 		head += ", rates from the next sample"
 	}
-	if ws.Sample > 1 {
+	switch {
+	case f.IO.IsStdoutTTY():
+		// On a terminal each sample replaces the last, as watch(1) does.
+		io.WriteString(w, "\033[H\033[2J")
+	case ws.Sample > 1:
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, head)
