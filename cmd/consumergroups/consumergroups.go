@@ -58,7 +58,6 @@ type runner struct {
 	f        *cmdutil.Factory
 	p        *parsed
 	out, err io.Writer
-	timeout  time.Duration
 }
 
 func (r *runner) usage(msg string) error {
