@@ -42,7 +42,8 @@ func TestUnknownProfileSameEverywhere(t *testing.T) {
 		[]string{"kbox", "cluster", "describe", "--profile", "no-such-profile"},
 		[]string{"kbox", "perf", "produce", "--profile", "no-such-profile", "--topic", "t", "--records", "1"},
 		[]string{"kbox", "perf", "sweep", "produce", "--profile", "no-such-profile", "--topic-prefix", "p", "--records", "1", "--vary", "acks=1,all"},
-		[]string{"kbox", "verify", "run", "--profile", "no-such-profile", "--topic", "t", "--messages", "1"})
+		[]string{"kbox", "verify", "run", "--profile", "no-such-profile", "--topic", "t", "--messages", "1"},
+		[]string{"kbox", "groups", "lag", "--profile", "no-such-profile"})
 	for _, argv := range invocations {
 		ios, _, out, errOut := output.Test()
 		code := app.Main(argv, ios, func(k string) string { return env[k] })
@@ -77,8 +78,9 @@ func TestProfileServesEveryApplet(t *testing.T) {
 		"kafka-verifiable-producer": {"--profile", "p", "--topic", "pt", "--max-messages", "5"},
 		"kafka-verifiable-consumer": {"--profile", "p", "--topic", "pt", "--group-id", "g", "--max-messages", "5", "--reset-policy", "earliest"},
 		"kafka-e2e-latency":         {"--profile", "p", "--topic", "pt", "--num-records", "3", "--producer-acks", "1", "--record-size", "10"},
+		"kafka-consumer-groups":     {"--profile", "p", "--describe", "--all-groups"},
 	}
-	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency"}
+	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency", "kafka-consumer-groups"}
 	if len(order) != len(apacheNames()) {
 		t.Fatalf("registry has %v; this test covers %v", apacheNames(), order)
 	}
