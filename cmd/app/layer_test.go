@@ -42,7 +42,8 @@ func TestUnknownProfileSameEverywhere(t *testing.T) {
 		[]string{"kbox", "cluster", "describe", "--profile", "no-such-profile"},
 		[]string{"kbox", "perf", "produce", "--profile", "no-such-profile", "--topic", "t", "--records", "1"},
 		[]string{"kbox", "perf", "sweep", "produce", "--profile", "no-such-profile", "--topic-prefix", "p", "--records", "1", "--vary", "acks=1,all"},
-		[]string{"kbox", "verify", "run", "--profile", "no-such-profile", "--topic", "t", "--messages", "1"})
+		[]string{"kbox", "verify", "run", "--profile", "no-such-profile", "--topic", "t", "--messages", "1"},
+		[]string{"kbox", "groups", "lag", "--profile", "no-such-profile"})
 	for _, argv := range invocations {
 		ios, _, out, errOut := output.Test()
 		code := app.Main(argv, ios, func(k string) string { return env[k] })

@@ -29,10 +29,12 @@ import (
 	"os"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/cmd/groupsnative"
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/javafmt"
@@ -53,10 +55,21 @@ const title = "This tool helps to list, describe, delete and manage the offsets 
 // Applet is the registry entry: kafka-consumer-groups, `kbox groups`.
 var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-consumer-groups", Alias: "groups", Short: short, Run: Run}
 
-// Run is the applet's entry point. It runs Apache's command line
-// (RunApache); native subcommands dispatch here before it.
+// Run is the applet's entry point. As `kbox groups`, native subcommands
+// (`kbox groups lag ...`, see cmd/groupsnative) run the native tree, and
+// --help follows Apache's help with the list of native subcommands.
+// Anything else, and everything under the link name (which behaves as
+// Apache's script byte for byte), is Apache's command line (RunApache).
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	return RunApache(ctx, f, args)
+	asKbox := strings.HasPrefix(f.Invoked, "kbox ")
+	if native, ok := groupsnative.NativeArgs(args); ok && asKbox {
+		return groupsnative.RunNative(ctx, f, native)
+	}
+	err := RunApache(ctx, f, args)
+	if asKbox && (len(args) == 0 || slices.Contains(args, "--help")) {
+		groupsnative.WriteNativeHelp(f.IO.ErrOut)
+	}
+	return err
 }
 
 type runner struct {

@@ -1,0 +1,265 @@
+package groupsnative
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"regexp"
+	"syscall"
+	"time"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/groups"
+	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// NativeShort describes the native subcommands.
+const NativeShort = "Consumer groups: list, describe, lag in time with --watch, resets as a plan, delete"
+
+// NewNativeCmd builds the native `kbox groups` tree. Its subcommand names
+// are NativeNames.
+func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
+	cmd := &cobra.Command{Use: "groups", Short: NativeShort, SilenceUsage: true, SilenceErrors: true}
+	cmd.AddCommand(newListCmd(f), newDescribeCmd(f), newLagCmd(f), newResetCmd(f), newDeleteCmd(f))
+	return cmd
+}
+
+var lagFormats = cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.Wide, output.JSON, output.YAML}}
+
+type lagOpts struct {
+	conn        cmdutil.ConnFlags
+	out         string
+	groups      []string
+	groupRegex  string
+	topicRegex  string
+	onlyLagging bool
+	sort        string
+	watch       bool
+	interval    time.Duration
+	count       int
+	noTime      bool
+	timeTimeout time.Duration
+}
+
+func newLagCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &lagOpts{}
+	cmd := &cobra.Command{
+		Use:   "lag [GROUP...]",
+		Short: "Lag in records and in time per group, topic and partition; --watch for rates and an ETA",
+		Long: `Lag in records and in time per group, topic and partition.
+
+The time lag of a partition is how long ago the next unconsumed record (the one
+at the group's committed offset) was written: its timestamp against now. A
+partition whose committed offset is its log-end offset is "caught up".
+
+With --watch, kbox samples again every --interval and prints, per group and
+topic, the produce rate (log-end offsets), the consume rate (committed
+offsets), the lag trend, and an estimated time to catch up:
+lag / (consume rate - produce rate), or "falling behind".`,
+		Example: `  # every group's lag, largest first
+  kbox groups lag --sort lag
+  # one partition per row, with committed and log-end offsets
+  kbox groups lag orders-app -o wide
+  # watch the lagging groups of orders topics every 10 s
+  kbox groups lag --only-lagging --topic-regex 'orders.*' --watch --interval 10s
+  # five samples as JSON lines
+  kbox groups lag --watch --interval 2s --count 5 -o json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.groups = append(o.groups, args...)
+			return runLag(cmd.Context(), f, o)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&o.groups, "group", nil, "a group to show (repeatable; also as arguments); default every group")
+	fl.StringVar(&o.groupRegex, "group-regex", "", "only groups whose whole name matches this regular expression")
+	fl.StringVar(&o.topicRegex, "topic-regex", "", "only topics whose whole name matches this regular expression")
+	fl.BoolVar(&o.onlyLagging, "only-lagging", false, "only partitions (and groups) with lag")
+	fl.StringVar(&o.sort, "sort", groups.SortName, "group order: lag (most records behind first), time (largest time lag first) or name")
+	fl.BoolVar(&o.watch, "watch", false, "sample again every --interval: rates, trend and ETA (until interrupted or --count samples)")
+	fl.DurationVar(&o.interval, "interval", 5*time.Second, "time between samples with --watch")
+	fl.IntVar(&o.count, "count", 0, "with --watch, stop after this many samples (0: until interrupted)")
+	fl.BoolVar(&o.noTime, "no-time-lag", false, "do not read records to measure lag in time")
+	fl.DurationVar(&o.timeTimeout, "time-lag-timeout", 5*time.Second, "how long to wait for the records that give the time lag")
+	o.conn.Register(cmd, true)
+	cmdutil.AddOutputFlag(f, cmd, &o.out, lagFormats)
+	return cmd
+}
+
+func compileRegex(flag, s string) (*regexp.Regexp, error) {
+	if s == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile("^(?:" + s + ")$")
+	if err != nil {
+		return nil, cmdutil.FlagErrorf("%s %q: %v", flag, s, err)
+	}
+	return re, nil
+}
+
+func (o *lagOpts) validate() (greg, treg *regexp.Regexp, err error) {
+	if !groups.ValidSort(o.sort) {
+		return nil, nil, cmdutil.FlagErrorf("--sort %q: want lag, time or name", o.sort)
+	}
+	if o.watch && o.interval < 100*time.Millisecond {
+		return nil, nil, cmdutil.FlagErrorf("--interval %v: must be at least 100ms", o.interval)
+	}
+	if o.count < 0 {
+		return nil, nil, cmdutil.FlagErrorf("--count %d: must not be negative", o.count)
+	}
+	if o.count > 0 && !o.watch {
+		return nil, nil, cmdutil.FlagErrorf("--count needs --watch")
+	}
+	if o.timeTimeout <= 0 {
+		return nil, nil, cmdutil.FlagErrorf("--time-lag-timeout must be positive")
+	}
+	if greg, err = compileRegex("--group-regex", o.groupRegex); err != nil {
+		return nil, nil, err
+	}
+	if treg, err = compileRegex("--topic-regex", o.topicRegex); err != nil {
+		return nil, nil, err
+	}
+	return greg, treg, nil
+}
+
+// clients connects the admin client and, unless time lag is off, the
+// reader: a consumer without a group that reads single records.
+func clients(ctx context.Context, f *cmdutil.Factory, flags *cmdutil.ConnFlags, withReader bool) (*kafka.Client, *kafka.Client, error) {
+	conn, err := flags.Connection(f, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	adm, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	if !withReader {
+		return adm, nil, nil
+	}
+	reader, err := f.Client(conn, kafka.Consumer, kafka.Options{
+		Tune: func(s *kafka.Settings) { s.GroupID = "" },
+		Extra: []kgo.Opt{
+			kgo.FetchMaxWait(500 * time.Millisecond),
+			kgo.FetchMaxPartitionBytes(64 << 10),
+			// A committed offset below the log start: the group resumes
+			// at the earliest record (what it will read next, with the
+			// usual auto.offset.reset=earliest).
+			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		},
+	})
+	if err != nil {
+		adm.Close()
+		return nil, nil, err
+	}
+	return adm, reader, nil
+}
+
+func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	greg, treg, err := o.validate()
+	if err != nil {
+		return err
+	}
+	adm, reader, err := clients(ctx, f, &o.conn, !o.noTime)
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	req := groups.LagRequest{Groups: o.groups, GroupRegex: greg, TopicRegex: treg, TimeLagTimeout: o.timeTimeout}
+	if reader != nil {
+		defer reader.Close()
+		req.Reader = reader.Client
+	}
+	ka := kadm.NewClient(adm.Client)
+	format := output.Format(o.out)
+	if !o.watch {
+		rep, err := groups.Lag(ctx, ka, req)
+		if err != nil {
+			return adm.Explain(err)
+		}
+		rep.Filter(o.onlyLagging, o.sort)
+		return output.Print(f.IO, format, rep)
+	}
+
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var s groups.Sampler
+	tick := time.NewTicker(o.interval)
+	defer tick.Stop()
+	failures := 0
+	for n := 1; ; {
+		rep, err := groups.Lag(ctx, ka, req)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return nil // interrupted
+		case err != nil:
+			// A watch rides out a failed sample (a coordinator moving, a
+			// broker restarting); three in a row end it.
+			failures++
+			if failures >= 3 {
+				return adm.Explain(err)
+			}
+			f.Warn("sample failed, retrying at the next interval: %v", adm.Explain(err))
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-tick.C:
+			}
+			continue
+		}
+		failures = 0
+		ws := s.Add(rep)
+		ws.Filter(o.onlyLagging, o.sort)
+		if err := printSample(f, format, ws); err != nil {
+			return err
+		}
+		if o.count > 0 && n >= o.count {
+			return nil
+		}
+		n++
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// printSample writes one watch sample: a JSON line, a YAML document ended
+// by "---", or a table under a line naming the sample (on a terminal, in
+// place of the previous one).
+func printSample(f *cmdutil.Factory, format output.Format, ws *groups.WatchSample) error {
+	w := f.IO.Out
+	switch format {
+	case output.JSON:
+		return output.WriteJSON(w, ws, false)
+	case output.YAML:
+		if err := output.WriteYAML(w, ws); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "---\n")
+		return err
+	}
+	head := fmt.Sprintf("%s  sample %d", ws.Time.Local().Format("15:04:05"), ws.Sample)
+	if ws.IntervalSec != nil {
+		head += fmt.Sprintf(", rates over %.1fs", *ws.IntervalSec)
+	} else {
+		head += ", rates from the next sample"
+	}
+	switch {
+	case f.IO.IsStdoutTTY():
+		// On a terminal each sample replaces the last, as watch(1) does.
+		io.WriteString(w, "\033[H\033[2J")
+	case ws.Sample > 1:
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, head)
+	return output.Print(f.IO, output.Table, ws)
+}

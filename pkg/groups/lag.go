@@ -1,0 +1,539 @@
+package groups
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// LagRequest selects the groups and topics whose lag is measured.
+type LagRequest struct {
+	// Groups names groups explicitly; empty means every consumer group
+	// the cluster lists (classic and KIP-848; not Connect or share groups).
+	Groups []string
+	// GroupRegex and TopicRegex, when set, keep only the groups and topics
+	// whose whole name matches.
+	GroupRegex *regexp.Regexp
+	TopicRegex *regexp.Regexp
+	// Reader, when set, is a consumer client without a group: it reads the
+	// record at each lagging partition's committed offset to measure lag
+	// in time. Without it, time lag is unknown (null).
+	Reader *kgo.Client
+	// TimeLagTimeout bounds the record lookups (default 5 s); a partition
+	// whose record did not arrive in time has an unknown time lag.
+	TimeLagTimeout time.Duration
+	// Now is the clock (time.Now by default).
+	Now func() time.Time
+}
+
+// LagPartition is the lag of one group on one partition.
+type LagPartition struct {
+	Topic           string `json:"topic"`
+	Partition       int32  `json:"partition"`
+	CommittedOffset int64  `json:"committed_offset"`
+	// LogEndOffset is null when the end offset could not be listed.
+	LogEndOffset *int64 `json:"log_end_offset"`
+	Lag          int64  `json:"lag"`
+	// NextRecordTimestampMs is the timestamp of the next unconsumed record
+	// (the one at the committed offset): null when caught up or unknown.
+	NextRecordTimestampMs *int64 `json:"next_record_timestamp_ms"`
+	// TimeLagMs is how long ago that record was written: 0 when caught up,
+	// null when unknown.
+	TimeLagMs *int64 `json:"time_lag_ms"`
+	CaughtUp  bool   `json:"caught_up"`
+	Error     string `json:"error,omitempty"`
+}
+
+// LagGroup is the lag of one group: totals and its partitions.
+type LagGroup struct {
+	Group string `json:"group"`
+	State string `json:"state"`
+	Type  string `json:"type"`
+	Lag   int64  `json:"lag"`
+	// TimeLagMs is the largest time lag of the group's partitions (0 when
+	// caught up, null when some lagging partition's time is unknown and
+	// none is known).
+	TimeLagMs  *int64         `json:"time_lag_ms"`
+	CaughtUp   bool           `json:"caught_up"`
+	Partitions []LagPartition `json:"partitions"`
+	Error      string         `json:"error,omitempty"`
+}
+
+// LagReport is the lag of the selected groups at one instant.
+type LagReport struct {
+	// Time is when the log-end offsets were listed (the middle of the
+	// request), the instant the rates of a watch are computed against.
+	Time   time.Time  `json:"time"`
+	Groups []LagGroup `json:"groups"`
+	// committedAt is when the committed offsets were fetched (the middle
+	// of the request): consume rates are computed against it.
+	committedAt time.Time
+}
+
+// Sort orders for lag reports.
+const (
+	SortLag  = "lag"  // most lagging groups first (records), then name
+	SortTime = "time" // largest time lag first, then name
+	SortName = "name" // by group name
+)
+
+// ValidSort reports whether s is a known sort order.
+func ValidSort(s string) bool { return s == SortLag || s == SortTime || s == SortName }
+
+// Lag measures the committed offsets of the selected groups against the
+// log-end offsets, and, with a Reader, the lag in time: the timestamp of
+// the record at each lagging partition's committed offset, against now.
+// Partitions with no committed offset are not reported.
+func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, error) {
+	now := req.Now
+	if now == nil {
+		now = time.Now
+	}
+	listed, err := adm.ListGroups(ctx)
+	if err != nil && len(listed) == 0 {
+		return nil, fmt.Errorf("list groups: %w", err)
+	}
+	names := req.Groups
+	if len(names) == 0 {
+		for _, lg := range listed.Sorted() {
+			// Consumer groups only (as List): not Connect's, not share groups.
+			if (lg.ProtocolType == "consumer" || lg.ProtocolType == "") && lg.GroupType != "share" && lg.GroupType != "streams" {
+				names = append(names, lg.Group)
+			}
+		}
+	}
+	var keep []string
+	seen := map[string]bool{}
+	for _, g := range names {
+		if seen[g] || (req.GroupRegex != nil && !req.GroupRegex.MatchString(g)) {
+			continue
+		}
+		seen[g] = true
+		keep = append(keep, g)
+	}
+	sort.Strings(keep)
+	rep := &LagReport{Groups: []LagGroup{}}
+	if len(keep) == 0 {
+		rep.Time = now()
+		return rep, nil
+	}
+	fb := now()
+	fetched := adm.FetchManyOffsets(ctx, keep...)
+	fa := now()
+	rep.committedAt = fb.Add(fa.Sub(fb) / 2)
+	topicSet := map[string]bool{}
+	for _, g := range keep {
+		fr, ok := fetched[g]
+		if !ok || fr.Err != nil {
+			continue
+		}
+		for t := range fr.Fetched {
+			if req.TopicRegex == nil || req.TopicRegex.MatchString(t) {
+				topicSet[t] = true
+			}
+		}
+	}
+	topics := make([]string, 0, len(topicSet))
+	for t := range topicSet {
+		topics = append(topics, t)
+	}
+	sort.Strings(topics)
+	var ends kadm.ListedOffsets
+	before := now()
+	if len(topics) > 0 {
+		ends, err = adm.ListEndOffsets(ctx, topics...)
+		var se *kadm.ShardErrors
+		if err != nil && !errors.As(err, &se) {
+			return nil, fmt.Errorf("list end offsets: %w", err)
+		}
+	}
+	after := now()
+	rep.Time = before.Add(after.Sub(before) / 2)
+
+	for _, g := range keep {
+		gl := LagGroup{Group: g, Partitions: []LagPartition{}}
+		if lg, ok := listed[g]; ok {
+			gl.State, gl.Type = lg.State, lagGroupType(lg)
+		} else {
+			gl.State, gl.Type = "Dead", ""
+		}
+		fr := fetched[g]
+		if fr.Err != nil {
+			gl.Error = fr.Err.Error()
+		}
+		for t, ps := range fr.Fetched {
+			if !topicSet[t] {
+				continue
+			}
+			for p, o := range ps {
+				if o.Err == nil && o.At < 0 {
+					continue // no commit on this partition
+				}
+				pl := LagPartition{Topic: t, Partition: p, CommittedOffset: o.At}
+				if o.Err != nil {
+					pl.Error = o.Err.Error()
+				} else if lo, ok := ends.Lookup(t, p); !ok {
+					pl.Error = "log-end offset not listed"
+				} else if lo.Err != nil {
+					pl.Error = lo.Err.Error()
+				} else {
+					end := lo.Offset
+					pl.LogEndOffset = &end
+					pl.Lag = max(end-o.At, 0)
+					pl.CaughtUp = pl.Lag == 0
+					if pl.CaughtUp {
+						pl.TimeLagMs = ptrTo(int64(0))
+					}
+				}
+				gl.Partitions = append(gl.Partitions, pl)
+			}
+		}
+		sort.Slice(gl.Partitions, func(i, j int) bool {
+			a, b := gl.Partitions[i], gl.Partitions[j]
+			if a.Topic != b.Topic {
+				return a.Topic < b.Topic
+			}
+			return a.Partition < b.Partition
+		})
+		if gl.Error == "" && gl.State == "Dead" && len(gl.Partitions) == 0 {
+			gl.Error = fmt.Sprintf("group %s not found", g)
+		}
+		rep.Groups = append(rep.Groups, gl)
+	}
+
+	if req.Reader != nil {
+		// Several groups may stand at different offsets of one
+		// partition: one lookup reads them all.
+		want := map[string]map[int32][]int64{}
+		for _, g := range rep.Groups {
+			for _, p := range g.Partitions {
+				if p.Error == "" && p.Lag > 0 {
+					if want[p.Topic] == nil {
+						want[p.Topic] = map[int32][]int64{}
+					}
+					want[p.Topic][p.Partition] = append(want[p.Topic][p.Partition], p.CommittedOffset)
+				}
+			}
+		}
+		ts := RecordTimestamps(ctx, req.Reader, want, req.TimeLagTimeout)
+		nowMs := now().UnixMilli()
+		for gi := range rep.Groups {
+			g := &rep.Groups[gi]
+			for pi := range g.Partitions {
+				p := &g.Partitions[pi]
+				if p.Error != "" || p.Lag == 0 {
+					continue
+				}
+				if t, ok := ts[p.Topic][p.Partition][p.CommittedOffset]; ok {
+					p.NextRecordTimestampMs = ptrTo(t)
+					p.TimeLagMs = ptrTo(max(nowMs-t, 0))
+				}
+			}
+		}
+	}
+	for gi := range rep.Groups {
+		rep.Groups[gi].total()
+	}
+	return rep, nil
+}
+
+// total sums a group's lag and takes its largest time lag.
+func (g *LagGroup) total() {
+	g.Lag, g.TimeLagMs = 0, nil
+	g.CaughtUp = len(g.Partitions) > 0
+	unknown := false
+	for _, p := range g.Partitions {
+		g.Lag += p.Lag
+		if !p.CaughtUp {
+			g.CaughtUp = false
+		}
+		if p.TimeLagMs == nil {
+			unknown = unknown || p.Lag > 0 || p.Error != ""
+			continue
+		}
+		if g.TimeLagMs == nil || *p.TimeLagMs > *g.TimeLagMs {
+			g.TimeLagMs = ptrTo(*p.TimeLagMs)
+		}
+	}
+	if unknown && g.TimeLagMs != nil && *g.TimeLagMs == 0 {
+		g.TimeLagMs = nil // caught up on some partitions, unknown on others
+	}
+}
+
+// lagGroupType is the group type as Java prints it (Classic, Consumer).
+func lagGroupType(lg kadm.ListedGroup) string {
+	switch t := strings.ToLower(lg.GroupType); t {
+	case "":
+		return "Classic"
+	default:
+		return strings.ToUpper(t[:1]) + t[1:]
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// seekGap is how far ahead (in offsets) the next wanted offset of a
+// partition must be for RecordTimestamps to seek to it rather than read on.
+const seekGap = 2000
+
+// RecordTimestamps reads, for each partition and offset of at, the first
+// record at or after that offset and returns its timestamp (Unix ms) by
+// topic, partition and asked offset. reader is a consumer client without a
+// group (direct consuming): the partitions are added to it at their lowest
+// asked offset and removed again before returning, so one reader serves
+// successive calls. Records arrive in offset order, so the later offsets
+// of a partition are answered reading on, or after a seek when the next
+// one is far ahead. Fetching runs over the reader's connections, one fetch
+// per broker at a time; a partition is paused once all its offsets are
+// answered. Offsets whose record did not arrive within timeout (default
+// 5 s) are missing from the result.
+func RecordTimestamps(ctx context.Context, reader *kgo.Client, at map[string]map[int32][]int64, timeout time.Duration) map[string]map[int32]map[int64]int64 {
+	if timeout <= 0 {
+		timeout = 5 * time.Second
+	}
+	type part struct {
+		want   []int64 // ascending, distinct; want[next:] unanswered
+		next   int
+		seeked int64 // the offset last sought
+	}
+	parts := map[string]map[int32]*part{}
+	out := map[string]map[int32]map[int64]int64{}
+	add := map[string]map[int32]kgo.Offset{}
+	remove := map[string][]int32{}
+	left := 0
+	for t, ps := range at {
+		for p, offs := range ps {
+			if len(offs) == 0 {
+				continue
+			}
+			w := append([]int64(nil), offs...)
+			sort.Slice(w, func(i, j int) bool { return w[i] < w[j] })
+			w = slices.Compact(w)
+			if parts[t] == nil {
+				parts[t], add[t], out[t] = map[int32]*part{}, map[int32]kgo.Offset{}, map[int32]map[int64]int64{}
+			}
+			parts[t][p] = &part{want: w}
+			out[t][p] = map[int64]int64{}
+			add[t][p] = kgo.NewOffset().At(w[0])
+			remove[t] = append(remove[t], p)
+			left += len(w)
+		}
+	}
+	if left == 0 {
+		return out
+	}
+	reader.AddConsumePartitions(add)
+	defer func() {
+		reader.RemoveConsumePartitions(remove)
+		reader.ResumeFetchPartitions(remove)
+	}()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for left > 0 && ctx.Err() == nil {
+		fs := reader.PollFetches(ctx)
+		fs.EachRecord(func(r *kgo.Record) {
+			pt := parts[r.Topic][r.Partition]
+			if pt == nil || pt.next == len(pt.want) {
+				return
+			}
+			for pt.next < len(pt.want) && r.Offset >= pt.want[pt.next] {
+				out[r.Topic][r.Partition][pt.want[pt.next]] = r.Timestamp.UnixMilli()
+				pt.next++
+				left--
+			}
+			switch {
+			case pt.next == len(pt.want):
+				reader.PauseFetchPartitions(map[string][]int32{r.Topic: {r.Partition}})
+			case pt.want[pt.next]-r.Offset > seekGap && pt.seeked != pt.want[pt.next]:
+				pt.seeked = pt.want[pt.next]
+				reader.SetOffsets(map[string]map[int32]kgo.EpochOffset{r.Topic: {r.Partition: {Epoch: -1, Offset: pt.want[pt.next]}}})
+			}
+		})
+	}
+	return out
+}
+
+// Filter keeps only lagging partitions (and groups with some) when
+// onlyLagging, and sorts the groups.
+func (r *LagReport) Filter(onlyLagging bool, order string) {
+	if onlyLagging {
+		groups := r.Groups[:0]
+		for _, g := range r.Groups {
+			ps := []LagPartition{}
+			for _, p := range g.Partitions {
+				if p.Lag > 0 {
+					ps = append(ps, p)
+				}
+			}
+			if len(ps) == 0 {
+				continue
+			}
+			g.Partitions = ps
+			g.total()
+			groups = append(groups, g)
+		}
+		r.Groups = groups
+	}
+	sortGroups(r.Groups, order, func(g LagGroup) (string, int64, int64) {
+		return g.Group, g.Lag, timeKey(g.TimeLagMs)
+	})
+}
+
+func timeKey(ms *int64) int64 {
+	if ms == nil {
+		return -1
+	}
+	return *ms
+}
+
+func sortGroups[T any](gs []T, order string, key func(T) (string, int64, int64)) {
+	sort.SliceStable(gs, func(i, j int) bool {
+		ni, li, ti := key(gs[i])
+		nj, lj, tj := key(gs[j])
+		switch order {
+		case SortLag:
+			if li != lj {
+				return li > lj
+			}
+		case SortTime:
+			if ti != tj {
+				return ti > tj
+			}
+		}
+		return ni < nj
+	})
+}
+
+// topicTotals sums a group's partitions per topic, in topic order.
+func (g *LagGroup) topicTotals() []topicTotal {
+	var out []topicTotal
+	for _, p := range g.Partitions {
+		if len(out) == 0 || out[len(out)-1].topic != p.Topic {
+			out = append(out, topicTotal{topic: p.Topic, caughtUp: true})
+		}
+		tt := &out[len(out)-1]
+		tt.partitions++
+		tt.lag += p.Lag
+		tt.caughtUp = tt.caughtUp && p.CaughtUp
+		if p.TimeLagMs == nil {
+			tt.unknown = tt.unknown || p.Lag > 0 || p.Error != ""
+		} else if tt.timeLag == nil || *p.TimeLagMs > *tt.timeLag {
+			tt.timeLag = ptrTo(*p.TimeLagMs)
+		}
+	}
+	return out
+}
+
+type topicTotal struct {
+	topic      string
+	partitions int
+	lag        int64
+	timeLag    *int64
+	unknown    bool
+	caughtUp   bool
+}
+
+// Header is the table header: one row per group and topic.
+func (r *LagReport) Header() []string {
+	return []string{"GROUP", "STATE", "TOPIC", "PARTITIONS", "LAG", "TIME-LAG"}
+}
+
+// Rows are the table rows: one per group and topic; a group without
+// committed offsets gets one row with "-".
+func (r *LagReport) Rows() [][]string {
+	rows := [][]string{}
+	for _, g := range r.Groups {
+		tts := g.topicTotals()
+		if len(tts) == 0 {
+			rows = append(rows, []string{g.Group, g.State, "-", "0", "-", lagErrCell(g.Error, "-")})
+			continue
+		}
+		for _, tt := range tts {
+			tl := tt.timeLag
+			if tt.unknown && tl != nil && *tl == 0 {
+				tl = nil
+			}
+			rows = append(rows, []string{g.Group, g.State, tt.topic, strconv.Itoa(tt.partitions),
+				strconv.FormatInt(tt.lag, 10), FormatTimeLag(tl, tt.caughtUp)})
+		}
+	}
+	return rows
+}
+
+// WideHeader is the wide table header: one row per partition.
+func (r *LagReport) WideHeader() []string {
+	return []string{"GROUP", "STATE", "TOPIC", "PARTITION", "COMMITTED", "LOG-END", "LAG", "TIME-LAG", "NEXT-RECORD-TIME"}
+}
+
+// WideRows are the wide table rows, one per partition.
+func (r *LagReport) WideRows() [][]string {
+	rows := [][]string{}
+	for _, g := range r.Groups {
+		if len(g.Partitions) == 0 {
+			rows = append(rows, []string{g.Group, g.State, "-", "-", "-", "-", "-", lagErrCell(g.Error, "-"), "-"})
+			continue
+		}
+		for _, p := range g.Partitions {
+			end, next := "-", "-"
+			if p.LogEndOffset != nil {
+				end = strconv.FormatInt(*p.LogEndOffset, 10)
+			}
+			if p.NextRecordTimestampMs != nil {
+				next = time.UnixMilli(*p.NextRecordTimestampMs).UTC().Format("2006-01-02T15:04:05.000Z")
+			}
+			tl := FormatTimeLag(p.TimeLagMs, p.CaughtUp)
+			if p.Error != "" {
+				tl = "error: " + p.Error
+			}
+			rows = append(rows, []string{g.Group, g.State, p.Topic, strconv.Itoa(int(p.Partition)),
+				strconv.FormatInt(p.CommittedOffset, 10), end, strconv.FormatInt(p.Lag, 10), tl, next})
+		}
+	}
+	return rows
+}
+
+func lagErrCell(e, s string) string {
+	if e != "" {
+		return "error: " + e
+	}
+	return s
+}
+
+// FormatTimeLag prints a time lag for tables: "caught up", "-" when
+// unknown, else a short duration ("850ms", "12.3s", "4m05s", "2h03m",
+// "3d04h").
+func FormatTimeLag(ms *int64, caughtUp bool) string {
+	if caughtUp {
+		return "caught up"
+	}
+	if ms == nil {
+		return "-"
+	}
+	return FormatDuration(time.Duration(*ms) * time.Millisecond)
+}
+
+// FormatDuration prints a duration shortly, to the precision a human
+// reads in a lag table.
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	default:
+		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+	}
+}
