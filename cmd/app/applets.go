@@ -12,6 +12,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/perf"
 	"github.com/kboxdev/kbox/cmd/producerperf"
 	"github.com/kboxdev/kbox/cmd/profile"
+	"github.com/kboxdev/kbox/cmd/status"
 	"github.com/kboxdev/kbox/cmd/topics"
 	"github.com/kboxdev/kbox/cmd/verifiableconsumer"
 	"github.com/kboxdev/kbox/cmd/verifiableproducer"
@@ -36,6 +37,7 @@ var applets = []cmdutil.Applet{
 	installLinksApplet,
 	versionApplet,
 	playgroundApplet,
+	status.Applet,
 	genManApplet, genCompletionsApplet,
 }
 
