@@ -37,7 +37,7 @@ var applets = []cmdutil.Applet{
 	installLinksApplet,
 	versionApplet,
 	playgroundApplet,
-	status.Applet,
+	status.Applet, status.TopApplet,
 	genManApplet, genCompletionsApplet,
 }
 

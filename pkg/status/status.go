@@ -308,29 +308,30 @@ func disk(ctx context.Context, cl *kgo.Client, up []int32, brokers map[int32]*Br
 	}
 }
 
-// offsetSample is one sample of end offsets and committed offsets.
+// offsetSample is one sample of end offsets and committed offsets, each
+// with the instant it was read (the midpoint of its requests).
 type offsetSample struct {
-	at        time.Time
-	ends      map[string]map[int32]int64
-	committed map[string]map[string]map[int32]int64 // group → topic → partition
-	endsOK    bool
-	groupsOK  bool
+	endsAt, groupsAt time.Time
+	ends             map[string]map[int32]int64
+	committed        map[string]map[string]map[int32]int64 // group → topic → partition
+	endsOK, groupsOK bool
 }
+
+func midpoint(a, b time.Time) time.Time { return a.Add(b.Sub(a) / 2) }
 
 func sampleOffsets(ctx context.Context, adm *kadm.Client, topics []string, now func() time.Time) offsetSample {
 	s := offsetSample{ends: map[string]map[int32]int64{}, committed: map[string]map[string]map[int32]int64{}}
 	var wg sync.WaitGroup
 	wg.Add(2)
-	var endAt, groupAt time.Time
 	go func() {
 		defer wg.Done()
+		t0 := now()
 		if len(topics) == 0 {
-			s.endsOK = true
-			endAt = now()
+			s.endsOK, s.endsAt = true, t0
 			return
 		}
 		lo, err := adm.ListEndOffsets(ctx, topics...)
-		endAt = now()
+		s.endsAt = midpoint(t0, now())
 		if err != nil {
 			return
 		}
@@ -349,11 +350,11 @@ func sampleOffsets(ctx context.Context, adm *kadm.Client, topics []string, now f
 		defer wg.Done()
 		groups, err := adm.ListGroups(ctx)
 		if err != nil {
-			groupAt = now()
 			return
 		}
+		t0 := now()
 		resps := adm.FetchManyOffsets(ctx, groups.Groups()...)
-		groupAt = now()
+		s.groupsAt = midpoint(t0, now())
 		s.groupsOK = true
 		for g, r := range resps {
 			if r.Err != nil {
@@ -373,12 +374,6 @@ func sampleOffsets(ctx context.Context, adm *kadm.Client, topics []string, now f
 		}
 	}()
 	wg.Wait()
-	// One instant per sample: the later answer, so a slow answer shortens
-	// rather than stretches the interval measured.
-	s.at = endAt
-	if groupAt.After(s.at) {
-		s.at = groupAt
-	}
 	return s
 }
 
@@ -394,44 +389,55 @@ func rates(ctx context.Context, adm *kadm.Client, topics []string, sample time.D
 	case <-t.C:
 	}
 	b := sampleOffsets(ctx, adm, topics, now)
-	return Rates(a.ends, b.ends, a.endsOK && b.endsOK, a.committed, b.committed, a.groupsOK && b.groupsOK, b.at.Sub(a.at))
+	var produce, consume *float64
+	if a.endsOK && b.endsOK {
+		produce = ProduceRate(a.ends, b.ends, b.endsAt.Sub(a.endsAt))
+	}
+	if a.groupsOK && b.groupsOK {
+		consume = ConsumeRate(a.committed, b.committed, b.groupsAt.Sub(a.groupsAt))
+	}
+	return produce, consume
 }
 
-// Rates computes produce and consume rates from two samples dt apart. Only
-// partitions (and group partitions) present in both samples count; a
-// decrease (a topic recreated, an offset reset back) counts as zero.
-func Rates(endsA, endsB map[string]map[int32]int64, endsOK bool, comA, comB map[string]map[string]map[int32]int64, groupsOK bool, dt time.Duration) (produce, consume *float64) {
+// ProduceRate is the growth of end offsets (topic → partition → offset)
+// between two samples dt apart, in records/s. Only partitions in both
+// samples count; a decrease (a topic recreated) counts as zero. Nil when
+// dt is not positive.
+func ProduceRate(a, b map[string]map[int32]int64, dt time.Duration) *float64 {
 	if dt <= 0 {
-		return nil, nil
+		return nil
 	}
-	sec := dt.Seconds()
-	if endsOK {
-		var n int64
-		for t, ps := range endsB {
+	var n int64
+	for t, ps := range b {
+		for p, off := range ps {
+			if prev, ok := a[t][p]; ok && off > prev {
+				n += off - prev
+			}
+		}
+	}
+	r := round1(float64(n) / dt.Seconds())
+	return &r
+}
+
+// ConsumeRate is the growth of committed offsets (group → topic →
+// partition → offset) between two samples dt apart, in records/s, counted
+// as ProduceRate counts.
+func ConsumeRate(a, b map[string]map[string]map[int32]int64, dt time.Duration) *float64 {
+	if dt <= 0 {
+		return nil
+	}
+	var n int64
+	for g, ts := range b {
+		for t, ps := range ts {
 			for p, off := range ps {
-				if prev, ok := endsA[t][p]; ok && off > prev {
+				if prev, ok := a[g][t][p]; ok && off > prev {
 					n += off - prev
 				}
 			}
 		}
-		r := round1(float64(n) / sec)
-		produce = &r
 	}
-	if groupsOK {
-		var n int64
-		for g, ts := range comB {
-			for t, ps := range ts {
-				for p, off := range ps {
-					if prev, ok := comA[g][t][p]; ok && off > prev {
-						n += off - prev
-					}
-				}
-			}
-		}
-		r := round1(float64(n) / sec)
-		consume = &r
-	}
-	return produce, consume
+	r := round1(float64(n) / dt.Seconds())
+	return &r
 }
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }
