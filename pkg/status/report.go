@@ -30,7 +30,7 @@ func NewReport(cs []*Cluster) *Report {
 
 // Header is the table header.
 func (r *Report) Header() []string {
-	return []string{"CLUSTER", "STATUS", "BROKERS", "CONTROLLER", "TOPICS", "PARTITIONS", "UNDER-REPLICATED", "UNDER-MIN-ISR", "OFFLINE", "NON-PREFERRED", "DISK-USED", "PRODUCE/S", "CONSUME/S"}
+	return []string{"CLUSTER", "STATUS", "BROKERS", "CONTROLLER", "TOPICS", "PARTITIONS", "UNDER-REPLICATED", "UNDER-MIN-ISR", "OFFLINE", "NON-PREFERRED", "DISK-USED", "PRODUCE/S", "CONSUME/S", "MOST-LAGGING"}
 }
 
 // Rows are one row per cluster.
@@ -38,7 +38,7 @@ func (r *Report) Rows() [][]string {
 	rows := make([][]string, 0, len(r.Clusters))
 	for _, c := range r.Clusters {
 		if !c.Reachable {
-			rows = append(rows, []string{c.Name, "UNREACHABLE", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"})
+			rows = append(rows, []string{c.Name, "UNREACHABLE", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"})
 			continue
 		}
 		st := "ok"
@@ -56,6 +56,7 @@ func (r *Report) Rows() [][]string {
 			strconv.Itoa(c.UnderReplicatedPartitions), strconv.Itoa(c.UnderMinISRPartitions),
 			strconv.Itoa(c.OfflinePartitions), strconv.Itoa(c.NonPreferredLeaderPartitions),
 			diskCell(c.Brokers), rateCell(c.ProduceRecordsPerSec), rateCell(c.ConsumeRecordsPerSec),
+			lagCell(c.LaggingGroups),
 		})
 	}
 	return rows
@@ -78,6 +79,15 @@ func diskCell(bs []Broker) string {
 		return "-"
 	}
 	return strings.Join(parts, " ")
+}
+
+// lagCell names the most lagging group: "orders-app:1200" ("-": none
+// lagging or unknown).
+func lagCell(gs []GroupLag) string {
+	if len(gs) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s:%d", gs[0].Group, gs[0].Lag)
 }
 
 func rateCell(r *float64) string {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/cluster"
+	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/logdirs"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -82,14 +83,31 @@ type Cluster struct {
 	// offsets. Null when not sampled or not measurable.
 	ProduceRecordsPerSec *float64 `json:"produce_records_per_sec"`
 	ConsumeRecordsPerSec *float64 `json:"consume_records_per_sec"`
-	SampleMs             int64    `json:"sample_ms"`
-	CheckedMs            int64    `json:"check_duration_ms"`
+	// LaggingGroups are the consumer groups furthest behind, in records
+	// (at most MaxLaggingGroups, most lag first; groups caught up are not
+	// listed). Null when the groups could not be read.
+	LaggingGroups []GroupLag `json:"lagging_groups"`
+	SampleMs      int64      `json:"sample_ms"`
+	CheckedMs     int64      `json:"check_duration_ms"`
+}
+
+// MaxLaggingGroups is how many lagging groups a status lists.
+const MaxLaggingGroups = 5
+
+// GroupLag is one consumer group's lag in records.
+type GroupLag struct {
+	Group string `json:"group"`
+	State string `json:"state"`
+	// Lag is the records between the committed offsets and the log ends,
+	// summed over the group's partitions.
+	Lag               int64 `json:"lag"`
+	LaggingPartitions int   `json:"lagging_partitions"`
 }
 
 // Unreachable is the status of a cluster that could not be reached.
 func Unreachable(name string, err error) *Cluster {
 	msg := oneLine(err.Error())
-	return &Cluster{Name: name, Problems: []string{"unreachable: " + msg}, Error: &msg, Brokers: []Broker{}}
+	return &Cluster{Name: name, Problems: []string{"unreachable: " + msg}, Error: &msg, Brokers: []Broker{}, LaggingGroups: []GroupLag{}}
 }
 
 // Check measures one cluster through a connected client. Errors past the
@@ -101,7 +119,7 @@ func Check(ctx context.Context, name string, cl *kgo.Client, o Options) *Cluster
 		now = time.Now
 	}
 	start := now()
-	c := &Cluster{Name: name, Brokers: []Broker{}, Problems: []string{}}
+	c := &Cluster{Name: name, Brokers: []Broker{}, Problems: []string{}, LaggingGroups: []GroupLag{}}
 	defer func() {
 		c.CheckedMs = now().Sub(start).Milliseconds()
 		c.Healthy = len(c.Problems) == 0
@@ -198,6 +216,7 @@ func Check(ctx context.Context, name string, cl *kgo.Client, o Options) *Cluster
 		c.Brokers = append(c.Brokers, *brokers[id])
 	}
 
+	c.LaggingGroups = laggingGroups(ctx, cl)
 	if o.Sample > 0 {
 		c.SampleMs = o.Sample.Milliseconds()
 		c.ProduceRecordsPerSec, c.ConsumeRecordsPerSec = rates(ctx, adm, topicNames, o.Sample, now)
@@ -251,6 +270,50 @@ func joinStrings(v []string) string {
 		s += x
 	}
 	return s
+}
+
+// laggingGroups lists the consumer groups with the most lag in records
+// (pkg/groups measures it); nil when the groups could not be read.
+func laggingGroups(ctx context.Context, cl *kgo.Client) []GroupLag {
+	gc := groups.New(cl)
+	ls, err := gc.List(ctx, groups.ListFilter{})
+	if err != nil {
+		return nil
+	}
+	out := []GroupLag{}
+	if len(ls) == 0 {
+		return out
+	}
+	names := make([]string, 0, len(ls))
+	for _, l := range ls {
+		names = append(names, l.Group)
+	}
+	offs, err := gc.Offsets(ctx, names)
+	if err != nil {
+		return nil
+	}
+	for _, g := range offs {
+		gl := GroupLag{Group: g.Group.Group, State: g.State}
+		for _, p := range g.Partitions {
+			if p.Lag != nil && *p.Lag > 0 {
+				gl.Lag += *p.Lag
+				gl.LaggingPartitions++
+			}
+		}
+		if gl.Lag > 0 {
+			out = append(out, gl)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Lag != out[j].Lag {
+			return out[i].Lag > out[j].Lag
+		}
+		return out[i].Group < out[j].Group
+	})
+	if len(out) > MaxLaggingGroups {
+		out = out[:MaxLaggingGroups]
+	}
+	return out
 }
 
 // topicMinISR returns each topic's min.insync.replicas (topics whose

@@ -44,6 +44,7 @@ func sample() *Report {
 			{ID: 2, Up: true, DiskUsedPercent: ptr(40.0), LogBytes: ptr(int64(1 << 30))},
 			{ID: 3, Up: true, DiskUsedPercent: ptr(42.25), LogBytes: ptr(int64(1 << 30))},
 		},
+		LaggingGroups:        []GroupLag{{Group: "billing", State: "Stable", Lag: 1200, LaggingPartitions: 3}, {Group: "audit", State: "Empty", Lag: 7, LaggingPartitions: 1}},
 		ProduceRecordsPerSec: ptr(2000.0), ConsumeRecordsPerSec: ptr(1999.5), SampleMs: 1000, CheckedMs: 1100}
 	sick := &Cluster{Name: "staging", Reachable: true, ClusterID: "def", Controller: ptr(int32(2)),
 		BrokersUp: 2, BrokersExpected: 3, Topics: 2, Partitions: 6,
@@ -53,6 +54,7 @@ func sample() *Report {
 			{ID: 2, Up: true, DiskUsedPercent: nil, LogBytes: ptr(int64(0))},
 			{ID: 3, Fenced: true},
 		},
+		LaggingGroups:        []GroupLag{},
 		ProduceRecordsPerSec: ptr(0.0), ConsumeRecordsPerSec: nil, SampleMs: 1000, CheckedMs: 1200}
 	sick.Problems = problems(sick)
 	gone := Unreachable("old", errors.New("cannot connect to 10.0.0.1:9092: connection refused"))
@@ -165,9 +167,23 @@ func TestCheckKfake(t *testing.T) {
 			t.Fatal("no record produced")
 		}
 	}
+	// A group that committed offset 0 on every partition of orders: it
+	// lags by every record produced.
+	adm := kadm.NewClient(cl)
+	var offs kadm.Offsets
+	for p := int32(0); p < 4; p++ {
+		offs.Add(kadm.Offset{Topic: "orders", Partition: p, At: 0, LeaderEpoch: -1})
+	}
+	if _, err := adm.CommitOffsets(ctx, "slow", offs); err != nil {
+		t.Fatal(err)
+	}
 	got := Check(ctx, "pg", cl, Options{Sample: 300 * time.Millisecond})
 	close(stop)
 	wg.Wait()
+
+	if len(got.LaggingGroups) != 1 || got.LaggingGroups[0].Group != "slow" || got.LaggingGroups[0].Lag <= 0 || got.LaggingGroups[0].LaggingPartitions < 1 {
+		t.Fatalf("lagging groups %+v, want slow", got.LaggingGroups)
+	}
 
 	if !got.Reachable || got.ClusterID != "status-test" || got.Controller == nil {
 		t.Fatalf("not reachable or no controller: %+v", got)
