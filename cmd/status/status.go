@@ -25,7 +25,9 @@ var Applet = cmdutil.Applet{Kind: cmdutil.Command, Alias: "status", NoProfile: t
 
 const short = "Health of every profile's cluster at a glance (exit 1 when any is unhealthy)"
 
-var formats = cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.YAML}}
+// formats: NoProfile, as no one profile's output default applies to a
+// view of several.
+var formats = cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.YAML}, NoProfile: true}
 
 type options struct {
 	conn    cmdutil.ConnFlags
