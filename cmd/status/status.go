@@ -54,7 +54,8 @@ cluster has registered (fenced ones included) or that holds a replica.
 
 Which clusters: --profile a,b (or KBOX_PROFILE) selects profiles by name; with
 neither, every profile of the config file. --bootstrap-server checks one
-cluster given by address instead.
+cluster given by address instead. --command-config and -X apply to every
+cluster checked.
 
 A cluster is unhealthy when it is unreachable, has no active controller, fewer
 brokers up than expected, offline, under-min-ISR or under-replicated
