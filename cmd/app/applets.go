@@ -13,6 +13,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/perf"
 	"github.com/kboxdev/kbox/cmd/producerperf"
 	"github.com/kboxdev/kbox/cmd/profile"
+	"github.com/kboxdev/kbox/cmd/status"
 	"github.com/kboxdev/kbox/cmd/topics"
 	"github.com/kboxdev/kbox/cmd/verifiableconsumer"
 	"github.com/kboxdev/kbox/cmd/verifiableproducer"
@@ -38,6 +39,7 @@ var applets = []cmdutil.Applet{
 	installLinksApplet,
 	versionApplet,
 	playgroundApplet,
+	status.Applet, status.TopApplet,
 	genManApplet, genCompletionsApplet,
 }
 

@@ -196,6 +196,7 @@ type profileCreateOptions struct {
 	bootstrap      []string
 	output         string
 	connectTimeout string
+	expected       int
 	caFile         string
 	certFile       string
 	keyFile        string
@@ -226,7 +227,10 @@ func newProfileCreateCmd(f *cmdutil.Factory) *cobra.Command {
 			if err := config.ValidateProfileName(name); err != nil {
 				return &cmdutil.FlagError{Err: err}
 			}
-			p := &config.Profile{Output: o.output, ConnectTimeout: o.connectTimeout}
+			p := &config.Profile{Output: o.output, ConnectTimeout: o.connectTimeout, ExpectedBrokers: o.expected}
+			if o.expected < 0 {
+				return cmdutil.FlagErrorf("--expected-brokers %d: must not be negative", o.expected)
+			}
 			for _, b := range o.bootstrap {
 				p.BootstrapServers = append(p.BootstrapServers, config.SplitList(b)...)
 			}
@@ -274,6 +278,7 @@ func newProfileCreateCmd(f *cmdutil.Factory) *cobra.Command {
 	fl.StringSliceVar(&o.bootstrap, "bootstrap-server", nil, "broker addresses, comma-separated or repeated")
 	fl.StringVar(&o.output, "default-output", "", "default output format for this profile (apache, table, wide, json, yaml)")
 	fl.StringVar(&o.connectTimeout, "connect-timeout", "", "how long to wait for the first broker (e.g. 10s)")
+	fl.IntVar(&o.expected, "expected-brokers", 0, "how many brokers the cluster should have (kbox status; 0: the registered ones)")
 	fl.BoolVar(&o.tls, "tls", false, "connect with TLS (system roots unless --tls-ca)")
 	fl.StringVar(&o.caFile, "tls-ca", "", "PEM file of CA certificates to trust")
 	fl.StringVar(&o.certFile, "tls-cert", "", "PEM client certificate chain (mutual TLS)")

@@ -52,6 +52,12 @@ func Describe(ctx context.Context, cl *kgo.Client) (*Description, error) {
 	return d, nil
 }
 
+// QuorumLeader returns the active controller: the leader of the metadata
+// quorum (DescribeQuorum); false when the cluster does not answer it.
+func QuorumLeader(ctx context.Context, cl *kgo.Client) (int32, bool) {
+	return quorumLeader(ctx, cl)
+}
+
 func quorumLeader(ctx context.Context, cl *kgo.Client) (int32, bool) {
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	t := kmsg.NewDescribeQuorumRequestTopic()

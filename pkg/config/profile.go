@@ -26,6 +26,10 @@ type Profile struct {
 	TLS              *TLS              `yaml:"tls,omitempty" json:"tls,omitempty"`
 	SASL             *SASL             `yaml:"sasl,omitempty" json:"sasl,omitempty"`
 	Properties       map[string]string `yaml:"properties,omitempty" json:"properties,omitempty"`
+	// ExpectedBrokers is how many brokers the cluster should have
+	// (`kbox status` compares the brokers up with it); 0: not set, the
+	// brokers the cluster has registered are expected.
+	ExpectedBrokers int `yaml:"expected-brokers,omitempty" json:"expected_brokers,omitempty"`
 }
 
 // TLS holds PEM file paths for a TLS connection.

@@ -1,0 +1,203 @@
+// Package status is `kbox status`: the health of every profile's cluster
+// on one screen (or as JSON/YAML for monitoring), and `kbox top`: live
+// produce rates per topic, partition and broker without JMX.
+package status
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/pkg/status"
+	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Applet is `kbox status`. It is NoProfile for the layer: it reads the
+// global --profile itself, as a comma-separated list of profiles.
+var Applet = cmdutil.Applet{Kind: cmdutil.Command, Alias: "status", NoProfile: true, Short: short, New: NewCmd}
+
+const short = "Health of every profile's cluster at a glance (exit 1 when any is unhealthy)"
+
+// formats: NoProfile, as no one profile's output default applies to a
+// view of several.
+var formats = cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.YAML}, NoProfile: true}
+
+type options struct {
+	conn    cmdutil.ConnFlags
+	format  string
+	timeout time.Duration
+	sample  time.Duration
+}
+
+// NewCmd builds `kbox status`.
+func NewCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &options{}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: short,
+		Long: `Check every cluster of the config file's profiles concurrently, each within
+--timeout, and print one row per cluster: reachable or not (and why), brokers up
+against brokers expected, the active controller, under-replicated,
+under-min-ISR, offline and non-preferred-leader partitions, disk used per
+broker (from log-dir volume sizes), and produce/consume rates in records/s from
+two samples of end offsets and committed offsets --sample apart (no JMX).
+
+Brokers expected: the profile's expected-brokers when set, else every broker the
+cluster has registered (fenced ones included) or that holds a replica.
+
+Which clusters: --profile a,b (or KBOX_PROFILE) selects profiles by name; with
+neither, every profile of the config file. --bootstrap-server checks one
+cluster given by address instead. --command-config and -X apply to every
+cluster checked.
+
+A cluster is unhealthy when it is unreachable, has no active controller, fewer
+brokers up than expected, offline, under-min-ISR or under-replicated
+partitions, or a broker disk at least 90% full. The reasons follow the table
+(in JSON: "problems"). Exit status: 0 when every cluster is healthy, 1 when any
+is not (or on an error), 2 on a usage error.`,
+		Example: `  # every profile
+  kbox status
+  # two profiles, as JSON for a monitoring script
+  kbox status --profile prod,staging -o json
+  # one cluster by address, no rate sampling
+  kbox status --bootstrap-server 127.0.0.1:9092 --sample 0`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return run(cmd.Context(), f, o)
+		},
+	}
+	o.conn.Register(cmd, true)
+	fl := cmd.Flags()
+	fl.DurationVar(&o.timeout, "timeout", 15*time.Second, "per-cluster time limit (connect, checks and sampling)")
+	fl.DurationVar(&o.sample, "sample", time.Second, "time between the two offset samples rates come from (0: no rates)")
+	cmdutil.AddOutputFlag(f, cmd, &o.format, formats)
+	return cmd
+}
+
+func run(ctx context.Context, f *cmdutil.Factory, o *options) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.timeout <= 0 {
+		return cmdutil.FlagErrorf("--timeout %s: must be positive", o.timeout)
+	}
+	if o.sample < 0 {
+		return cmdutil.FlagErrorf("--sample %s: must not be negative", o.sample)
+	}
+	if o.sample >= o.timeout {
+		return cmdutil.FlagErrorf("--sample %s: must be shorter than --timeout %s", o.sample, o.timeout)
+	}
+	targets, err := buildTargets(f, o)
+	if err != nil {
+		return err
+	}
+	if p := f.IO.Progress(); p.Enabled() {
+		p.Update("checking %d cluster(s)...", len(targets))
+		defer p.Clear()
+	}
+	rep := status.NewReport(status.CheckAll(ctx, targets, o.timeout))
+	f.IO.Progress().Clear()
+	format := output.Format(o.format)
+	if err := output.Print(f.IO, format, rep); err != nil {
+		return err
+	}
+	if format == output.Table {
+		if err := rep.WriteProblems(f.IO.Out); err != nil {
+			return err
+		}
+	}
+	if !rep.Healthy {
+		return cmdutil.Exit(1)
+	}
+	return nil
+}
+
+// buildTargets resolves every selected cluster's connection before any
+// check starts (a password prompt, if any, happens here, one at a time).
+func buildTargets(f *cmdutil.Factory, o *options) ([]status.Target, error) {
+	if o.conn.Bootstrap != "" {
+		ov, err := o.conn.Overrides(nil)
+		if err != nil {
+			return nil, err
+		}
+		// An address given on the command line: that one cluster, with
+		// the selected profile's other settings (security), as every
+		// command reads --bootstrap-server.
+		if strings.Contains(f.Globals.Profile, ",") {
+			return nil, cmdutil.FlagErrorf("--bootstrap-server checks one cluster: give at most one --profile")
+		}
+		conn, err := f.Connection(ov)
+		if err != nil {
+			return nil, err
+		}
+		return []status.Target{target(f, o, o.conn.Bootstrap, conn, 0)}, nil
+	}
+	file, _, err := f.Loader().File()
+	if err != nil {
+		return nil, err
+	}
+	names := profileNames(f.Globals.Profile, file)
+	if len(names) == 0 {
+		return nil, fmt.Errorf("no profiles in %s: add one (kbox profile) or give --bootstrap-server", f.Loader().ConfigPath())
+	}
+	var out []status.Target
+	for _, name := range names {
+		p, ok := file.Profiles[name]
+		if !ok {
+			return nil, fmt.Errorf("profile %q not found in %s", name, f.Loader().ConfigPath())
+		}
+		ov, err := o.conn.Overrides(nil)
+		if err != nil {
+			return nil, err
+		}
+		ov.Profile = name
+		conn, err := f.Connection(ov)
+		if err != nil {
+			return nil, fmt.Errorf("profile %s: %w", name, err)
+		}
+		out = append(out, target(f, o, name, conn, p.ExpectedBrokers))
+	}
+	return out, nil
+}
+
+// profileNames are the profiles to check: the --profile list (or
+// KBOX_PROFILE), else every profile by name.
+func profileNames(sel string, file *config.File) []string {
+	var names []string
+	if sel != "" {
+		seen := map[string]bool{}
+		for _, n := range config.SplitList(sel) {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+		return names
+	}
+	for n := range file.Profiles {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func target(f *cmdutil.Factory, o *options, name string, conn *config.Connection, expected int) status.Target {
+	return status.Target{
+		Name:    name,
+		Options: status.Options{ExpectedBrokers: expected, Sample: o.sample},
+		Connect: func(ctx context.Context) (*kgo.Client, func(), error) {
+			cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+			if err != nil {
+				return nil, nil, err
+			}
+			return cl.Client, cl.Close, nil
+		},
+	}
+}

@@ -1,0 +1,211 @@
+package status
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/pkg/status"
+	"github.com/spf13/cobra"
+)
+
+// TopApplet is `kbox top`.
+var TopApplet = cmdutil.Applet{Kind: cmdutil.Command, Alias: "top", Short: topShort, New: NewTopCmd}
+
+const topShort = "Live records/s and bytes/s per topic, partition and broker (no JMX)"
+
+var topFormats = cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.YAML}}
+
+type topOptions struct {
+	conn       cmdutil.ConnFlags
+	format     string
+	interval   time.Duration
+	iterations int
+	duration   time.Duration
+	sort       string
+	topicRegex string
+	internal   bool
+	rows       int
+}
+
+// NewTopCmd builds `kbox top`.
+func NewTopCmd(f *cmdutil.Factory) *cobra.Command {
+	o := &topOptions{}
+	cmd := &cobra.Command{
+		Use:   "top",
+		Short: topShort,
+		Long: `Watch the rate records are written at, per topic, partition and broker,
+measured from successive ListOffsets end offsets (records/s) and log-dir size
+deltas (bytes/s: the leader replica's log growth; per broker, the growth of
+everything its log dirs hold, replication included). No JMX is needed.
+
+Every --interval a frame is printed: on a terminal, a full-screen view
+redrawn in place (topics, brokers and the busiest partitions, sorted by
+--sort); when stdout is not a terminal, one line per interval; with -o json,
+one JSON object per line per interval, written as it is measured (YAML: one
+document per interval). bytes/s is null ("-") when a log shrank in the
+interval (retention) or its broker did not answer.
+
+It runs until Ctrl-C, or for --iterations frames, or for --duration.`,
+		Example: `  # the current profile's cluster, refreshed every 2 s
+  kbox top --interval 2s
+  # JSON lines for 30 s, topics matching orders.*
+  kbox top -o json --duration 30s --topic-regex 'orders.*'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTop(cmd.Context(), f, o)
+		},
+	}
+	o.conn.Register(cmd, true)
+	fl := cmd.Flags()
+	fl.DurationVar(&o.interval, "interval", time.Second, "time between frames")
+	fl.IntVar(&o.iterations, "iterations", 0, "stop after N frames (0: no limit)")
+	fl.DurationVar(&o.duration, "duration", 0, "stop after this long (0: no limit)")
+	fl.StringVar(&o.sort, "sort", status.SortRecords, "order of topics and partitions: "+strings.Join(status.SortOrders, ", "))
+	fl.StringVar(&o.topicRegex, "topic-regex", "", "watch only topics matching this regular expression (whole name)")
+	fl.BoolVar(&o.internal, "include-internal", false, "also watch internal topics (__consumer_offsets, ...)")
+	fl.IntVar(&o.rows, "partitions", 10, "busiest partitions shown on a terminal")
+	cmdutil.AddOutputFlag(f, cmd, &o.format, topFormats)
+	return cmd
+}
+
+func runTop(ctx context.Context, f *cmdutil.Factory, o *topOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.interval <= 0 {
+		return cmdutil.FlagErrorf("--interval %s: must be positive", o.interval)
+	}
+	if o.iterations < 0 {
+		return cmdutil.FlagErrorf("--iterations %d: must not be negative", o.iterations)
+	}
+	if o.duration < 0 {
+		return cmdutil.FlagErrorf("--duration %s: must not be negative", o.duration)
+	}
+	if o.rows < 0 {
+		return cmdutil.FlagErrorf("--partitions %d: must not be negative", o.rows)
+	}
+	if !slices.Contains(status.SortOrders, o.sort) {
+		return cmdutil.FlagErrorf("--sort %q: want one of %s", o.sort, strings.Join(status.SortOrders, ", "))
+	}
+	var re *regexp.Regexp
+	if o.topicRegex != "" {
+		r, err := regexp.Compile("^(?:" + o.topicRegex + ")$")
+		if err != nil {
+			return cmdutil.FlagErrorf("--topic-regex %q: %s", o.topicRegex, oneLine(err.Error()))
+		}
+		re = r
+	}
+	keep := func(t string) bool {
+		if !o.internal && strings.HasPrefix(t, "__") {
+			return false
+		}
+		return re == nil || re.MatchString(t)
+	}
+	conn, err := o.conn.Connection(f, nil)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if o.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.duration)
+		defer cancel()
+	}
+	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	s := &status.Sampler{Client: cl.Client, Keep: keep}
+	format := output.Format(o.format)
+	screen := format == output.Table && f.IO.IsStdoutTTY()
+
+	prev, err := s.Sample(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return cl.Explain(err)
+	}
+	tick := time.NewTicker(o.interval)
+	defer tick.Stop()
+	for n := 0; o.iterations == 0 || n < o.iterations; {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		cur, err := s.Sample(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			// One failed sample (a broker restarting) is reported and
+			// the next interval measured from the last good sample.
+			f.Warn("sample failed: %s", cl.Explain(err))
+			continue
+		}
+		fr := status.Frame(prev, cur, o.sort)
+		prev = cur
+		n++
+		if err := printFrame(f, format, screen, fr, o.rows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printFrame(f *cmdutil.Factory, format output.Format, screen bool, fr *status.TopFrame, rows int) error {
+	out := f.IO.Out
+	switch {
+	case format == output.JSON:
+		return output.WriteJSON(out, fr, false)
+	case format == output.YAML:
+		if err := output.WriteYAML(out, fr); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintln(out, "---")
+		return err
+	case !screen:
+		_, err := fmt.Fprintln(out, fr.Line(5))
+		return err
+	}
+	// A terminal: clear and redraw.
+	fmt.Fprint(out, "\x1b[H\x1b[2J")
+	fmt.Fprintf(out, "kbox top  %s  every %s  total %s records/s, %s/s\n\n", fr.Time.Format("15:04:05"), time.Duration(fr.IntervalMs)*time.Millisecond, fmt.Sprintf("%.1f", fr.RecordsPerSec), bytesStr(fr.BytesPerSec))
+	h, r := fr.TopicTable()
+	if err := output.WriteTable(f.IO, h, r); err != nil {
+		return err
+	}
+	fmt.Fprintln(out)
+	h, r = fr.BrokerTable()
+	if err := output.WriteTable(f.IO, h, r); err != nil {
+		return err
+	}
+	if rows > 0 {
+		fmt.Fprintln(out)
+		h, r = fr.PartitionTable(rows)
+		return output.WriteTable(f.IO, h, r)
+	}
+	return nil
+}
+
+func bytesStr(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f B", *v)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,413 @@
+//go:build integration
+
+// Package status_test checks `kbox status` over two clusters at once (a
+// real 3-broker cluster and a kbox playground), before and after a broker
+// is stopped, and `kbox top` against a producer of known rate.
+package status_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kboxdev/kbox/test/integration/testbed"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+var (
+	cluster *testbed.Cluster
+	kboxBin string
+	tmpDir  string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(testbed.Main(m, testbed.Options{Name: "status", Brokers: 3, Ready: func(e testbed.Env) error {
+		kboxBin, cluster, tmpDir = e.Kbox, e.Cluster, e.Dir
+		return nil
+	}}))
+}
+
+func kbox(t *testing.T, cfg string, timeout time.Duration, args ...string) testbed.Result {
+	t.Helper()
+	return testbed.Runner{Config: cfg, Timeout: timeout, Env: []string{"KBOX_PROFILE=", "KBOX_OUTPUT="}}.Exec(t, kboxBin, args...)
+}
+
+func mustKbox(t *testing.T, args ...string) string {
+	t.Helper()
+	r := kbox(t, filepath.Join(t.TempDir(), "none.yaml"), 2*time.Minute, args...)
+	if r.Code != 0 {
+		t.Fatalf("kbox %v: %s", args, r)
+	}
+	return r.Stdout
+}
+
+type frame struct {
+	RecordsPerSec float64  `json:"records_per_sec"`
+	BytesPerSec   *float64 `json:"bytes_per_sec"`
+	IntervalMs    int64    `json:"interval_ms"`
+	Topics        []struct {
+		Topic         string  `json:"topic"`
+		RecordsPerSec float64 `json:"records_per_sec"`
+	} `json:"topics"`
+}
+
+func median(v []float64) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// top -o json while kbox perf produce writes 2,000 records/s: the median of
+// the steady intervals is 2,000 within 5 %, and bytes/s matches the record
+// size. Runs first: it needs every broker up.
+func TestTopAgreesWithThrottledProducer(t *testing.T) {
+	bs := cluster.Bootstrap
+	mustKbox(t, "topics", "--bootstrap-server", bs, "--create", "--topic", "rate", "--partitions", "3", "--replication-factor", "1")
+	mustKbox(t, "topics", "--bootstrap-server", bs, "--create", "--topic", "other", "--partitions", "1", "--replication-factor", "1")
+
+	cfg := filepath.Join(t.TempDir(), "none.yaml")
+	perf := exec.Command(kboxBin, "perf", "produce", "--bootstrap-server", bs, "--topic", "rate",
+		"--throughput", "2000", "--records", "24000", "--record-size", "100")
+	perf.Env = append(os.Environ(), "KBOX_CONFIG="+cfg, "KBOX_PROFILE=")
+	var perfOut strings.Builder
+	perf.Stdout, perf.Stderr = &perfOut, &perfOut
+	if err := perf.Start(); err != nil {
+		t.Fatal(err)
+	}
+	perfDone := make(chan error, 1)
+	go func() { perfDone <- perf.Wait() }()
+	defer func() {
+		select {
+		case <-perfDone:
+		default:
+			_ = perf.Process.Kill()
+			<-perfDone
+		}
+	}()
+
+	r := kbox(t, cfg, 90*time.Second, "top", "--bootstrap-server", bs, "-o", "json", "--interval", "1s", "--iterations", "10", "--topic-regex", "rate|other")
+	if r.Code != 0 {
+		t.Fatalf("top: %s", r)
+	}
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	if len(lines) != 10 {
+		t.Fatalf("top --iterations 10 printed %d lines:\n%s", len(lines), r.Stdout)
+	}
+	var recs, bytesPerRec []float64
+	for i, l := range lines {
+		var f frame
+		if err := json.Unmarshal([]byte(l), &f); err != nil {
+			t.Fatalf("not one JSON object per line: %v\n%s", err, l)
+		}
+		// other, created just before, may miss the first samples; by the
+		// end both topics are there. While records flow, rate (the
+		// busiest) comes first.
+		names := map[string]float64{}
+		for _, tr := range f.Topics {
+			names[tr.Topic] = tr.RecordsPerSec
+		}
+		if _, ok := names["rate"]; !ok || (f.RecordsPerSec > 0 && f.Topics[0].Topic != "rate") {
+			t.Fatalf("topics %+v: rate missing or not first", f.Topics)
+		}
+		if v, ok := names["other"]; i == len(lines)-1 && (len(f.Topics) != 2 || !ok || v != 0) {
+			t.Fatalf("last frame's topics %+v, want rate and other (0 records/s)", f.Topics)
+		}
+		if f.RecordsPerSec > 0 {
+			recs = append(recs, f.RecordsPerSec)
+			if f.BytesPerSec != nil {
+				bytesPerRec = append(bytesPerRec, *f.BytesPerSec/f.RecordsPerSec)
+			}
+		}
+	}
+	// The first and last producing intervals may be partial (producer
+	// starting or ending inside them).
+	if len(recs) < 6 {
+		t.Fatalf("only %d intervals with records: %v\nperf:\n%s", len(recs), recs, perfOut.String())
+	}
+	steady := recs[1 : len(recs)-1]
+	m := median(steady)
+	t.Logf("records/s per interval %v, median of steady %.1f; log bytes per record %v", recs, m, bytesPerRec)
+	if m < 1900 || m > 2100 {
+		t.Fatalf("median records/s %.1f, want 2000 within 5%% (intervals %v)", m, recs)
+	}
+	// 100-byte values: the log grows by the value plus record and batch
+	// overhead per record.
+	if len(bytesPerRec) < 4 {
+		t.Fatalf("bytes/s known in %d intervals only", len(bytesPerRec))
+	}
+	if b := median(bytesPerRec); b < 100 || b > 200 {
+		t.Fatalf("log bytes per record %.1f, want 100..200", b)
+	}
+}
+
+type clusterStatus struct {
+	Name                         string   `json:"name"`
+	Healthy                      bool     `json:"healthy"`
+	Reachable                    bool     `json:"reachable"`
+	Problems                     []string `json:"problems"`
+	Error                        *string  `json:"error"`
+	Controller                   *int32   `json:"controller"`
+	BrokersUp                    int      `json:"brokers_up"`
+	BrokersExpected              int      `json:"brokers_expected"`
+	UnderReplicatedPartitions    int      `json:"under_replicated_partitions"`
+	UnderMinISRPartitions        int      `json:"under_min_isr_partitions"`
+	OfflinePartitions            int      `json:"offline_partitions"`
+	NonPreferredLeaderPartitions int      `json:"non_preferred_leader_partitions"`
+	Partitions                   int      `json:"partitions"`
+	Brokers                      []struct {
+		ID              int32    `json:"id"`
+		Up              bool     `json:"up"`
+		DiskUsedPercent *float64 `json:"disk_used_percent"`
+	} `json:"brokers"`
+}
+
+type report struct {
+	Healthy  bool            `json:"healthy"`
+	Clusters []clusterStatus `json:"clusters"`
+}
+
+func status(t *testing.T, cfg string, args ...string) (report, testbed.Result) {
+	t.Helper()
+	r := kbox(t, cfg, 60*time.Second, append([]string{"status", "-o", "json", "--timeout", "20s"}, args...)...)
+	var rep report
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatalf("status -o json: %v\n%s", err, r)
+	}
+	return rep, r
+}
+
+// startPlayground runs `kbox playground --brokers 1` with the config file
+// and waits until it serves (its profile is then in the file).
+func startPlayground(t *testing.T, cfg string) {
+	t.Helper()
+	pg := exec.Command(kboxBin, "playground", "--brokers", "1")
+	pg.Env = append(os.Environ(), "KBOX_CONFIG="+cfg, "KBOX_PROFILE=")
+	out, err := pg.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	pg.Stderr = &stderr
+	if err := pg.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = pg.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = pg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = pg.Process.Kill()
+			<-done
+		}
+	})
+	ready := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "Serving until") {
+				ready <- nil
+				for sc.Scan() {
+				}
+				return
+			}
+		}
+		ready <- fmt.Errorf("playground exited before serving: %s", stderr.String())
+	}()
+	select {
+	case err := <-ready:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("playground not serving after 30s")
+	}
+}
+
+func find(t *testing.T, rep report, name string) clusterStatus {
+	t.Helper()
+	for _, c := range rep.Clusters {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no cluster %q in %+v", name, rep)
+	return clusterStatus{}
+}
+
+// Two clusters at once: the real cluster and a playground, named by their
+// profiles; then broker 3 of the real cluster is stopped.
+func TestStatusTwoClustersOneBrokerStopped(t *testing.T) {
+	bs := cluster.Bootstrap
+	// strict: every replica must be in sync; single: one replica, on
+	// broker 3 (offline once it stops).
+	mustKbox(t, "topics", "--bootstrap-server", bs, "--create", "--topic", "strict", "--partitions", "3", "--replication-factor", "3", "--config", "min.insync.replicas=3")
+	mustKbox(t, "topics", "--bootstrap-server", bs, "--create", "--topic", "single", "--replica-assignment", "3")
+
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("profiles:\n  real:\n    bootstrap-servers: "+bs+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startPlayground(t, cfg)
+
+	// Healthy: both clusters, exit 0. (Leaders may still be moving right
+	// after the topics were created, so wait for a healthy answer.)
+	var rep report
+	var r testbed.Result
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		rep, r = status(t, cfg)
+		if r.Code == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	if r.Code != 0 || !rep.Healthy || len(rep.Clusters) != 2 {
+		t.Fatalf("healthy clusters: %s", r)
+	}
+	if rep.Clusters[0].Name != "playground" || rep.Clusters[1].Name != "real" {
+		t.Fatalf("clusters not by profile name: %s", r.Stdout)
+	}
+	pg, real := find(t, rep, "playground"), find(t, rep, "real")
+	if !pg.Reachable || pg.BrokersUp != 1 || pg.BrokersExpected != 1 {
+		t.Fatalf("playground: %+v", pg)
+	}
+	if !real.Reachable || real.BrokersUp != 3 || real.BrokersExpected != 3 || real.Controller == nil || real.OfflinePartitions != 0 {
+		t.Fatalf("real: %+v", real)
+	}
+	for _, b := range real.Brokers {
+		if b.DiskUsedPercent == nil || *b.DiskUsedPercent <= 0 || *b.DiskUsedPercent > 100 {
+			t.Fatalf("broker %d disk used %v", b.ID, b.DiskUsedPercent)
+		}
+	}
+	// One profile through --profile.
+	if one, r := status(t, cfg, "--profile", "real", "--sample", "0"); r.Code != 0 || len(one.Clusters) != 1 || one.Clusters[0].Name != "real" {
+		t.Fatalf("--profile real: %s", r)
+	}
+
+	// What stopping broker 3 must show, from the assignment: a partition
+	// with a replica on 3 loses it from its ISR, one whose only replica is
+	// on 3 goes offline, and strict (min.insync.replicas=3) or an offline
+	// partition (default min 1) is under min ISR.
+	var wantURP, wantOffline, wantUnderMin int
+	{
+		cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bs, ",")...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		md, err := kadm.NewClient(cl).Metadata(ctx)
+		cancel()
+		cl.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, td := range md.Topics {
+			for _, p := range td.Partitions {
+				on3 := slices.Contains(p.Replicas, 3)
+				if !on3 {
+					continue
+				}
+				wantURP++
+				left := len(p.Replicas) - 1
+				if left == 0 {
+					wantOffline++
+				}
+				minISR := 1
+				if td.Topic == "strict" {
+					minISR = 3
+				}
+				if left < minISR {
+					wantUnderMin++
+				}
+			}
+		}
+	}
+	t.Logf("after stopping broker 3 expect under-replicated %d, offline %d, under min ISR %d", wantURP, wantOffline, wantUnderMin)
+
+	if err := cluster.StopBroker(3, false); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := cluster.StartBroker(3); err != nil {
+			t.Errorf("restart broker 3: %v", err)
+		}
+	}()
+	// Wait until the cluster shows broker 3 fenced and out of the ISRs.
+	deadline = time.Now().Add(90 * time.Second)
+	for {
+		rep, r = status(t, cfg, "--sample", "0")
+		real = find(t, rep, "real")
+		if (real.BrokersUp == 2 && real.UnderReplicatedPartitions == wantURP && real.UnderMinISRPartitions == wantUnderMin && real.OfflinePartitions == wantOffline) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	if r.Code != 1 || rep.Healthy {
+		t.Fatalf("a broker down: want exit 1 and healthy false: %s", r)
+	}
+	if !real.Reachable || real.Healthy || real.BrokersUp != 2 || real.BrokersExpected != 3 {
+		t.Fatalf("real after stop: %+v", real)
+	}
+	if real.UnderMinISRPartitions != wantUnderMin || real.OfflinePartitions != wantOffline || real.UnderReplicatedPartitions != wantURP || wantUnderMin < 4 || wantOffline < 1 {
+		t.Fatalf("real after stop: under-min-ISR %d offline %d under-replicated %d", real.UnderMinISRPartitions, real.OfflinePartitions, real.UnderReplicatedPartitions)
+	}
+	if b := real.Brokers[len(real.Brokers)-1]; b.ID != 3 || b.Up {
+		t.Fatalf("broker 3 not reported down: %+v", real.Brokers)
+	}
+	want := []string{"2 of 3 brokers up (down: 3)", fmt.Sprintf("%d offline partition(s)", wantOffline),
+		fmt.Sprintf("%d partition(s) under min.insync.replicas", wantUnderMin), fmt.Sprintf("%d under-replicated partition(s)", wantURP)}
+	for _, w := range want {
+		if !strings.Contains(strings.Join(real.Problems, "\n"), w) {
+			t.Fatalf("problems %q lack %q", real.Problems, w)
+		}
+	}
+	if pg := find(t, rep, "playground"); !pg.Healthy || len(pg.Problems) != 0 {
+		t.Fatalf("playground after the real cluster's broker stopped: %+v", pg)
+	}
+
+	// The table: one row per profile, the reasons after it, exit 1.
+	tr := kbox(t, cfg, 60*time.Second, "status", "--sample", "0")
+	if tr.Code != 1 {
+		t.Fatalf("table: want exit 1: %s", tr)
+	}
+	rows := map[string][]string{}
+	for _, l := range strings.Split(tr.Stdout, "\n") {
+		if f := strings.Fields(l); len(f) > 3 {
+			rows[f[0]] = f
+		}
+	}
+	if f := rows["real"]; f == nil || f[1] != "UNHEALTHY" || f[2] != "2/3" {
+		t.Fatalf("table row of real: %v\n%s", f, tr.Stdout)
+	}
+	if f := rows["playground"]; f == nil || f[1] != "ok" || f[2] != "1/1" {
+		t.Fatalf("table row of playground: %v\n%s", f, tr.Stdout)
+	}
+	if !strings.Contains(tr.Stdout, "real: 2 of 3 brokers up (down: 3)\n") || !strings.Contains(tr.Stdout, fmt.Sprintf("real: %d offline partition(s)\n", wantOffline)) {
+		t.Fatalf("table: reasons missing:\n%s", tr.Stdout)
+	}
+
+	// A profile pointing nowhere is unreachable, with the reason.
+	if err := os.WriteFile(cfg, []byte("profiles:\n  gone:\n    bootstrap-servers: 127.0.0.1:1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rep, r = status(t, cfg, "--sample", "0")
+	if g := find(t, rep, "gone"); r.Code != 1 || g.Reachable || g.Error == nil || !strings.Contains(*g.Error, "127.0.0.1:1") {
+		t.Fatalf("unreachable profile: %s", r)
+	}
+}
