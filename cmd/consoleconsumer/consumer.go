@@ -168,6 +168,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 			fmt.Fprintf(r.out, "Option --%s is deprecated and will be removed in a future version. Use --%s instead.\n", d[0], d[1])
 		}
 	}
+	if s.Has("property") && s.Has("formatter-property") {
+		return r.usage("Options --property and --formatter-property cannot be specified together.")
+	}
 	// checkRequiredArgs.
 	if s.Has("topic") == s.Has("include") {
 		return r.usage("Exactly one of the following arguments is required: [topic], [include]")

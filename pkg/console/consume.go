@@ -97,6 +97,9 @@ func ParseStarts(s string) (all Start, per map[int32]Start, err error) {
 // ParseTime parses a point in time: Unix milliseconds, RFC 3339, or a
 // duration ago ("15m", "2h30m", "1d" = 24h) relative to now.
 func ParseTime(s string, now time.Time) (int64, error) {
+	if s == "" {
+		return 0, errors.New("invalid time \"\": want Unix milliseconds, RFC 3339 or a duration ago (15m)")
+	}
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n, nil
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/kboxdev/kbox/internal/golden"
 )
 
 func TestRecordJSONSchema(t *testing.T) {
@@ -85,4 +87,21 @@ func TestRecordJSONDecodeDefaultsAndErrors(t *testing.T) {
 			t.Errorf("%s: no error", bad)
 		}
 	}
+}
+
+// TestRecordJSONGolden pins `kbox consume -o json` (one object per line;
+// the input of `kbox produce -f json`): see docs/json.md.
+func TestRecordJSONGolden(t *testing.T) {
+	recs := []Record{
+		{Topic: "orders", Partition: 0, Offset: 5, Timestamp: 1700000000000, TimestampType: CreateTime, Key: []byte("k"), Value: []byte("v"), Headers: []Header{{Key: "h", Value: []byte("x")}}},
+		{Topic: "orders", Partition: 1, Offset: 0, Timestamp: 1700000000001, TimestampType: LogAppendTime, Key: nil, Value: nil, Headers: []Header{{Key: "n", Value: nil}}},
+		{Topic: "orders", Partition: 2, Offset: 9, Timestamp: 1700000000002, TimestampType: CreateTime, Key: []byte{0xff, 0x01}, Value: []byte("é\n\"q\""), Headers: []Header{{Key: "bin", Value: []byte{0x80}}}},
+	}
+	var out []byte
+	for _, r := range recs {
+		line := r.AppendJSON(nil)
+		golden.SnakeKeys(t, line)
+		out = append(append(out, line...), '\n')
+	}
+	golden.Check(t, "record.json.golden", out)
 }
