@@ -162,14 +162,14 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		fmt.Fprintln(r.out, cmdutil.ApacheVersion)
 		return nil
 	}
+	if s.Has("property") && s.Has("formatter-property") {
+		return r.usage("Options --property and --formatter-property cannot be specified together.")
+	}
 	// Deprecated options: a notice on stdout, as Kafka 4.4 prints it.
 	for _, d := range [][2]string{{"consumer-property", "command-property"}, {"consumer.config", "command-config"}, {"property", "formatter-property"}} {
 		if s.Has(d[0]) {
 			fmt.Fprintf(r.out, "Option --%s is deprecated and will be removed in a future version. Use --%s instead.\n", d[0], d[1])
 		}
-	}
-	if s.Has("property") && s.Has("formatter-property") {
-		return r.usage("Options --property and --formatter-property cannot be specified together.")
 	}
 	// checkRequiredArgs.
 	if s.Has("topic") == s.Has("include") {
@@ -310,7 +310,8 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 			r.logError("Unknown error when running consumer: ", "java.util.regex.PatternSyntaxException: "+rerr.Error())
 			return cmdutil.Exit(1)
 		}
-		req.Topics, req.Regex = []string{inc}, true
+		// Java's subscribe(Pattern) matches whole topic names.
+		req.Topics, req.Regex = []string{"^(?:" + inc + ")$"}, true
 	}
 	if partition != nil {
 		req.Assign, req.Partitions = true, []int32{*partition}
@@ -545,6 +546,10 @@ func sortInt32(s []int32) {
 func (r *runner) consume(ctx context.Context, cl *kafka.Client, c *console.Consumer, req *console.Request, native nativeOpts) error {
 	sigs, release := verify.Signals()
 	defer release()
+	if r.s.Has("enable-systest-events") {
+		// Java's shutdown hook prints it as the JVM exits.
+		defer fmt.Fprintln(r.out, "shutdown_complete")
+	}
 	stop := make(chan struct{})
 	var gotSig os.Signal
 	done := make(chan struct{})

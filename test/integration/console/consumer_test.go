@@ -135,6 +135,7 @@ func TestConsoleConsumerPrintCombinations(t *testing.T) {
 		{"separators", append(append([]string{}, all...), "key.separator= | ", "headers.separator=;", "line.separator=<EOR>\n", "null.literal=NULL"), "<EOR>\n", nil},
 		{"key-no-value", []string{"print.key=true", "print.value=false", "print.offset=TRUE", "null.literal="}, "\n", nil},
 		{"headers-key", []string{"print.headers=true", "print.key=true", "print.timestamp=false", "print.partition=yes"}, "\n", nil},
+		{"include", []string{"print.key=true", "print.partition=true"}, "\n", nil},
 	}
 	sem := make(chan struct{}, 3)
 	for _, c := range cases {
@@ -143,6 +144,9 @@ func TestConsoleConsumerPrintCombinations(t *testing.T) {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			args := []string{"--bootstrap-server", cluster.Bootstrap, "--topic", ccTopic, "--from-beginning", "--max-messages", fmt.Sprint(len(recs)), "--timeout-ms", "60000"}
+			if c.name == "include" {
+				args[2], args[3] = "--include", "cc-mix.*"
+			}
 			for _, p := range c.props {
 				args = append(args, "--formatter-property", p)
 			}
