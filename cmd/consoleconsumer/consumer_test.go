@@ -8,6 +8,8 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func runArgs(t *testing.T, invoked string, args ...string) (stdout, stderr string, code int) {
@@ -74,5 +76,42 @@ func TestVersion(t *testing.T) {
 	out, _, code := runArgs(t, "kafka-console-consumer", "--version")
 	if code != 0 || out != cmdutil.ApacheVersion+"\n" {
 		t.Errorf("%d %q", code, out)
+	}
+}
+
+// TestNativeCountsOnTerminal: native output reports the count and rate on
+// stderr only when stderr is a terminal; Apache's count line is not printed.
+func TestNativeCountsOnTerminal(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"a", "b", "c"} {
+		if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "t", Value: []byte(v)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl.Close()
+	for _, tty := range []bool{false, true} {
+		env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
+		ios, _, out, errb := output.Test()
+		ios.SetStderrTTY(tty)
+		f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
+		f.Invoked = "kbox consume"
+		err := Run(context.Background(), f, []string{"--bootstrap-server", c.ListenAddrs()[0], "--topic", "t", "--start", "earliest", "--exit-at-end", "-f", `%v\n`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != "a\nb\nc\n" {
+			t.Errorf("tty %v: stdout %q", tty, out)
+		}
+		if got := errb.String(); tty != strings.Contains(got, "3 records in ") || strings.Contains(got, "Processed a total") {
+			t.Errorf("tty %v: stderr %q", tty, got)
+		}
 	}
 }
