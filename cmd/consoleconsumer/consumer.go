@@ -429,7 +429,10 @@ func (r *runner) buildFormatter() (console.Formatter, error) {
 		props[k] = v
 	}
 	switch class {
-	case console.DefaultFormatterClass:
+	case console.DefaultFormatterClass, "org.apache.kafka.tools.consumer.LoggingMessageFormatter":
+		// LoggingMessageFormatter is the default one plus an INFO log line
+		// per record, which the tools' log configuration (root level WARN)
+		// does not print.
 		df, warns := console.NewDefaultFormatter(props)
 		for _, w := range warns {
 			r.logError(w, "java.lang.ClassNotFoundException")
@@ -437,11 +440,10 @@ func (r *runner) buildFormatter() (console.Formatter, error) {
 		return df, nil
 	case "org.apache.kafka.tools.consumer.NoOpMessageFormatter":
 		return noop{}, nil
-	case "org.apache.kafka.tools.consumer.LoggingMessageFormatter",
-		"org.apache.kafka.tools.consumer.OffsetsMessageFormatter",
+	case "org.apache.kafka.tools.consumer.OffsetsMessageFormatter",
 		"org.apache.kafka.tools.consumer.GroupMetadataMessageFormatter",
 		"org.apache.kafka.tools.consumer.TransactionLogMessageFormatter":
-		fmt.Fprintf(r.err, "kbox: error: --formatter %s is not supported by kbox yet (supported: %s, org.apache.kafka.tools.consumer.NoOpMessageFormatter)\n", class, console.DefaultFormatterClass)
+		fmt.Fprintf(r.err, "kbox: error: --formatter %s is not supported by kbox yet (supported: %s, its LoggingMessageFormatter and NoOpMessageFormatter)\n", class, console.DefaultFormatterClass)
 		return nil, cmdutil.Exit(1)
 	}
 	// Class.forName fails: the message is the class name.

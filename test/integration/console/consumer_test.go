@@ -136,6 +136,8 @@ func TestConsoleConsumerPrintCombinations(t *testing.T) {
 		{"key-no-value", []string{"print.key=true", "print.value=false", "print.offset=TRUE", "null.literal="}, "\n", nil},
 		{"headers-key", []string{"print.headers=true", "print.key=true", "print.timestamp=false", "print.partition=yes"}, "\n", nil},
 		{"include", []string{"print.key=true", "print.partition=true"}, "\n", nil},
+		{"logging-formatter", []string{"print.key=true"}, "\n", []string{"--formatter", "org.apache.kafka.tools.consumer.LoggingMessageFormatter"}},
+		{"noop-formatter", nil, "\n", []string{"--formatter", "org.apache.kafka.tools.consumer.NoOpMessageFormatter"}},
 	}
 	sem := make(chan struct{}, 3)
 	for _, c := range cases {
