@@ -397,6 +397,8 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 				if req.Grep != nil && !grepMatch(req.Grep, r) {
 					continue
 				}
+				// Counted before formatting, as Java's messageCount is.
+				c.stats.Records++
 				var err error
 				buf, err = c.Format.Append(buf[:0], r)
 				if err != nil {
@@ -413,7 +415,6 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 						return
 					}
 				}
-				c.stats.Records++
 				c.stats.Bytes += int64(len(r.Value))
 				if req.MarkCommits {
 					c.Client.MarkCommitRecords(r)

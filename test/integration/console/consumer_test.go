@@ -187,6 +187,11 @@ func TestConsoleConsumerPartitionExact(t *testing.T) {
 	for _, args := range [][]string{
 		{"--bootstrap-server", cluster.Bootstrap, "--topic", ccTopic, "--partition", "2", "--offset", "1", "--max-messages", "1", "--timeout-ms", "60000", "--formatter-property", "print.offset=true"},
 		{"--bootstrap-server", cluster.Bootstrap, "--topic", ccTopic, "--partition", "0", "--offset", "latest", "--timeout-ms", "2000"},
+		// A deserializer that fails: skipped and logged, or the end (exit 1).
+		{"--bootstrap-server", cluster.Bootstrap, "--topic", ccTopic, "--partition", "0", "--offset", "earliest", "--max-messages", "2", "--timeout-ms", "60000",
+			"--value-deserializer", "org.apache.kafka.common.serialization.IntegerDeserializer", "--skip-message-on-error"},
+		{"--bootstrap-server", cluster.Bootstrap, "--topic", ccTopic, "--partition", "0", "--offset", "earliest", "--max-messages", "2", "--timeout-ms", "60000",
+			"--value-deserializer", "org.apache.kafka.common.serialization.IntegerDeserializer"},
 	} {
 		k, a = runBoth(t, args...)
 		if k.code != a.code || k.out != a.out || normStderr(k.err) != normStderr(a.err) {
