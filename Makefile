@@ -55,6 +55,13 @@ soak: build deps-integration
 bench-verify: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/verify.sh
 
+# Issue 16: consuming 1M records of 100 bytes to /dev/null with kbox's
+# kafka-console-consumer, Apache's and kcat -C (medians of 3). The table
+# goes to docs/benchmarks.md by hand.
+.PHONY: bench-console
+bench-console: build deps-integration
+	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/console-consumer.sh
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

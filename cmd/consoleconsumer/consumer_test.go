@@ -1,0 +1,117 @@
+package consoleconsumer
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func runArgs(t *testing.T, invoked string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
+	ios, _, out, errb := output.Test()
+	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
+	f.Invoked = invoked
+	err := Run(context.Background(), f, args)
+	code, _ = cmdutil.ExitCode(err)
+	if err != nil {
+		if _, msg := cmdutil.ExitCode(err); msg != "" {
+			errb.WriteString(msg)
+		}
+	}
+	return out.String(), errb.String(), code
+}
+
+// TestUsage: help and validation errors Apache prints with its option
+// table (captured from Kafka 4.4's tool; the integration test compares
+// them live).
+func TestUsage(t *testing.T) {
+	_, errOut, code := runArgs(t, "kafka-console-consumer")
+	if code != 1 || !strings.HasPrefix(errOut, helpMessage+"\nOption ") || strings.Contains(errOut, "kbox extensions") {
+		t.Errorf("no args: %d %q", code, errOut)
+	}
+	_, errOut, code = runArgs(t, "kbox consume", "--help")
+	if code != 1 || !strings.Contains(errOut, "kbox extensions") || !strings.Contains(errOut, "%t  topic") {
+		t.Errorf("kbox consume --help: %d %q", code, errOut)
+	}
+	cases := map[string][]string{
+		"Exactly one of the following arguments is required: [topic], [include]":                                     {"--bootstrap-server", "b"},
+		`Missing required argument "[bootstrap-server]"`:                                                             {"--topic", "t"},
+		"The partition is required when offset is specified.":                                                        {"--bootstrap-server", "b", "--topic", "t", "--offset", "1"},
+		"The provided offset value 'x' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long.": {"--bootstrap-server", "b", "--topic", "t", "--partition", "0", "--offset", "x"},
+		"Options group and partition cannot be specified together.":                                                  {"--bootstrap-server", "b", "--topic", "t", "--partition", "0", "--group", "g"},
+		"no.Such":                          {"--bootstrap-server", "b", "--topic", "t", "--formatter", "no.Such"},
+		"bogus is not a recognized option": {"--bootstrap-server", "b", "--topic", "t", "--bogus"},
+	}
+	for want, args := range cases {
+		_, errOut, code := runArgs(t, "kafka-console-consumer", args...)
+		if code != 1 || !strings.HasPrefix(errOut, want+"\nOption ") {
+			t.Errorf("%q: exit %d, stderr %.200q", args, code, errOut)
+		}
+	}
+}
+
+// TestNativeErrors: bad native flags fail with one line, exit 2, before
+// any connection (the bootstrap address is unreachable).
+func TestNativeErrors(t *testing.T) {
+	for _, bad := range [][]string{
+		{"-f", "%z"}, {"--start", "soon"}, {"--since", "yesterday"}, {"--grep", "("}, {"-o", "table"},
+		{"--start", "0", "--group", "g"}, {"--start", "0", "--since", "1m"}, {"-f", "%v", "-o", "json"},
+	} {
+		args := append([]string{"--bootstrap-server", "127.0.0.1:1", "--topic", "t"}, bad...)
+		_, errOut, code := runArgs(t, "kbox consume", args...)
+		if code != 2 || !strings.HasPrefix(errOut, "kbox: error: ") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q", bad, code, errOut)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := runArgs(t, "kafka-console-consumer", "--version")
+	if code != 0 || out != cmdutil.ApacheVersion+"\n" {
+		t.Errorf("%d %q", code, out)
+	}
+}
+
+// TestNativeCountsOnTerminal: native output reports the count and rate on
+// stderr only when stderr is a terminal; Apache's count line is not printed.
+func TestNativeCountsOnTerminal(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"a", "b", "c"} {
+		if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "t", Value: []byte(v)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cl.Close()
+	for _, tty := range []bool{false, true} {
+		env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
+		ios, _, out, errb := output.Test()
+		ios.SetStderrTTY(tty)
+		f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
+		f.Invoked = "kbox consume"
+		err := Run(context.Background(), f, []string{"--bootstrap-server", c.ListenAddrs()[0], "--topic", "t", "--start", "earliest", "--exit-at-end", "-f", `%v\n`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != "a\nb\nc\n" {
+			t.Errorf("tty %v: stdout %q", tty, out)
+		}
+		if got := errb.String(); tty != strings.Contains(got, "3 records in ") || strings.Contains(got, "Processed a total") {
+			t.Errorf("tty %v: stderr %q", tty, got)
+		}
+	}
+}
