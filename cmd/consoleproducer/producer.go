@@ -4,6 +4,26 @@
 // As `kbox produce` it also reads files (--file), the shared JSON record
 // schema (-f json, what `kbox consume -o json` writes), sends to one
 // partition (-p), caps the rate (--rate) and shows counts on a terminal.
+//
+// Known differences from Apache's tool (Kafka 4.4.0):
+//   - An exception the Java tool lets escape prints its stack trace; kbox
+//     prints its first line (class and message) and exits 1 as well.
+//   - The connection is checked before the first line is read: an
+//     unreachable cluster is one "kbox: error: ..." line and exit 1 (Java
+//     logs connection warnings and, with no input, exits 0).
+//   - Invalid producer settings (acks=2, an unknown codec) are reported
+//     as "kbox: error: property ...", exit 1, not as Java's ConfigException.
+//   - A failed asynchronous send is logged like ErrorLoggingCallback's
+//     line, followed by franz-go's error text, and the run goes on (exit
+//     0); `kbox produce` then exits 1, naming how many records failed.
+//   - Only the default --line-reader exists; any other class is
+//     ClassNotFoundException, as for a class not on Java's classpath.
+//   - headers.separator is a Go (RE2) regular expression; Java-only
+//     constructs (look-around, back-references) are rejected at start.
+//   - --socket-buffer-size is passed on only when given (kbox leaves socket
+//     buffers to the OS and warns that it ignores send.buffer.bytes).
+//   - With -f json a copied record keeps its timestamp, so no delivery
+//     timeout applies (franz-go times records out from their timestamp).
 package consoleproducer
 
 import (
@@ -270,6 +290,11 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 			return fail(r.err)
 		}
 		return cl.Explain(r.err)
+	}
+	if native && r.res.Failed > 0 {
+		// Apache logs each failed send and exits 0; kbox produce says so
+		// in its exit status too.
+		return fmt.Errorf("%d of %d records failed", r.res.Failed, r.res.Read)
 	}
 	return nil
 }
