@@ -349,6 +349,16 @@ func TestProduceNative(t *testing.T) {
 		}
 	}
 
+	// Failed sends: logged as ErrorLoggingCallback does; exit 0 under the
+	// Apache name (as Java), 1 from kbox produce.
+	args := []string{"--bootstrap-server", cluster.Bootstrap, "--topic", topic, "-p", "7"}
+	ar := runKboxProducer(t, []byte("x\ny\n"), false, args...)
+	nr := runKboxProducer(t, []byte("x\ny\n"), true, args...)
+	logLine := "ERROR Error when sending message to topic " + topic + " with key: null, value: 1 bytes with error: (org.apache.kafka.clients.producer.internals.ErrorLoggingCallback)"
+	if ar.code != 0 || strings.Count(ar.stderr, logLine) != 2 || nr.code != 1 || !strings.HasSuffix(nr.stderr, "kbox: error: 2 of 2 records failed\n") {
+		t.Errorf("failed sends:\napache name: %+v\nkbox produce: %+v", ar, nr)
+	}
+
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte("{\"value\":\"ok\"}\n{not json\n"), 0o600); err != nil {
 		t.Fatal(err)
