@@ -129,3 +129,29 @@ func TestValidateBootstrap(t *testing.T) {
 		}
 	}
 }
+
+// --command-config (or the deprecated --producer.config) names the file the
+// connection layer reads under the properties.
+func TestCommandConfig(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "p.properties")
+	if err := os.WriteFile(path, []byte("linger.ms=9\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"--command-config", "--producer.config"} {
+		s, err := parser.Parse([]string{"--topic", "t", flag, path, "--timeout", "3"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc := "command-config"
+		if flag == "--producer.config" {
+			cc = "producer.config"
+		}
+		o, err := parseOptions(s, "command-property", cc, "reader-property")
+		if err != nil || o.configFile != path {
+			t.Fatalf("%s: %+v %v", flag, o, err)
+		}
+		if v, _ := o.props.Get("linger.ms"); v != "3" {
+			t.Errorf("%s: --timeout gives linger.ms %q over the file", flag, v)
+		}
+	}
+}
