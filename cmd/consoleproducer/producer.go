@@ -248,7 +248,7 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	pc.OnError = func(r *kgo.Record, err error) {
 		fmt.Fprint(errOut, verify.LogLine("ERROR", "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback",
 			"Error when sending message to topic %s with key: %s, value: %s with error:", r.Topic, bytesDesc(r.Key), bytesDesc(r.Value)))
-		fmt.Fprintln(errOut, cl.Explain(err))
+		fmt.Fprintln(errOut, explainSend(cl, r, err))
 	}
 	prog := f.IO.Progress()
 	if native && prog.Enabled() {
@@ -289,6 +289,10 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		if errors.As(r.err, &re) {
 			return fail(r.err)
 		}
+		var se *console.SendError
+		if errors.As(r.err, &se) {
+			return explainSend(cl, se.Record, se.Err)
+		}
 		return cl.Explain(r.err)
 	}
 	if native && r.res.Failed > 0 {
@@ -297,6 +301,15 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return fmt.Errorf("%d of %d records failed", r.res.Failed, r.res.Read)
 	}
 	return nil
+}
+
+// explainSend is the one-line reason a record failed; a partition the
+// topic lacks is named (Java waits max.block.ms for it, then times out).
+func explainSend(cl *kafka.Client, r *kgo.Record, err error) error {
+	if r != nil && r.Partition >= 0 && strings.HasPrefix(err.Error(), "invalid record partitioning choice of") {
+		return fmt.Errorf("partition %d of topic %s does not exist (%s)", r.Partition, r.Topic, err)
+	}
+	return cl.Explain(err)
 }
 
 // bytesDesc is how ErrorLoggingCallback describes a key or value.

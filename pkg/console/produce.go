@@ -90,6 +90,15 @@ type ProduceConfig struct {
 	Progress func(acked int64, elapsed time.Duration)
 }
 
+// SendError is a record the brokers did not take (sync mode).
+type SendError struct {
+	Record *kgo.Record
+	Err    error
+}
+
+func (e *SendError) Error() string { return e.Err.Error() }
+func (e *SendError) Unwrap() error { return e.Err }
+
 // ProduceResult counts the records of a run.
 type ProduceResult struct {
 	Read    int64 // records read from the source
@@ -137,7 +146,7 @@ func Produce(ctx context.Context, cl *kgo.Client, src Source, cfg ProduceConfig)
 		if cfg.Sync {
 			if err := cl.ProduceSync(ctx, kr).FirstErr(); err != nil {
 				failed.Add(1)
-				runErr = err
+				runErr = &SendError{Record: kr, Err: err}
 				break
 			}
 			acked.Add(1)

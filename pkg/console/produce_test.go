@@ -117,7 +117,8 @@ func TestProduceFailures(t *testing.T) {
 	}
 	src2 := sliceSource{{Topic: "t", Partition: 7, Value: []byte("bad")}, {Topic: "t", Partition: 1, Value: []byte("never")}}
 	res, err = Produce(context.Background(), cl, &src2, ProduceConfig{Partition: -1, Sync: true})
-	if err == nil || res.Read != 1 || res.Failed != 1 {
+	var se *SendError
+	if !errors.As(err, &se) || se.Record.Partition != 7 || res.Read != 1 || res.Failed != 1 {
 		t.Fatalf("sync: %+v %v", res, err)
 	}
 }
