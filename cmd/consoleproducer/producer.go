@@ -252,8 +252,8 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	prog := f.IO.Progress()
 	if native && prog.Enabled() {
-		pc.Progress = func(n int64, d time.Duration) {
-			prog.Update("%d records produced, %.1f records/s", n, float64(n)/d.Seconds())
+		pc.Progress = func(sent, acked int64, d time.Duration) {
+			prog.Update("%d records sent (%.1f records/s), %d acknowledged", sent, float64(sent)/d.Seconds(), acked)
 		}
 	}
 

@@ -86,8 +86,8 @@ type ProduceConfig struct {
 	// and goes on). It may be called from the client's goroutines.
 	OnError func(r *kgo.Record, err error)
 	// Progress, when set, is called about once a second with the records
-	// acknowledged so far.
-	Progress func(acked int64, elapsed time.Duration)
+	// handed to the client and acknowledged so far.
+	Progress func(sent, acked int64, elapsed time.Duration)
 }
 
 // SendError is a record the brokers did not take (sync mode).
@@ -112,13 +112,13 @@ type ProduceResult struct {
 // line it cannot parse), the first failed record's in sync mode, or ctx's.
 func Produce(ctx context.Context, cl *kgo.Client, src Source, cfg ProduceConfig) (ProduceResult, error) {
 	var res ProduceResult
-	var acked, failed atomic.Int64
+	var sent, acked, failed atomic.Int64
 	start := time.Now()
 	var thr *throttle.Apache
 	if cfg.Rate > 0 {
 		thr = throttle.NewApache(cfg.Rate)
 	}
-	stopProgress := startProgress(cfg.Progress, &acked, start)
+	stopProgress := startProgress(cfg.Progress, &sent, &acked, start)
 	var wg sync.WaitGroup
 	promise := func(r *kgo.Record, err error) {
 		defer wg.Done()
@@ -142,6 +142,7 @@ func Produce(ctx context.Context, cl *kgo.Client, src Source, cfg ProduceConfig)
 			break
 		}
 		res.Read++
+		sent.Add(1)
 		kr := toProduce(rec, cfg)
 		if cfg.Sync {
 			if err := cl.ProduceSync(ctx, kr).FirstErr(); err != nil {
@@ -191,7 +192,7 @@ func toProduce(rec Record, cfg ProduceConfig) *kgo.Record {
 	return rec.ToKgo()
 }
 
-func startProgress(fn func(int64, time.Duration), acked *atomic.Int64, start time.Time) (stop func()) {
+func startProgress(fn func(int64, int64, time.Duration), sent, acked *atomic.Int64, start time.Time) (stop func()) {
 	if fn == nil {
 		return func() {}
 	}
@@ -206,7 +207,7 @@ func startProgress(fn func(int64, time.Duration), acked *atomic.Int64, start tim
 			case <-done:
 				return
 			case <-t.C:
-				fn(acked.Load(), time.Since(start))
+				fn(sent.Load(), acked.Load(), time.Since(start))
 			}
 		}
 	}()

@@ -133,7 +133,7 @@ func TestProduceConfig(t *testing.T) {
 	var progress []int64
 	start := time.Now()
 	res, err := Produce(context.Background(), cl, &recs, ProduceConfig{Topic: "t", Partition: 2, Rate: 20,
-		Progress: func(n int64, _ time.Duration) { progress = append(progress, n) }})
+		Progress: func(n, _ int64, _ time.Duration) { progress = append(progress, n) }})
 	took := time.Since(start)
 	if err != nil || res.Acked != 30 {
 		t.Fatalf("%+v %v", res, err)
