@@ -36,6 +36,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -245,7 +246,10 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if o.format == "json" {
 		pc.Topic, pc.KeepTimestamps = o.topic, true
 	}
+	var logMu sync.Mutex // promises run on the client's goroutines
 	pc.OnError = func(r *kgo.Record, err error) {
+		logMu.Lock()
+		defer logMu.Unlock()
 		fmt.Fprint(errOut, verify.LogLine("ERROR", "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback",
 			"Error when sending message to topic %s with key: %s, value: %s with error:", r.Topic, bytesDesc(r.Key), bytesDesc(r.Value)))
 		fmt.Fprintln(errOut, explainSend(cl, r, err))
