@@ -6,6 +6,7 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/cluster"
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/cmd/consoleconsumer"
 	"github.com/kboxdev/kbox/cmd/consoleproducer"
 	"github.com/kboxdev/kbox/cmd/consumerperf"
 	"github.com/kboxdev/kbox/cmd/e2elatency"
@@ -29,7 +30,7 @@ var applets = []cmdutil.Applet{
 	producerperf.Applet, consumerperf.Applet, e2elatency.Applet,
 	topics.Applet,
 	verifiableproducer.Applet, verifiableconsumer.Applet,
-	consoleproducer.Applet,
+	consoleconsumer.Applet, consoleproducer.Applet,
 	// Native groups and commands (`kbox Alias`).
 	cluster.Applet,
 	perf.Applet,

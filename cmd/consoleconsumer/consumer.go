@@ -1,0 +1,611 @@
+// Package consoleconsumer is kbox's drop-in kafka-console-consumer (Kafka
+// 4.4's ConsoleConsumer with its DefaultMessageFormatter) and, under the
+// name `kbox consume`, its native extensions: a format string (-f), -o json,
+// --grep, start points (--start, --since), --exit-at-end and -n.
+package consoleconsumer
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/console"
+	"github.com/kboxdev/kbox/pkg/jopt"
+	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/pkg/verify"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// apacheOptions is the option table Kafka 4.4's kafka-console-consumer
+// prints (captured from the real tool).
+//
+//go:embed apache_options.txt
+var apacheOptions string
+
+const helpMessage = "This tool helps to read data from Kafka topics and outputs it to standard output."
+
+const nativeHelp = `
+kbox extensions (not in Apache's kafka-console-consumer; also "kbox consume"):
+  -f, --format FMT        print each record with a format string (see below)
+  -o, --output FORMAT     apache (default: the formatter's output) or json (one object per line:
+                          topic, partition, offset, timestamp, timestamp_type, key, value, headers;
+                          bytes that are not UTF-8 are base64 with "key_encoding":"base64")
+  --grep REGEX            only records whose key, value, or a header key or value matches
+  --start START           read partitions directly (no group) from START: earliest, latest, N (an
+                          offset), -N (N before the end), @TIME; per partition: "0=-10,2=earliest"
+                          (then only those partitions). --partition limits the partitions.
+  --since TIME            same as --start @TIME: Unix ms, RFC 3339, or a duration ago (15m, 2h, 1d)
+  -e, --exit-at-end       stop at the end offsets the partitions had at the start
+  -n N                    same as --max-messages N
+  --profile NAME          connection profile (see "kbox profile")
+  Record counts and rate are shown on stderr when it is a terminal (native formats).
+
+`
+
+// Applet is the drop-in kafka-console-consumer, also `kbox consume`.
+var Applet = cmdutil.Applet{
+	Kind:  cmdutil.Apache,
+	Name:  "kafka-console-consumer",
+	Alias: "consume",
+	Short: "Read records from topics and print them (Apache-compatible; -f, -o json, --grep, --start)",
+	Run:   Run,
+}
+
+var parser = jopt.New(
+	jopt.Spec{Name: "bootstrap-server", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "command-config", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "command-property", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "consumer-property", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "consumer.config", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "enable-systest-events"},
+	jopt.Spec{Name: "formatter", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "formatter-config", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "formatter-property", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "from-beginning"},
+	jopt.Spec{Name: "group", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "help"},
+	jopt.Spec{Name: "include", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "isolation-level", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "key-deserializer", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "max-messages", Short: "n", Arg: jopt.RequiredArg, Type: jopt.Integer},
+	jopt.Spec{Name: "offset", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "partition", Arg: jopt.RequiredArg, Type: jopt.Integer},
+	jopt.Spec{Name: "property", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "skip-message-on-error"},
+	jopt.Spec{Name: "timeout-ms", Arg: jopt.RequiredArg, Type: jopt.Long},
+	jopt.Spec{Name: "topic", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "value-deserializer", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "version"},
+	// kbox extensions.
+	jopt.Spec{Name: "format", Short: "f", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "output", Short: "o", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "grep", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "start", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "since", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "exit-at-end", Short: "e"},
+)
+
+const kip848Notice = "The consumer rebalance protocol (KIP-848) is production-ready! Set group.protocol=consumer to try it out. See https://kafka.apache.org/documentation/#consumer_rebalance_protocol"
+
+type runner struct {
+	f        *cmdutil.Factory
+	s        *jopt.Set
+	out, err io.Writer
+}
+
+// usage is CommandLineUtils.printUsageAndExit: message and options on
+// stderr, exit 1.
+func (r *runner) usage(msg string) error {
+	fmt.Fprint(r.err, msg+"\n"+apacheOptions)
+	if msg == helpMessage && strings.HasPrefix(r.f.Invoked, "kbox ") {
+		io.WriteString(r.err, nativeHelp+console.FormatHelp+"\n")
+	}
+	return cmdutil.Exit(1)
+}
+
+// javaMain is an exception escaping main: "Exception in thread ..." and exit 1.
+func (r *runner) javaMain(msg string) error {
+	fmt.Fprintf(r.err, "Exception in thread \"main\" %s\n", msg)
+	return cmdutil.Exit(1)
+}
+
+// logError is a log4j ERROR line of ConsoleConsumer and the exception.
+func (r *runner) logError(msg, exc string) {
+	fmt.Fprint(r.err, verify.LogLine("ERROR", "org.apache.kafka.tools.consumer.ConsoleConsumer", "%s", msg))
+	fmt.Fprintln(r.err, exc)
+}
+
+func (r *runner) value(name string) (string, bool) {
+	v := r.s.Values(name)
+	if len(v) == 0 {
+		return "", false
+	}
+	return v[0], true
+}
+
+// keyValues is CommandLineUtils.parseKeyValueArgs (a missing value is "").
+func keyValues(args []string) *config.Properties {
+	p := config.NewProperties()
+	for _, a := range args {
+		k, v, _ := strings.Cut(a, "=")
+		p.Set(k, v)
+	}
+	return p
+}
+
+// Run executes kafka-console-consumer with Apache's argv.
+func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r := &runner{f: f, out: f.IO.Out, err: f.IO.ErrOut}
+	s, err := parser.Parse(args)
+	if err != nil {
+		return r.usage(err.Error())
+	}
+	r.s = s
+	if len(args) == 0 || s.Has("help") {
+		return r.usage(helpMessage)
+	}
+	if s.Has("version") {
+		fmt.Fprintln(r.out, cmdutil.ApacheVersion)
+		return nil
+	}
+	// Deprecated options: a notice on stdout, as Kafka 4.4 prints it.
+	for _, d := range [][2]string{{"consumer-property", "command-property"}, {"consumer.config", "command-config"}, {"property", "formatter-property"}} {
+		if s.Has(d[0]) {
+			fmt.Fprintf(r.out, "Option --%s is deprecated and will be removed in a future version. Use --%s instead.\n", d[0], d[1])
+		}
+	}
+	// checkRequiredArgs.
+	if s.Has("topic") == s.Has("include") {
+		return r.usage("Exactly one of the following arguments is required: [topic], [include]")
+	}
+	var partition *int32
+	if s.Has("partition") {
+		n, _, perr := s.Int("partition")
+		if perr != nil {
+			return r.javaMain("joptsimple.OptionArgumentConversionException: " + perr.Error())
+		}
+		p := int32(n)
+		partition = &p
+		if !s.Has("topic") {
+			return r.usage("The topic is required when partition is specified.")
+		}
+		if s.Has("from-beginning") && s.Has("offset") {
+			return r.usage("Options from-beginning and offset cannot be specified together.")
+		}
+	} else if s.Has("offset") {
+		return r.usage("The partition is required when offset is specified.")
+	}
+	if !s.Has("bootstrap-server") {
+		return r.usage(`Missing required argument "[bootstrap-server]"`)
+	}
+	// The config file (--command-config wins over the deprecated name).
+	file, hasFile := r.value("command-config")
+	if !hasFile {
+		file, hasFile = r.value("consumer.config")
+	}
+	fileProps := config.NewProperties()
+	if hasFile {
+		if _, serr := os.Stat(file); serr != nil {
+			return r.javaMain("java.nio.file.NoSuchFileException: " + file)
+		}
+		if fileProps, err = config.LoadPropertiesFile(file); err != nil {
+			return r.javaMain("java.io.IOException: " + err.Error())
+		}
+	}
+	extra := keyValues(append(s.Values("consumer-property"), s.Values("command-property")...))
+	// checkConsumerGroup.
+	var groups []string
+	addGroup := func(g string) {
+		for _, x := range groups {
+			if x == g {
+				return
+			}
+		}
+		groups = append(groups, g)
+	}
+	if g, ok := r.value("group"); ok {
+		addGroup(g)
+	}
+	if g, ok := fileProps.Get("group.id"); ok {
+		addGroup(g)
+	}
+	if g, ok := extra.Get("group.id"); ok {
+		addGroup(g)
+	}
+	if len(groups) > 1 {
+		q := make([]string, len(groups))
+		for i, g := range groups {
+			q[i] = "'" + g + "'"
+		}
+		return r.usage("The group ids provided in different places (directly using '--group', via '--consumer-property', or via '--consumer.config') do not match. Detected group ids: " + strings.Join(q, ", "))
+	}
+	if len(groups) > 0 && partition != nil {
+		return r.usage("Options group and partition cannot be specified together.")
+	}
+	// setAutoOffsetResetValue.
+	props := extra.Clone()
+	merged := fileProps.Clone()
+	merged.Merge(extra)
+	if reset, ok := merged.Get("auto.offset.reset"); ok {
+		if s.Has("from-beginning") && reset != "earliest" {
+			fmt.Fprintf(r.err, "Can't simultaneously specify --from-beginning and 'auto.offset.reset=%s', please remove one option\n", reset)
+			return cmdutil.Exit(1)
+		}
+	} else if s.Has("from-beginning") {
+		props.Set("auto.offset.reset", "earliest")
+	} else {
+		props.Set("auto.offset.reset", "latest")
+	}
+	if iso, ok := r.value("isolation-level"); ok {
+		props.Set("isolation.level", iso)
+	}
+	if len(groups) > 0 {
+		props.Set("group.id", groups[0])
+	}
+	// parseOffset.
+	start := console.Start{Kind: console.StartLatest}
+	if off, ok := r.value("offset"); ok {
+		switch strings.ToLower(off) {
+		case "earliest":
+			start = console.Start{Kind: console.StartEarliest}
+		case "latest":
+		default:
+			n, perr := strconv.ParseInt(off, 10, 64)
+			if perr != nil || n < 0 {
+				return r.usage("The provided offset value '" + off + "' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long.")
+			}
+			start = console.Start{Kind: console.StartOffset, Value: n}
+		}
+	} else if s.Has("from-beginning") {
+		start = console.Start{Kind: console.StartEarliest}
+	}
+	// parseTimeoutMs.
+	var timeout time.Duration
+	if s.Has("timeout-ms") {
+		n, _, terr := s.Int("timeout-ms")
+		if terr != nil {
+			return r.javaMain("joptsimple.OptionArgumentConversionException: " + terr.Error())
+		}
+		if n >= 0 {
+			timeout = time.Duration(n) * time.Millisecond
+		}
+	}
+	// buildFormatter.
+	formatter, err := r.buildFormatter()
+	if err != nil {
+		return err
+	}
+	// kbox extensions, checked before any connection.
+	req := &console.Request{Start: start, MaxMessages: -1, Timeout: timeout, SkipOnError: s.Has("skip-message-on-error"), ExitAtEnd: s.Has("exit-at-end")}
+	native, err := r.native(req, partition, len(groups) > 0)
+	if err != nil {
+		fmt.Fprintf(r.err, "kbox: error: %v\n", err)
+		return cmdutil.Exit(2)
+	}
+	if native.formatter != nil {
+		formatter = native.formatter
+	}
+	if t, ok := r.value("topic"); ok {
+		req.Topics = []string{t}
+	} else {
+		inc, _ := r.value("include")
+		if _, rerr := regexp.Compile(inc); rerr != nil {
+			r.logError("Unknown error when running consumer: ", "java.util.regex.PatternSyntaxException: "+rerr.Error())
+			return cmdutil.Exit(1)
+		}
+		req.Topics, req.Regex = []string{inc}, true
+	}
+	if partition != nil {
+		req.Assign, req.Partitions = true, []int32{*partition}
+	} else if native.assign {
+		req.Assign = true
+	}
+
+	bootstrap, _ := r.value("bootstrap-server")
+	ov := config.Overrides{Bootstrap: bootstrap, Properties: props}
+	if hasFile {
+		ov.CommandConfig = file
+	}
+	conn, err := f.Connection(ov)
+	if err != nil {
+		return err
+	}
+	_, grouped := conn.Props.Get("group.id")
+	if req.Assign && grouped {
+		conn.Props.Delete("group.id")
+		grouped = false
+	}
+	defaults := config.NewProperties()
+	defaults.Set("client.id", "console-consumer")
+	var extraOpts []kgo.Opt
+	if !req.Assign {
+		if req.Regex {
+			extraOpts = append(extraOpts, kgo.ConsumeRegex())
+		}
+		extraOpts = append(extraOpts, kgo.ConsumeTopics(req.Topics...))
+	}
+	if grouped {
+		if ac, ok := conn.Props.Get("enable.auto.commit"); !ok || strings.EqualFold(strings.TrimSpace(ac), "true") {
+			// Commit only what was printed, as Java resets the unconsumed
+			// offsets before closing.
+			extraOpts = append(extraOpts, kgo.AutoCommitMarks())
+			req.MarkCommits = true
+		}
+	}
+	c := &console.Consumer{Format: formatter, Out: r.out}
+	if req.Assign {
+		// Resolve the start offsets first, with a client that consumes nothing.
+		pre, err := f.Client(conn, kafka.Consumer, kafka.Options{Defaults: defaults})
+		if err != nil {
+			r.logError("Unknown error when running consumer: ", "org.apache.kafka.common.config.ConfigException: "+err.Error())
+			return cmdutil.Exit(1)
+		}
+		parts, err := c.Prepare(ctx, kadm.NewClient(pre.Client), req)
+		pre.Close()
+		if err != nil {
+			fmt.Fprintln(r.err, "Processed a total of 0 messages")
+			return pre.Explain(err)
+		}
+		extraOpts = append(extraOpts, kgo.ConsumePartitions(parts))
+	}
+	cl, err := f.Client(conn, kafka.Consumer, kafka.Options{Defaults: defaults, Extra: extraOpts})
+	if err != nil {
+		r.logError("Unknown error when running consumer: ", "org.apache.kafka.common.config.ConfigException: "+err.Error())
+		return cmdutil.Exit(1)
+	}
+	c.Client = cl.Client
+	if !req.Assign {
+		if _, err := c.Prepare(ctx, kadm.NewClient(cl.Client), req); err != nil {
+			cl.Close()
+			fmt.Fprintln(r.err, "Processed a total of 0 messages")
+			return cl.Explain(err)
+		}
+	}
+	if !req.Assign && !(strings.EqualFold(cl.Settings.GroupProtocol, "consumer")) && !native.on {
+		fmt.Fprintln(r.err, kip848Notice)
+	}
+	// --max-messages is converted lazily, inside the run.
+	if s.Has("max-messages") {
+		n, _, merr := s.Int("max-messages")
+		if merr != nil {
+			cl.Close()
+			fmt.Fprintln(r.err, "Processed a total of 0 messages")
+			r.logError("Unknown error when running consumer: ", "joptsimple.OptionArgumentConversionException: "+merr.Error())
+			return cmdutil.Exit(1)
+		}
+		req.MaxMessages = n
+		if n < 0 {
+			req.MaxMessages = -1
+		}
+	}
+	return r.consume(ctx, cl, c, req, native)
+}
+
+// buildFormatter is ConsoleConsumerOptions.buildFormatter: the formatter
+// class and its properties.
+func (r *runner) buildFormatter() (console.Formatter, error) {
+	class, ok := r.value("formatter")
+	if !ok {
+		class = console.DefaultFormatterClass
+	}
+	props := map[string]string{}
+	if fc, ok := r.value("formatter-config"); ok {
+		fp, err := config.LoadPropertiesFile(fc)
+		if err != nil {
+			if _, serr := os.Stat(fc); serr != nil {
+				return nil, r.usage(fc + " (No such file or directory)")
+			}
+			return nil, r.usage(err.Error())
+		}
+		for k, v := range fp.Map() {
+			props[k] = v
+		}
+	}
+	if kd, ok := r.value("key-deserializer"); ok && kd != "" {
+		props["key.deserializer"] = kd
+	}
+	if vd, ok := r.value("value-deserializer"); ok && vd != "" {
+		props["value.deserializer"] = vd
+	}
+	for k, v := range keyValues(append(r.s.Values("property"), r.s.Values("formatter-property")...)).Map() {
+		props[k] = v
+	}
+	switch class {
+	case console.DefaultFormatterClass:
+		df, warns := console.NewDefaultFormatter(props)
+		for _, w := range warns {
+			r.logError(w, "java.lang.ClassNotFoundException")
+		}
+		return df, nil
+	case "org.apache.kafka.tools.consumer.NoOpMessageFormatter":
+		return noop{}, nil
+	case "org.apache.kafka.tools.consumer.LoggingMessageFormatter",
+		"org.apache.kafka.tools.consumer.OffsetsMessageFormatter",
+		"org.apache.kafka.tools.consumer.GroupMetadataMessageFormatter",
+		"org.apache.kafka.tools.consumer.TransactionLogMessageFormatter":
+		fmt.Fprintf(r.err, "kbox: error: --formatter %s is not supported by kbox yet (supported: %s, org.apache.kafka.tools.consumer.NoOpMessageFormatter)\n", class, console.DefaultFormatterClass)
+		return nil, cmdutil.Exit(1)
+	}
+	// Class.forName fails: the message is the class name.
+	return nil, r.usage(class)
+}
+
+type noop struct{}
+
+func (noop) Append(dst []byte, _ *kgo.Record) ([]byte, error) { return dst, nil }
+
+// nativeOpts are the decided kbox extensions.
+type nativeOpts struct {
+	on        bool // a native output (format string or JSON)
+	formatter console.Formatter
+	assign    bool
+}
+
+func (r *runner) native(req *console.Request, partition *int32, grouped bool) (nativeOpts, error) {
+	var n nativeOpts
+	outFlag := ""
+	if v := r.s.Values("output"); len(v) > 0 {
+		outFlag = v[len(v)-1]
+	}
+	fm, err := r.f.Output(outFlag, cmdutil.Formats{Default: output.Apache, Allowed: []output.Format{output.Apache, output.JSON}})
+	if err != nil {
+		return n, err
+	}
+	if fs, ok := r.value("format"); ok {
+		if fm == output.JSON && outFlag != "" {
+			return n, errors.New("-f and -o json cannot be used together")
+		}
+		ff, err := console.CompileFormat(fs)
+		if err != nil {
+			return n, err
+		}
+		n.on, n.formatter = true, ff
+	} else if fm == output.JSON {
+		n.on, n.formatter = true, console.JSONFormatter{}
+	}
+	if g, ok := r.value("grep"); ok {
+		re, err := regexp.Compile(g)
+		if err != nil {
+			return n, fmt.Errorf("--grep: %v", err)
+		}
+		req.Grep = re
+	}
+	startSpec, hasStart := r.value("start")
+	if since, ok := r.value("since"); ok {
+		if hasStart {
+			return n, errors.New("--start and --since cannot be used together")
+		}
+		ms, err := console.ParseTime(since, time.Now())
+		if err != nil {
+			return n, err
+		}
+		hasStart = true
+		req.Start = console.Start{Kind: console.StartTimestamp, Value: ms}
+	} else if hasStart {
+		all, per, err := console.ParseStarts(startSpec)
+		if err != nil {
+			return n, err
+		}
+		req.Start, req.PerPartition = all, per
+		if per != nil {
+			for p := range per {
+				req.Partitions = append(req.Partitions, p)
+			}
+			sortInt32(req.Partitions)
+		}
+	}
+	if hasStart {
+		switch {
+		case grouped:
+			return n, errors.New("--start/--since read partitions directly: they cannot be used with a group")
+		case r.s.Has("include"):
+			return n, errors.New("--start/--since need --topic (not --include)")
+		case r.s.Has("offset"), r.s.Has("from-beginning"):
+			return n, errors.New("--start/--since cannot be used with --offset or --from-beginning")
+		}
+		n.assign = true
+		if partition != nil {
+			if req.PerPartition != nil {
+				return n, errors.New("--partition cannot be used with per-partition --start")
+			}
+			req.Partitions = []int32{*partition}
+		}
+	}
+	if req.ExitAtEnd && r.s.Has("include") {
+		return n, errors.New("--exit-at-end needs --topic (not --include)")
+	}
+	return n, nil
+}
+
+func sortInt32(s []int32) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+func (r *runner) consume(ctx context.Context, cl *kafka.Client, c *console.Consumer, req *console.Request, native nativeOpts) error {
+	sigs, release := verify.Signals()
+	defer release()
+	stop := make(chan struct{})
+	var gotSig os.Signal
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case s := <-sigs:
+			gotSig = s
+			close(stop)
+		case <-done:
+		}
+	}()
+	prog := r.f.IO.Progress()
+	c.Stop = stop
+	if native.on {
+		c.OnProgress = func(st console.Stats) {
+			el := time.Since(st.Start).Seconds()
+			prog.Update("%d records, %.0f records/s", st.Records, float64(st.Records)/max(el, 1e-3))
+		}
+	}
+	c.OnSkip = func(err error) {
+		r.logError("Error processing message, skipping this message: ", err.Error())
+	}
+	finish := func() {
+		if req.MarkCommits {
+			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_ = cl.CommitMarkedOffsets(cctx)
+			cancel()
+		}
+		cl.Close()
+		st := c.Stats()
+		if native.on {
+			prog.Clear()
+			if prog.Enabled() {
+				el := time.Since(st.Start).Seconds()
+				fmt.Fprintf(r.err, "%d records in %.1fs (%.0f records/s)\n", st.Records, el, float64(st.Records)/max(el, 1e-3))
+			}
+			return
+		}
+		fmt.Fprintf(r.err, "Processed a total of %d messages\n", st.Records)
+	}
+	err := c.Run(ctx, req)
+	if gotSig != nil {
+		finish()
+		return cmdutil.Exit(verify.SignalExit(gotSig))
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, console.ErrTimeout):
+		r.logError("Error processing message, terminating consumer process: ", console.ErrTimeout.Error())
+	default:
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			finish()
+			return err
+		}
+		if strings.HasPrefix(err.Error(), "org.apache.kafka.common.errors.SerializationException") {
+			// A formatter error escapes process(): logged by main, exit 1.
+			finish()
+			r.logError("Unknown error when running consumer: ", err.Error())
+			return cmdutil.Exit(1)
+		}
+		r.logError("Error processing message, terminating consumer process: ", cl.Explain(err).Error())
+	}
+	finish()
+	return nil
+}
