@@ -7,6 +7,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/cluster"
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/cmd/consoleconsumer"
+	"github.com/kboxdev/kbox/cmd/consoleproducer"
 	"github.com/kboxdev/kbox/cmd/consumergroups"
 	"github.com/kboxdev/kbox/cmd/consumerperf"
 	"github.com/kboxdev/kbox/cmd/e2elatency"
@@ -32,7 +33,7 @@ var applets = []cmdutil.Applet{
 	topics.Applet,
 	verifiableproducer.Applet, verifiableconsumer.Applet,
 	consumergroups.Applet,
-	consoleconsumer.Applet,
+	consoleconsumer.Applet, consoleproducer.Applet,
 	// Native groups and commands (`kbox Alias`).
 	cluster.Applet,
 	perf.Applet,

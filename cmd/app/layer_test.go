@@ -79,9 +79,11 @@ func TestProfileServesEveryApplet(t *testing.T) {
 		"kafka-verifiable-consumer": {"--profile", "p", "--topic", "pt", "--group-id", "g", "--max-messages", "5", "--reset-policy", "earliest"},
 		"kafka-e2e-latency":         {"--profile", "p", "--topic", "pt", "--num-records", "3", "--producer-acks", "1", "--record-size", "10"},
 		"kafka-consumer-groups":     {"--profile", "p", "--describe", "--group", "g", "--state"},
-		"kafka-console-consumer":    {"--profile", "p", "--topic", "pt", "--from-beginning", "--max-messages", "5", "--timeout-ms", "20000"},
+		"kafka-console-producer":    {"--profile", "p", "--topic", "pt"},
+		"kafka-console-consumer":    {"--profile", "p", "--topic", "pt", "--from-beginning", "--max-messages", "1", "--timeout-ms", "20000"},
 	}
-	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency", "kafka-consumer-groups", "kafka-console-consumer"}
+	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency", "kafka-consumer-groups"}
+	order = append(order, "kafka-console-producer", "kafka-console-consumer")
 	if len(order) != len(apacheNames()) {
 		t.Fatalf("registry has %v; this test covers %v", apacheNames(), order)
 	}

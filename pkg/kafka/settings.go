@@ -76,6 +76,11 @@ type Settings struct {
 	// record size): batches are allowed to grow to hold one such record,
 	// as Java lets a large record have a batch of its own.
 	MaxRecordBytes int
+	// ExplicitPartitions, set by a caller (Options.Tune), sends a record
+	// whose Partition is >= 0 to that partition and partitions the others
+	// (Partition -1) with the configured partitioner, as Java does for a
+	// ProducerRecord with or without a partition.
+	ExplicitPartitions bool
 
 	// consumer
 	GroupID                string
@@ -463,17 +468,21 @@ func (s *Settings) producerOpts() []kgo.Opt {
 	if s.TransactionalID != "" {
 		opts = append(opts, kgo.TransactionalID(s.TransactionalID), kgo.TransactionTimeout(s.TransactionTimeout))
 	}
+	var part kgo.Partitioner
 	switch {
 	case s.Partitioner == "round-robin":
-		opts = append(opts, kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
+		part = kgo.RoundRobinPartitioner()
 	default:
 		bs := 16384
 		if s.BatchSize != nil && *s.BatchSize > 0 {
 			bs = *s.BatchSize
 		}
-		opts = append(opts, kgo.RecordPartitioner(kgo.UniformBytesPartitioner(bs, s.PartitionerAdaptive, !s.PartitionerIgnoreKeys, nil)))
+		part = kgo.UniformBytesPartitioner(bs, s.PartitionerAdaptive, !s.PartitionerIgnoreKeys, nil)
 	}
-	return opts
+	if s.ExplicitPartitions {
+		part = explicitPartitioner{part}
+	}
+	return append(opts, kgo.RecordPartitioner(part))
 }
 
 // EffectiveBatchMaxBytes is the franz-go batch limit derived from batch.size.
