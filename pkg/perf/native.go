@@ -18,6 +18,11 @@ type Progress struct {
 	Rate    float64
 	P99Ms   float64
 	Warmup  bool
+	// Records and Bytes are the measured records so far, and Hist their
+	// latencies (the run's own histogram: read it, never record into it).
+	Records int64
+	Bytes   int64
+	Hist    *Latency
 }
 
 // WarmupHelp is what warm-up means in every perf command (kbox perf
@@ -153,7 +158,8 @@ func (m *meter) sampler(start time.Time, interval time.Duration, target int64, w
 		case now := <-ptick:
 			done := m.done.Load()
 			progress(Progress{Elapsed: now.Sub(start), Done: done, Target: target,
-				Rate: float64(done-lastDone) / now.Sub(lastPT).Seconds(), P99Ms: m.hist.Summary().P99Ms, Warmup: warm()})
+				Rate: float64(done-lastDone) / now.Sub(lastPT).Seconds(), P99Ms: m.hist.Summary().P99Ms, Warmup: warm(),
+				Records: m.records.Load(), Bytes: m.bytes.Load(), Hist: m.hist})
 			lastDone, lastPT = done, now
 		}
 	}
