@@ -54,8 +54,9 @@ type AgentResult struct {
 	// its task line (the coordinator's and the agent's overhead).
 	SubmitToTaskMs int64 `json:"submit_to_task_ms"`
 	// Result is the final result (done) or the records measured up to the
-	// last status the agent reported (failed, lost, stopped).
-	Result *Result `json:"result,omitempty"`
+	// last status the agent reported (failed, lost, stopped); null when
+	// the agent reported none.
+	Result *Result `json:"result"`
 }
 
 // DistributedResult is the merged outcome of a distributed run.
