@@ -43,7 +43,7 @@ func (fc *fakeCoordinator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Spec trogdor.ExternalCommandSpec `json:"spec"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Spec.Class != trogdor.ExternalCommandClass {
-			http.Error(w, `{"code":400,"message":"bad spec"}`, 400)
+			http.Error(w, `{"code":400,"message":"bad spec"}`, http.StatusBadRequest)
 			return
 		}
 		fc.specs[req.ID] = req.Spec
@@ -60,14 +60,14 @@ func (fc *fakeCoordinator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		id := strings.TrimPrefix(r.URL.Path, "/coordinator/tasks/")
 		spec, ok := fc.specs[id]
 		if !ok {
-			http.Error(w, `{"code":404,"message":"No task"}`, 404)
+			http.Error(w, `{"code":404,"message":"No task"}`, http.StatusNotFound)
 			return
 		}
 		fc.polls[id]++
 		st := fc.behave(spec.CommandNode, fc.polls[id], fc.stopped[id])
 		_ = json.NewEncoder(w).Encode(st)
 	default:
-		http.Error(w, "unexpected", 500)
+		http.Error(w, "unexpected", http.StatusInternalServerError)
 	}
 }
 
@@ -210,7 +210,7 @@ func TestRunDistributedSubmitFails(t *testing.T) {
 		n := len(fc.specs)
 		fc.mu.Unlock()
 		if r.URL.Path == "/coordinator/task/create" && n == 1 {
-			http.Error(w, `{"code":409,"message":"Task ID run-b already exists"}`, 409)
+			http.Error(w, `{"code":409,"message":"Task ID run-b already exists"}`, http.StatusConflict)
 			return
 		}
 		fc.ServeHTTP(w, r)
