@@ -236,12 +236,11 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, agent
 	now := time.Now()
 	runID := fmt.Sprintf("kbox-perf-%s-%d", w.Kind, now.UnixMilli())
 	n := len(agents)
-	start := now.Add(d.startDelay).UnixMilli()
 	cfg := perf.DistributedConfig{RunID: runID, Command: strings.Fields(d.command), TaskDuration: d.startDelay + d.taskTimeout,
-		AgentTimeout: d.agentTimeout}
+		AgentTimeout: d.agentTimeout, StartDelay: d.startDelay}
 	for i, a := range agents {
 		aw := w
-		aw.Agent, aw.Index, aw.Agents, aw.StartMs = a, i, n, start
+		aw.Agent, aw.Index, aw.Agents = a, i, n
 		aw.Bootstrap = strings.Join(conn.Bootstrap, ",")
 		aw.Properties = conn.Props.Map()
 		aw.ClientID = clientID + "-" + a

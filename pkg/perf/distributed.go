@@ -18,7 +18,8 @@ import (
 type DistributedConfig struct {
 	RunID        string          // task IDs are RunID-AGENT
 	Command      []string        // the worker command on the agents (kbox perf worker)
-	Workloads    []AgentWorkload // one per agent, shares and start time filled in
+	Workloads    []AgentWorkload // one per agent, with its share (StartMs is set here)
+	StartDelay   time.Duration   // the shared start is this long after the submission
 	TaskDuration time.Duration   // the tasks' durationMs: Trogdor stops a task after it
 	AgentTimeout time.Duration   // an agent whose status does not change for this long is lost
 	Poll         time.Duration   // how often the coordinator is asked (default 500ms)
@@ -111,8 +112,11 @@ func RunDistributed(ctx context.Context, cl *trogdor.Client, coordinator string,
 	if err := cl.Ping(ctx); err != nil {
 		return nil, err
 	}
-	w0 := cfg.Workloads[0]
 	submit := time.Now()
+	for i := range cfg.Workloads {
+		cfg.Workloads[i].StartMs = submit.Add(cfg.StartDelay).UnixMilli()
+	}
+	w0 := cfg.Workloads[0]
 	var target int64
 	runs := make([]*agentRun, len(cfg.Workloads))
 	for i := range cfg.Workloads {
