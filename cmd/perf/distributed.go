@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const distributedLong = `Run kbox perf produce or consume on several machines at once through
+const distributedLong = `Run kbox perf produce, consume or e2e on several machines at once through
 Apache Kafka's Trogdor: one ExternalCommand task per agent, submitted to the
 coordinator's REST API, each running "kbox perf worker" on its agent (kbox
 must be installed there: --worker-command). Every agent starts its load at
@@ -28,6 +28,10 @@ the same instant (--start-delay after the submission).
 first agents take one record more when the count does not divide);
 --per-agent makes them per agent. Each agent gets its own client ids
 (kbox-perf-producer-AGENT) and payload seed.
+
+An e2e run keeps one record in flight per agent, each on its own topic
+TOPIC-AGENT (created with 1 partition when missing, as kafka-e2e-latency
+does), so the agents' round trips never mix.
 
 Progress is the live sum over the agents; Ctrl-C stops every task. The
 result merges the agents that finished (exact percentiles from their HDR
@@ -105,11 +109,11 @@ func (d *distFlags) check() ([]string, *trogdor.Client, error) {
 
 func newDistributedCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "distributed produce|consume",
+		Use:   "distributed produce|consume|e2e",
 		Short: "Load tests across machines on Trogdor agents, merged exactly",
 		Long:  distributedLong,
 	}
-	cmd.AddCommand(newDistProduceCmd(f), newDistConsumeCmd(f))
+	cmd.AddCommand(newDistProduceCmd(f), newDistConsumeCmd(f), newDistE2ECmd(f))
 	return cmd
 }
 
@@ -310,4 +314,62 @@ func emitDistributed(f *cmdutil.Factory, format string, res *perf.DistributedRes
 	}
 	_, _ = fmt.Fprintln(f.IO.Out)
 	return output.WriteTable(f.IO, res.AgentHeader(), res.AgentRows())
+}
+
+func newDistE2ECmd(f *cmdutil.Factory) *cobra.Command {
+	var d distFlags
+	var w perf.AgentWorkload
+	var acks string
+	var warmup, duration, pollTimeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "e2e --coordinator URL --agents a,b,c --topic T --records N [flags]",
+		Short: "End-to-end latency from every agent (one record in flight each, on TOPIC-AGENT); merged HDR histogram",
+		Long:  distributedLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			agents, cl, err := d.check()
+			if err != nil {
+				return err
+			}
+			if duration > 0 && !cmd.Flags().Changed("records") {
+				w.Records = 0
+			}
+			switch {
+			case w.Topic == "":
+				return cmdutil.FlagErrorf("--topic is required")
+			case w.Records < 0 || duration < 0 || (w.Records == 0 && duration == 0):
+				return cmdutil.FlagErrorf("give a positive --records N or --duration D")
+			case !d.perAgent && w.Records > 0 && w.Records < int64(len(agents)):
+				return cmdutil.FlagErrorf("--records %d is fewer than one record per agent (%d agents)", w.Records, len(agents))
+			case w.RecordSize < 0:
+				return cmdutil.FlagErrorf("--record-size must not be negative")
+			case acks != "1" && acks != "all" && acks != "-1":
+				return cmdutil.FlagErrorf("--acks %q: latency testing needs acknowledged sends: use 1 or all", acks)
+			case pollTimeout <= 0:
+				return cmdutil.FlagErrorf("--poll-timeout must be positive")
+			case output.Format(d.out) == output.Apache:
+				return cmdutil.FlagErrorf("-o apache prints kafka-producer-perf-test's final line: only for distributed produce")
+			}
+			if err := checkWarmup(w.WarmupRecords, warmup); err != nil {
+				return err
+			}
+			if w.Group == "" {
+				w.Group = fmt.Sprintf("kbox-perf-e2e-%d", time.Now().UnixMilli())
+			}
+			w.Kind, w.Clients, w.DurationMs, w.WarmupMs, w.PollTimeoutMs = perf.KindE2E, 1, duration.Milliseconds(), warmup.Milliseconds(), pollTimeout.Milliseconds()
+			return runDistributed(cmd.Context(), f, &d, agents, cl, w, map[string]string{"acks": acks}, "kbox-perf-e2e")
+		},
+	}
+	d.register(f, cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&w.Topic, "topic", "", "topic prefix: agent A uses TOPIC-A")
+	fl.Int64Var(&w.Records, "records", 1000, "measured records in total over all agents (per agent with --per-agent)")
+	fl.DurationVar(&duration, "duration", 0, "measure for this long (after the warm-up) instead of a count")
+	fl.IntVar(&w.RecordSize, "record-size", 100, "value size in bytes")
+	fl.Int64Var(&w.WarmupRecords, "warmup-records", 0, "records at the start of each agent excluded from the statistics")
+	fl.DurationVar(&warmup, "warmup-duration", 0, "time at the start excluded from the statistics")
+	fl.StringVar(&acks, "acks", "all", "producer acks: 1 or all")
+	fl.StringVar(&w.Group, "group", "", "group the consumed positions are committed for (default: a fresh kbox-perf-e2e-<ms>)")
+	fl.DurationVar(&pollTimeout, "poll-timeout", perf.E2EPollTimeout, "an agent fails when a record does not come back within this time")
+	return cmd
 }

@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/cmd/e2elatency"
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -102,6 +104,9 @@ func runWorker(ctx context.Context, f *cmdutil.Factory, w *perf.AgentWorkload, s
 		props.Set("auto.offset.reset", reset)
 		extra = append(extra, kgo.ConsumeTopics(w.Topic))
 	}
+	if w.Kind == perf.KindE2E {
+		return runWorkerE2E(ctx, f, w, props, sw)
+	}
 	conn, err := f.Connection(config.Overrides{Bootstrap: w.Bootstrap, Properties: props})
 	if err != nil {
 		return nil, err
@@ -127,29 +132,9 @@ func runWorker(ctx context.Context, f *cmdutil.Factory, w *perf.AgentWorkload, s
 		maxPoll = cl.Settings.MaxPollRecords
 	}
 
-	// The shared start: every agent starts its load at the same instant.
-	if wait := time.Until(time.UnixMilli(w.StartMs)); wait > 0 {
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		timer := time.NewTimer(wait)
-		defer timer.Stop()
-		sw.write(perf.WorkerStatus{State: perf.WorkerWaiting})
-	waiting:
-		for {
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-timer.C:
-				break waiting
-			case <-t.C:
-				sw.write(perf.WorkerStatus{State: perf.WorkerWaiting})
-			}
-		}
+	if err := waitStart(ctx, w, sw); err != nil {
+		return nil, err
 	}
-	sw.mu.Lock()
-	sw.base.StartMs = time.Now().UnixMilli()
-	sw.mu.Unlock()
-	sw.write(perf.WorkerStatus{State: perf.WorkerRunning})
 	progress := func(p perf.Progress) {
 		st := perf.WorkerStatus{State: perf.WorkerRunning, Done: p.Done, Records: p.Records, Bytes: p.Bytes, Rate: p.Rate}
 		if p.Hist != nil {
@@ -178,4 +163,82 @@ func runWorker(ctx context.Context, f *cmdutil.Factory, w *perf.AgentWorkload, s
 		}
 		return res, err
 	}
+}
+
+// waitStart waits for the shared start time (reporting "waiting" twice a
+// second, so the driver sees the agent alive), then marks the load start.
+func waitStart(ctx context.Context, w *perf.AgentWorkload, sw *statusWriter) error {
+	if wait := time.Until(time.UnixMilli(w.StartMs)); wait > 0 {
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		sw.write(perf.WorkerStatus{State: perf.WorkerWaiting})
+	waiting:
+		for {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-timer.C:
+				break waiting
+			case <-t.C:
+				sw.write(perf.WorkerStatus{State: perf.WorkerWaiting})
+			}
+		}
+	}
+	sw.mu.Lock()
+	sw.base.StartMs = time.Now().UnixMilli()
+	sw.mu.Unlock()
+	sw.write(perf.WorkerStatus{State: perf.WorkerRunning})
+	return nil
+}
+
+// runWorkerE2E is an e2e share: one record in flight on the agent's own
+// topic (created with 1 partition when missing, as kafka-e2e-latency does).
+// Progress statuses carry the round trips after the warm-up records.
+func runWorkerE2E(ctx context.Context, f *cmdutil.Factory, w *perf.AgentWorkload, props *config.Properties, sw *statusWriter) (*perf.Result, error) {
+	acks := "all"
+	if a, ok := w.Properties["acks"]; ok && a != "" {
+		acks = a
+	}
+	if acks == "-1" {
+		acks = "all"
+	}
+	prod, cons, err := e2elatency.Clients(ctx, f, config.Overrides{Bootstrap: w.Bootstrap, Properties: props}, acks)
+	if err != nil {
+		return nil, err
+	}
+	defer prod.Close()
+	defer cons.Close()
+	if err := waitStart(ctx, w, sw); err != nil {
+		return nil, err
+	}
+	cfg := perf.E2EConfig{Topic: w.Topic + "-" + w.Agent, Records: int(w.Records), Duration: time.Duration(w.DurationMs) * time.Millisecond,
+		RecordSize: w.RecordSize, WarmupRecords: int(w.WarmupRecords), WarmupDuration: time.Duration(w.WarmupMs) * time.Millisecond,
+		PollTimeout: time.Duration(w.PollTimeoutMs) * time.Millisecond, Group: w.Group, Interval: time.Duration(w.IntervalMs) * time.Millisecond,
+		Settings: append(prod.Settings.EffectiveSorted(), "trogdor.agent="+w.Agent)}
+	hist := perf.NewLatency()
+	var records, bytes int64
+	last := time.Now()
+	warmEnd := time.Now().Add(cfg.WarmupDuration)
+	obs := perf.E2EObserver{Record: func(i int, d time.Duration) {
+		if i >= cfg.WarmupRecords && !time.Now().Add(-d).Before(warmEnd) {
+			hist.Record(d)
+			records++
+			bytes += int64(cfg.RecordSize)
+		}
+		if time.Since(last) >= 500*time.Millisecond {
+			last = time.Now()
+			st := perf.WorkerStatus{State: perf.WorkerRunning, Done: int64(i + 1), Records: records, Bytes: bytes}
+			if enc, err := hist.Encode(); err == nil {
+				st.Histogram = enc
+			}
+			sw.write(st)
+		}
+	}}
+	run, err := perf.RunE2E(ctx, prod.Client, cons.Client, kadm.NewClient(prod.Client), cfg, obs)
+	if err != nil {
+		return nil, prod.Explain(err)
+	}
+	return run.Result, nil
 }

@@ -132,12 +132,12 @@ func TestWorkerCapturedTaskKfake(t *testing.T) {
 
 // A bad task line ends the task with an error line and exit 1.
 func TestWorkerBadTask(t *testing.T) {
-	code, out, errOut := kboxIn(t, "{\"id\":\"x\",\"workload\":{\"kind\":\"e2e\"}}\n", "perf", "worker")
+	code, out, errOut := kboxIn(t, "{\"id\":\"x\",\"workload\":{\"kind\":\"end-to-end\"}}\n", "perf", "worker")
 	if code != 1 {
 		t.Fatalf("exit %d", code)
 	}
 	_, errs := statusLines(t, out)
-	if len(errs) != 1 || !strings.Contains(errs[0], `kind "e2e"`) || !strings.Contains(errOut, `kind "e2e"`) {
+	if len(errs) != 1 || !strings.Contains(errs[0], `kind "end-to-end"`) || !strings.Contains(errOut, `kind "end-to-end"`) {
 		t.Fatalf("errors %v, stderr %q", errs, errOut)
 	}
 	code, out, _ = kboxIn(t, "", "perf", "worker")

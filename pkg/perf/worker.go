@@ -25,7 +25,7 @@ import (
 // workload for one agent: one produce or consume run, its share of the
 // totals, the connection and the shared start time.
 type AgentWorkload struct {
-	Kind       string            `json:"kind"` // produce or consume
+	Kind       string            `json:"kind"` // produce, consume or e2e
 	Agent      string            `json:"agent"`
 	Index      int               `json:"index"`  // 0-based agent index
 	Agents     int               `json:"agents"` // number of agents in the run
@@ -46,9 +46,11 @@ type AgentWorkload struct {
 	RepeatPayload  bool    `json:"repeat_payload,omitempty"`
 	Seed           int64   `json:"seed,omitempty"`
 	Clients        int     `json:"clients"`
-	// consume
+	// consume (and e2e: the group its positions are committed for)
 	Group         string `json:"group,omitempty"`
 	IdleTimeoutMs int64  `json:"idle_timeout_ms,omitempty"`
+	// e2e: one record in flight on the agent's own topic (Topic-AGENT)
+	PollTimeoutMs int64 `json:"poll_timeout_ms,omitempty"`
 }
 
 // Task is the line an ExternalCommand worker reads on stdin.
@@ -80,8 +82,8 @@ func ReadTask(r io.Reader) (*Task, error) {
 // Check validates a workload before any work.
 func (w *AgentWorkload) Check() error {
 	switch {
-	case w.Kind != "produce" && w.Kind != "consume":
-		return fmt.Errorf("workload kind %q: want produce or consume", w.Kind)
+	case w.Kind != "produce" && w.Kind != "consume" && w.Kind != KindE2E:
+		return fmt.Errorf("workload kind %q: want produce, consume or e2e", w.Kind)
 	case w.Topic == "":
 		return errors.New("workload has no topic")
 	case w.Bootstrap == "":
@@ -92,6 +94,8 @@ func (w *AgentWorkload) Check() error {
 		return errors.New("workload needs clients > 0")
 	case w.Kind == "produce" && w.RecordSize <= 0:
 		return errors.New("workload needs record_size > 0")
+	case w.Kind == KindE2E && (w.RecordSize < 0 || w.PollTimeoutMs < 0):
+		return errors.New("workload record_size and poll_timeout_ms must not be negative")
 	case w.WarmupRecords < 0 || w.WarmupMs < 0:
 		return errors.New("workload warm-up must not be negative")
 	}

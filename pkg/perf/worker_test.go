@@ -51,7 +51,7 @@ func TestReadTaskBad(t *testing.T) {
 		{"", "no task line"},
 		{"not json\n", "bad task line"},
 		{string(foreign), "task probe1: workload has no topic"},
-		{`{"id":"x","workload":{"kind":"e2e"}}` + "\n", `kind "e2e"`},
+		{`{"id":"x","workload":{"kind":"end-to-end"}}` + "\n", `kind "end-to-end"`},
 		{`{"id":"x","workload":{"kind":"produce","topic":"t","bootstrap":"b","records":1,"clients":1}}` + "\n", "record_size"},
 		{`{"id":"x","workload":{"kind":"consume","topic":"t","bootstrap":"b","clients":1}}` + "\n", "records > 0"},
 	} {
