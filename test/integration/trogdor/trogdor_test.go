@@ -181,6 +181,26 @@ func TestDistributedThrottled(t *testing.T) {
 	}
 }
 
+// A distributed e2e: every agent keeps one record in flight on its own
+// topic; the merge holds every round trip.
+func TestDistributedE2E(t *testing.T) {
+	args := distArgs("rt", "--records", "300")
+	args[2] = "e2e"
+	r := testbed.Runner{Timeout: 3 * time.Minute}.Exec(t, kboxBin, args...)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	d := decode(t, r.Stdout)
+	if d.Kind != perf.KindE2E || d.Merged == nil || d.Merged.Records != 300 || d.Merged.Latency.Count != 300 || d.FailedAgents != 0 {
+		t.Fatalf("result %+v merged %+v", d, d.Merged)
+	}
+	for _, a := range d.PerAgent {
+		if got := topicRecords(t, "rt-"+a.Agent); a.Result.Records != 100 || got != 100 {
+			t.Errorf("agent %s: %d round trips, its topic holds %d records", a.Agent, a.Result.Records, got)
+		}
+	}
+}
+
 // coordinatorTasks lists the coordinator's tasks.
 func coordinatorTasks(t *testing.T) map[string]json.RawMessage {
 	t.Helper()
