@@ -57,6 +57,8 @@ type distFlags struct {
 	agentTimeout time.Duration
 	taskTimeout  time.Duration
 	perAgent     bool
+	agentCounts  string
+	counts       []int
 }
 
 func (d *distFlags) register(f *cmdutil.Factory, cmd *cobra.Command) {
@@ -70,6 +72,7 @@ func (d *distFlags) register(f *cmdutil.Factory, cmd *cobra.Command) {
 	fl.DurationVar(&d.agentTimeout, "agent-timeout", 20*time.Second, "an agent whose status does not change for this long is reported lost")
 	fl.DurationVar(&d.taskTimeout, "task-timeout", time.Hour, "Trogdor stops a task this long after it started")
 	fl.BoolVar(&d.perAgent, "per-agent", false, "--records and --throughput are per agent instead of totals")
+	fl.StringVar(&d.agentCounts, "agent-counts", "", "sweep: run once with the first N agents for each N of this list (e.g. 1,2,3), one row each")
 	cmdutil.AddOutputFlag(f, cmd, &d.out, distFormats)
 }
 
@@ -100,6 +103,14 @@ func (d *distFlags) check() ([]string, *trogdor.Client, error) {
 	}
 	if len(strings.Fields(d.command)) == 0 {
 		return nil, nil, cmdutil.FlagErrorf("--worker-command must not be empty")
+	}
+	counts, err := perf.ParseAgentCounts(d.agentCounts, len(agents))
+	if err != nil {
+		return nil, nil, cmdutil.FlagErrorf("--agent-counts: %v", err)
+	}
+	d.counts = counts
+	if len(counts) > 0 && output.Format(d.out) == output.Apache {
+		return nil, nil, cmdutil.FlagErrorf("-o apache prints one run's final line: not with --agent-counts")
 	}
 	if d.startDelay < 0 || d.agentTimeout <= 0 || d.taskTimeout <= 0 {
 		return nil, nil, cmdutil.FlagErrorf("--start-delay must not be negative; --agent-timeout and --task-timeout must be positive")
@@ -237,26 +248,6 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, agent
 	if len(conn.Secrets()) > 0 {
 		f.Warn("the client properties, secrets included, go into the Trogdor task specs (on the coordinator until the run ends)")
 	}
-	now := time.Now()
-	runID := fmt.Sprintf("kbox-perf-%s-%d", w.Kind, now.UnixMilli())
-	n := len(agents)
-	cfg := perf.DistributedConfig{RunID: runID, Command: strings.Fields(d.command), TaskDuration: d.startDelay + d.taskTimeout,
-		AgentTimeout: d.agentTimeout, StartDelay: d.startDelay}
-	for i, a := range agents {
-		aw := w
-		aw.Agent, aw.Index, aw.Agents = a, i, n
-		aw.Bootstrap = strings.Join(conn.Bootstrap, ",")
-		aw.Properties = conn.Props.Map()
-		aw.ClientID = clientID + "-" + a
-		aw.IntervalMs = d.interval.Milliseconds()
-		if !d.perAgent {
-			aw.Records = perf.Split(w.Records, i, n)
-			if w.Rate > 0 {
-				aw.Rate = w.Rate / float64(n)
-			}
-		}
-		cfg.Workloads = append(cfg.Workloads, aw)
-	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var progress func(perf.DistProgress)
@@ -270,16 +261,63 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, agent
 				p.Elapsed.Seconds(), p.Done, tgt, p.Rate, p.Waiting, p.Running, p.Finished, p.Failed)
 		}
 	}
-	res, err := perf.RunDistributed(ctx, cl, d.coordinator, cfg, progress)
-	f.IO.Progress().Clear()
-	if res == nil {
-		return err
+	run := func(agents []string) (*perf.DistributedResult, error) {
+		runID := fmt.Sprintf("kbox-perf-%s-%d", w.Kind, time.Now().UnixMilli())
+		n := len(agents)
+		cfg := perf.DistributedConfig{RunID: runID, Command: strings.Fields(d.command), TaskDuration: d.startDelay + d.taskTimeout,
+			AgentTimeout: d.agentTimeout, StartDelay: d.startDelay}
+		for i, a := range agents {
+			aw := w
+			aw.Agent, aw.Index, aw.Agents = a, i, n
+			aw.Bootstrap = strings.Join(conn.Bootstrap, ",")
+			aw.Properties = conn.Props.Map()
+			aw.ClientID = clientID + "-" + a
+			aw.IntervalMs = d.interval.Milliseconds()
+			if !d.perAgent {
+				aw.Records = perf.Split(w.Records, i, n)
+				if w.Rate > 0 {
+					aw.Rate = w.Rate / float64(n)
+				}
+			}
+			cfg.Workloads = append(cfg.Workloads, aw)
+		}
+		res, err := perf.RunDistributed(ctx, cl, d.coordinator, cfg, progress)
+		f.IO.Progress().Clear()
+		return res, err
 	}
-	if e := emitDistributed(f, d.out, res); e != nil {
+	if len(d.counts) == 0 {
+		res, err := run(agents)
+		if res == nil {
+			return err
+		}
+		if e := emitDistributed(f, d.out, res); e != nil {
+			return e
+		}
+		return distError(res, err)
+	}
+	sweep := &perf.AgentSweep{FormatVersion: perf.FormatVersion, Kind: w.Kind, Runs: []*perf.DistributedResult{}}
+	var runErr error
+	for _, k := range d.counts {
+		res, err := run(agents[:k])
+		if res != nil {
+			sweep.Runs = append(sweep.Runs, res)
+		}
+		if err = distError(res, err); err != nil {
+			runErr = fmt.Errorf("with %d agents: %v", k, err)
+			break
+		}
+	}
+	if e := emitSweep(f, d.out, sweep); e != nil {
 		return e
 	}
+	return runErr
+}
+
+// distError is the error a finished run ends with: an interruption, or the
+// agents that did not finish.
+func distError(res *perf.DistributedResult, err error) error {
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
+		if errors.Is(err, context.Canceled) && res != nil {
 			return fmt.Errorf("interrupted: every task was stopped (%d of %d agents had finished)", len(res.MergedAgents), res.Agents)
 		}
 		return err
@@ -294,6 +332,20 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, agent
 		return fmt.Errorf("%d of %d agents did not finish: %s", res.FailedAgents, res.Agents, strings.Join(msgs, "; "))
 	}
 	return nil
+}
+
+func emitSweep(f *cmdutil.Factory, format string, s *perf.AgentSweep) error {
+	switch output.Format(format) {
+	case output.JSON:
+		return output.WriteJSON(f.IO.Out, s, false)
+	case output.CSV:
+		w := csv.NewWriter(f.IO.Out)
+		_ = w.Write(s.Header())
+		_ = w.WriteAll(s.Rows())
+		w.Flush()
+		return w.Error()
+	}
+	return output.WriteTable(f.IO, s.Header(), s.Rows())
 }
 
 func emitDistributed(f *cmdutil.Factory, format string, res *perf.DistributedResult) error {

@@ -377,3 +377,51 @@ func (d *DistributedResult) WriteApache(w io.Writer) error {
 		int64(l.P50Ms), int64(l.P95Ms), int64(l.P99Ms), int64(l.P999Ms))
 	return err
 }
+
+// AgentSweep is a distributed run repeated with the first 1, 2, ... agents
+// (--agent-counts): the producers-versus-throughput experiment.
+type AgentSweep struct {
+	FormatVersion int                  `json:"format_version"`
+	Kind          string               `json:"kind"`
+	Runs          []*DistributedResult `json:"runs"`
+}
+
+// Header and Rows implement output.Tabular: one row per agent count.
+func (s *AgentSweep) Header() []string {
+	return []string{"AGENTS", "FAILED", "AGGREGATE REC/S", "AGGREGATE MB/S", "MERGED REC/S", "P50 MS", "P99 MS", "P99.9 MS", "MAX MS", "SUBMIT TO FIRST RECORD MS"}
+}
+
+// Rows lists the runs.
+func (s *AgentSweep) Rows() [][]string {
+	f := func(v float64, p int) string { return strconv.FormatFloat(v, 'f', p, 64) }
+	var rows [][]string
+	for _, d := range s.Runs {
+		row := []string{strconv.Itoa(d.Agents), strconv.Itoa(d.FailedAgents), f(d.AggregateRecordsPerSec, 1), f(d.AggregateMBPerSec, 2),
+			"-", "-", "-", "-", "-", f(d.SubmitToFirstRecordMs, 0)}
+		if m := d.Merged; m != nil {
+			row[4], row[5], row[6], row[7], row[8] = f(m.RecordsPerSec, 1), f(m.Latency.P50Ms, 3), f(m.Latency.P99Ms, 3), f(m.Latency.P999Ms, 3), f(m.Latency.MaxMs, 3)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// ParseAgentCounts reads --agent-counts (e.g. "1,2,3"): increasing counts
+// from 1 to the number of agents.
+func ParseAgentCounts(s string, agents int) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 1 || n > agents {
+			return nil, fmt.Errorf("agent count %q: want 1..%d (the number of --agents)", p, agents)
+		}
+		if len(out) > 0 && n <= out[len(out)-1] {
+			return nil, fmt.Errorf("agent counts must increase: %s", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

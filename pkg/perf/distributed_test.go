@@ -223,3 +223,23 @@ func TestRunDistributedSubmitFails(t *testing.T) {
 		t.Fatal("the created task was not stopped")
 	}
 }
+
+func TestParseAgentCounts(t *testing.T) {
+	if got, err := ParseAgentCounts("1, 2,3", 3); err != nil || len(got) != 3 || got[2] != 3 {
+		t.Fatalf("%v %v", got, err)
+	}
+	if got, err := ParseAgentCounts("", 3); err != nil || got != nil {
+		t.Fatalf("%v %v", got, err)
+	}
+	for _, bad := range []string{"0", "4", "2,1", "1,1", "x", "1,"} {
+		if _, err := ParseAgentCounts(bad, 3); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	s := &AgentSweep{Runs: []*DistributedResult{{Agents: 1, AggregateRecordsPerSec: 10, Merged: &Result{RecordsPerSec: 10}},
+		{Agents: 2, FailedAgents: 2}}}
+	rows := s.Rows()
+	if len(rows) != 2 || rows[0][0] != "1" || rows[0][2] != "10.0" || rows[0][4] != "10.0" || rows[1][1] != "2" || rows[1][4] != "-" || len(rows[0]) != len(s.Header()) {
+		t.Fatalf("rows %v", rows)
+	}
+}
