@@ -201,6 +201,30 @@ func TestDistributedE2E(t *testing.T) {
 	}
 }
 
+// --agent-counts repeats the run with the first N agents for each N.
+func TestDistributedAgentCounts(t *testing.T) {
+	createTopic(t, "counts")
+	r := testbed.Runner{Timeout: 3 * time.Minute}.Exec(t, kboxBin, distArgs("counts", "--records", "3000", "--agent-counts", "1,3")...)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	var s perf.AgentSweep
+	if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Runs) != 2 || s.Runs[0].Agents != 1 || s.Runs[1].Agents != 3 {
+		t.Fatalf("sweep %+v", s)
+	}
+	for _, d := range s.Runs {
+		if d.Merged == nil || d.Merged.Records != 3000 || d.FailedAgents != 0 || len(d.PerAgent) != d.Agents {
+			t.Fatalf("run %+v", d)
+		}
+	}
+	if got := topicRecords(t, "counts"); got != 6000 {
+		t.Errorf("topic holds %d records, want 6000", got)
+	}
+}
+
 // coordinatorTasks lists the coordinator's tasks.
 func coordinatorTasks(t *testing.T) map[string]json.RawMessage {
 	t.Helper()
