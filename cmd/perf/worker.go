@@ -33,15 +33,39 @@ then the final result. A failure ends with an {"error":..} line and exit 1.
 
 // statusWriter prints status lines, one at a time, with a growing sequence.
 type statusWriter struct {
-	mu   sync.Mutex
-	w    io.Writer
-	seq  int64
-	base perf.WorkerStatus
+	mu     sync.Mutex
+	w      io.Writer
+	seq    int64
+	base   perf.WorkerStatus
+	last   perf.WorkerStatus
+	lastAt time.Time
+}
+
+// heartbeat repeats the last status (with a new sequence number) when
+// nothing was written for a second, until stop is closed: a worker waiting
+// on a slow record (e2e) or an idle topic still shows that it is alive.
+func (s *statusWriter) heartbeat(stop <-chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			s.mu.Lock()
+			idle, st := time.Since(s.lastAt) >= time.Second && s.seq > 0, s.last
+			s.mu.Unlock()
+			if idle {
+				s.write(st)
+			}
+		}
+	}
 }
 
 func (s *statusWriter) write(st perf.WorkerStatus) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.last, s.lastAt = st, time.Now()
 	s.seq++
 	st.Seq, st.UpdatedMs = s.seq, time.Now().UnixMilli()
 	st.Agent, st.TaskMs = s.base.Agent, s.base.TaskMs
@@ -70,7 +94,11 @@ func newWorkerCmd(f *cmdutil.Factory) *cobra.Command {
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			sw := &statusWriter{w: f.IO.Out, base: perf.WorkerStatus{Agent: task.Workload.Agent, TaskMs: time.Now().UnixMilli()}}
+			hbStop, hbDone := make(chan struct{}), make(chan struct{})
+			go func() { sw.heartbeat(hbStop); close(hbDone) }()
 			res, err := runWorker(ctx, f, &task.Workload, sw)
+			close(hbStop)
+			<-hbDone // the final status below is the last line
 			if err != nil {
 				st := perf.WorkerStatus{State: perf.WorkerFailed, Error: err.Error(), Result: res}
 				if res != nil {
