@@ -26,7 +26,8 @@ the same instant (--start-delay after the submission).
 
 --records and --throughput are totals over all agents, split evenly (the
 first agents take one record more when the count does not divide);
---per-agent makes them per agent. Each agent gets its own client ids
+--per-agent makes them per agent. --key-cardinality is split the same way
+into disjoint key ranges. Each agent gets its own client ids
 (kbox-perf-producer-AGENT) and payload seed.
 
 An e2e run keeps one record in flight per agent, each on its own topic
@@ -151,6 +152,10 @@ func newDistProduceCmd(f *cmdutil.Factory) *cobra.Command {
 				return cmdutil.FlagErrorf("give --records N or --duration D")
 			case w.RecordSize <= 0 || w.Clients <= 0:
 				return cmdutil.FlagErrorf("--record-size and --producers must be positive")
+			case w.KeyCardinality < 0:
+				return cmdutil.FlagErrorf("--key-cardinality must not be negative")
+			case !d.perAgent && w.KeyCardinality > 0 && w.KeyCardinality < len(agents):
+				return cmdutil.FlagErrorf("--key-cardinality %d is fewer than one key per agent (%d agents)", w.KeyCardinality, len(agents))
 			case !d.perAgent && w.Records > 0 && w.Records < int64(len(agents)):
 				return cmdutil.FlagErrorf("--records %d is fewer than one record per agent (%d agents)", w.Records, len(agents))
 			}
@@ -169,7 +174,7 @@ func newDistProduceCmd(f *cmdutil.Factory) *cobra.Command {
 	fl.IntVar(&w.RecordSize, "record-size", 1024, "value size in bytes")
 	fl.Float64Var(&w.Rate, "throughput", -1, "target records/s in total over all agents (per agent with --per-agent; -1: unthrottled)")
 	fl.IntVar(&w.Clients, "producers", 1, "producer clients on each agent")
-	fl.IntVar(&w.KeyCardinality, "key-cardinality", 0, "keyed records with this many distinct keys (0: no keys)")
+	fl.IntVar(&w.KeyCardinality, "key-cardinality", 0, "keyed records with this many distinct keys in total, each agent its own range (per agent with --per-agent; 0: no keys)")
 	fl.Int64Var(&w.WarmupRecords, "warmup-records", 0, "records at the start of each agent excluded from the statistics")
 	fl.DurationVar(&warmup, "warmup-duration", 0, "time at the start excluded from the statistics")
 	fl.BoolVar(&w.RepeatPayload, "repeat-payload", false, "send the same value every time")
@@ -263,24 +268,14 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, agent
 	}
 	run := func(agents []string) (*perf.DistributedResult, error) {
 		runID := fmt.Sprintf("kbox-perf-%s-%d", w.Kind, time.Now().UnixMilli())
-		n := len(agents)
 		cfg := perf.DistributedConfig{RunID: runID, Command: strings.Fields(d.command), TaskDuration: d.startDelay + d.taskTimeout,
 			AgentTimeout: d.agentTimeout, StartDelay: d.startDelay}
-		for i, a := range agents {
-			aw := w
-			aw.Agent, aw.Index, aw.Agents = a, i, n
-			aw.Bootstrap = strings.Join(conn.Bootstrap, ",")
-			aw.Properties = conn.Props.Map()
-			aw.ClientID = clientID + "-" + a
-			aw.IntervalMs = d.interval.Milliseconds()
-			if !d.perAgent {
-				aw.Records = perf.Split(w.Records, i, n)
-				if w.Rate > 0 {
-					aw.Rate = w.Rate / float64(n)
-				}
-			}
-			cfg.Workloads = append(cfg.Workloads, aw)
-		}
+		base := w
+		base.Bootstrap = strings.Join(conn.Bootstrap, ",")
+		base.Properties = conn.Props.Map()
+		base.ClientID = clientID
+		base.IntervalMs = d.interval.Milliseconds()
+		cfg.Workloads = perf.SplitWorkload(base, agents, d.perAgent)
 		res, err := perf.RunDistributed(ctx, cl, d.coordinator, cfg, progress)
 		f.IO.Progress().Clear()
 		return res, err

@@ -177,7 +177,7 @@ func runWorker(ctx context.Context, f *cmdutil.Factory, w *perf.AgentWorkload, s
 	switch w.Kind {
 	case "produce":
 		cfg := perf.ProduceConfig{Topic: w.Topic, Records: w.Records, Duration: time.Duration(w.DurationMs) * time.Millisecond,
-			RecordSize: w.RecordSize, Rate: w.Rate, KeyCardinality: w.KeyCardinality, WarmupRecords: w.WarmupRecords,
+			RecordSize: w.RecordSize, Rate: w.Rate, KeyCardinality: w.KeyCardinality, KeyFirst: w.KeyFirst, WarmupRecords: w.WarmupRecords,
 			WarmupDuration: time.Duration(w.WarmupMs) * time.Millisecond, RepeatPayload: w.RepeatPayload,
 			Seed: w.Seed + int64(w.Index), Interval: interval, Settings: settings}
 		return perf.Produce(ctx, clients, cfg, progress)

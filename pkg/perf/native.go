@@ -42,6 +42,7 @@ type ProduceConfig struct {
 	RecordSize     int
 	Rate           float64 // total records/s; <= 0 unthrottled
 	KeyCardinality int
+	KeyFirst       int64 // keys are KeyFirst .. KeyFirst+KeyCardinality-1
 	WarmupRecords  int64
 	WarmupDuration time.Duration
 	RepeatPayload  bool
@@ -180,7 +181,7 @@ func Produce(ctx context.Context, clients []*kgo.Client, cfg ProduceConfig, prog
 	}
 	P := int64(len(clients))
 	payloads := NewPayloads(cfg.RecordSize, cfg.Seed, cfg.RepeatPayload)
-	keys := Keys(cfg.KeyCardinality)
+	keys := KeyRange(cfg.KeyFirst, cfg.KeyCardinality)
 	m := newMeter()
 	m.onInterval = cfg.OnInterval
 	start := time.Now()

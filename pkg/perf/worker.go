@@ -41,6 +41,7 @@ type AgentWorkload struct {
 	RecordSize     int     `json:"record_size,omitempty"`
 	Rate           float64 `json:"records_per_sec,omitempty"` // <= 0: unthrottled
 	KeyCardinality int     `json:"key_cardinality,omitempty"`
+	KeyFirst       int64   `json:"key_first,omitempty"` // this agent's keys: key_first .. key_first+key_cardinality-1
 	WarmupRecords  int64   `json:"warmup_records,omitempty"`
 	WarmupMs       int64   `json:"warmup_ms,omitempty"`
 	RepeatPayload  bool    `json:"repeat_payload,omitempty"`
@@ -197,4 +198,30 @@ func Split(total int64, i, n int) int64 {
 		s++
 	}
 	return s
+}
+
+// SplitWorkload gives every agent its share of w: --records, the rate and
+// the key cardinality are totals split evenly (perAgent: each agent gets
+// them whole), the key ranges are disjoint, the client id is
+// w.ClientID-AGENT. StartMs is left to RunDistributed.
+func SplitWorkload(w AgentWorkload, agents []string, perAgent bool) []AgentWorkload {
+	n := len(agents)
+	out := make([]AgentWorkload, 0, n)
+	var keyFirst int64
+	for i, a := range agents {
+		aw := w
+		aw.Agent, aw.Index, aw.Agents = a, i, n
+		aw.ClientID = w.ClientID + "-" + a
+		if !perAgent {
+			aw.Records = Split(w.Records, i, n)
+			if w.Rate > 0 {
+				aw.Rate = w.Rate / float64(n)
+			}
+			aw.KeyCardinality = int(Split(int64(w.KeyCardinality), i, n))
+		}
+		aw.KeyFirst = keyFirst
+		keyFirst += int64(aw.KeyCardinality)
+		out = append(out, aw)
+	}
+	return out
 }

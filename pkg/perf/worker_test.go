@@ -129,3 +129,31 @@ func TestSplit(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitWorkload(t *testing.T) {
+	w := AgentWorkload{Kind: "produce", Topic: "t", Records: 10, Rate: 300, KeyCardinality: 7, ClientID: "kbox-perf-producer", Clients: 2}
+	ws := SplitWorkload(w, []string{"a", "b", "c"}, false)
+	var recs int64
+	var rate float64
+	keys := map[string]bool{}
+	for i, aw := range ws {
+		recs += aw.Records
+		rate += aw.Rate
+		if aw.Agent != []string{"a", "b", "c"}[i] || aw.Index != i || aw.Agents != 3 || aw.Clients != 2 || aw.ClientID != "kbox-perf-producer-"+aw.Agent || aw.Rate != 100 {
+			t.Fatalf("share %d: %+v", i, aw)
+		}
+		for _, k := range KeyRange(aw.KeyFirst, aw.KeyCardinality) {
+			if keys[string(k)] {
+				t.Fatalf("key %s in two agents' ranges", k)
+			}
+			keys[string(k)] = true
+		}
+	}
+	if recs != 10 || rate != 300 || len(keys) != 7 || !keys["0"] || !keys["6"] {
+		t.Fatalf("records %d rate %v keys %v", recs, rate, keys)
+	}
+	ws = SplitWorkload(w, []string{"a", "b"}, true)
+	if ws[1].Records != 10 || ws[1].Rate != 300 || ws[1].KeyCardinality != 7 || ws[1].KeyFirst != 7 || ws[0].KeyFirst != 0 {
+		t.Fatalf("per agent: %+v", ws)
+	}
+}
