@@ -111,4 +111,6 @@ func TestDistributedJSONGolden(t *testing.T) {
 		PerAgent: []AgentResult{{Agent: "agent1", TaskID: "kbox-perf-produce-1-agent1", State: AgentDone, SubmitToTaskMs: 812, Result: r},
 			{Agent: "agent2", TaskID: "kbox-perf-produce-1-agent2", State: AgentLost, Error: "agent agent2 reported no status for 20s (agent or worker lost)", SubmitToTaskMs: 790}}}
 	golden.JSON(t, "distributed.json.golden", d, histogram)
+	// --agent-counts -o json: one run per agent count.
+	golden.JSON(t, "distributed-agent-counts.json.golden", &AgentSweep{FormatVersion: FormatVersion, Kind: "produce", Runs: []*DistributedResult{d}}, histogram)
 }
