@@ -36,7 +36,7 @@
 #       on loopback from Maven Central's org.apache.kafka:trogdor
 #       $KBOX_TROGDOR_VERSION jar (default 4.3.0), independent of the Kafka
 #       cluster (which may or may not run). Waits until the coordinator and
-#       every agent answer on REST, then prints
+#       every agent listen on their REST ports, then prints
 #         export TROGDOR_COORDINATOR=http://127.0.0.1:port
 #         export TROGDOR_AGENTS=agent1,agent2,...
 #       (also written to $KBOX_TESTBED_DIR/trogdor/env). Fails (exit 1) when
@@ -845,12 +845,13 @@ trogdor_start() {
   disown $! 2>/dev/null || true
 }
 
-# trogdor_wait URL PID: wait until URL answers (any HTTP status) or PID dies.
+# trogdor_wait PORT PID: wait until the REST server on PORT accepts
+# connections (bash's /dev/tcp: no curl needed) or PID dies.
 trogdor_wait() {
-  local url=$1 pid=$2 deadline=$((SECONDS + READY_TIMEOUT))
+  local port=$1 pid=$2 deadline=$((SECONDS + READY_TIMEOUT))
   while ((SECONDS < deadline)); do
     pid_alive "$pid" || return 1
-    if curl -s -o /dev/null --max-time 2 "$url"; then return 0; fi
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
     sleep 0.3
   done
   return 1
@@ -878,7 +879,6 @@ trogdor_up() {
     esac
   done
   [[ "$agents" =~ ^[0-9]+$ ]] && ((agents >= 1 && agents <= 32)) || die "--agents must be 1..32"
-  command -v curl >/dev/null 2>&1 || die "curl not found (used to wait for Trogdor's REST servers)"
   lock
   if [[ -n "$(trogdor_pids | tr -d ' ')" ]]; then
     die "Trogdor already runs in $TROGDOR_DIR (testbed.sh trogdor down first)"
@@ -916,10 +916,10 @@ EOF
   done
   trogdor_start coordinator org.apache.kafka.trogdor.coordinator.Coordinator
   for ((i = 1; i <= agents; i++)); do
-    trogdor_wait "http://127.0.0.1:${ports[$i]}/agent/status" "$(<"$TROGDOR_DIR/agent$i.pid")" \
+    trogdor_wait "${ports[$i]}" "$(<"$TROGDOR_DIR/agent$i.pid")" \
       || { tail -n 20 "$TROGDOR_DIR/agent$i.log" >&2; die "Trogdor agent$i did not start (see $TROGDOR_DIR/agent$i.log)"; }
   done
-  trogdor_wait "http://127.0.0.1:${ports[0]}/coordinator/status" "$(<"$TROGDOR_DIR/coordinator.pid")" \
+  trogdor_wait "${ports[0]}" "$(<"$TROGDOR_DIR/coordinator.pid")" \
     || { tail -n 20 "$TROGDOR_DIR/coordinator.log" >&2; die "Trogdor coordinator did not start (see $TROGDOR_DIR/coordinator.log)"; }
   trap - EXIT INT TERM
   local IFS=,
@@ -953,6 +953,8 @@ cmd_trogdor() {
       [[ -d "$TB" ]] || return 0
       lock
       trogdor_down
+      # bin/ and tmp/ are shared with a Kafka cluster in the same dir.
+      [[ -f "$TB/cluster.env" ]] || rm -rf "$TB/bin" "$TB/tmp"
       rm -f "$TB/.lock"
       rmdir "$TB" 2>/dev/null || true
       ;;
