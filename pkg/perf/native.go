@@ -18,6 +18,11 @@ type Progress struct {
 	Rate    float64
 	P99Ms   float64
 	Warmup  bool
+	// Records and Bytes are the measured records so far, and Hist their
+	// latencies (the run's own histogram: read it, never record into it).
+	Records int64
+	Bytes   int64
+	Hist    *Latency
 }
 
 // WarmupHelp is what warm-up means in every perf command (kbox perf
@@ -37,6 +42,7 @@ type ProduceConfig struct {
 	RecordSize     int
 	Rate           float64 // total records/s; <= 0 unthrottled
 	KeyCardinality int
+	KeyFirst       int64 // keys are KeyFirst .. KeyFirst+KeyCardinality-1
 	WarmupRecords  int64
 	WarmupDuration time.Duration
 	RepeatPayload  bool
@@ -153,7 +159,8 @@ func (m *meter) sampler(start time.Time, interval time.Duration, target int64, w
 		case now := <-ptick:
 			done := m.done.Load()
 			progress(Progress{Elapsed: now.Sub(start), Done: done, Target: target,
-				Rate: float64(done-lastDone) / now.Sub(lastPT).Seconds(), P99Ms: m.hist.Summary().P99Ms, Warmup: warm()})
+				Rate: float64(done-lastDone) / now.Sub(lastPT).Seconds(), P99Ms: m.hist.Summary().P99Ms, Warmup: warm(),
+				Records: m.records.Load(), Bytes: m.bytes.Load(), Hist: m.hist})
 			lastDone, lastPT = done, now
 		}
 	}
@@ -174,7 +181,7 @@ func Produce(ctx context.Context, clients []*kgo.Client, cfg ProduceConfig, prog
 	}
 	P := int64(len(clients))
 	payloads := NewPayloads(cfg.RecordSize, cfg.Seed, cfg.RepeatPayload)
-	keys := Keys(cfg.KeyCardinality)
+	keys := KeyRange(cfg.KeyFirst, cfg.KeyCardinality)
 	m := newMeter()
 	m.onInterval = cfg.OnInterval
 	start := time.Now()

@@ -46,13 +46,17 @@ func (p *Payloads) Distinct() int64 {
 }
 
 // Keys precomputes K decimal keys "0".."K-1" (nil when K <= 0).
-func Keys(k int) [][]byte {
+func Keys(k int) [][]byte { return KeyRange(0, k) }
+
+// KeyRange is the k keys first, first+1, ... (decimal): disjoint ranges
+// give each agent of a distributed run its own keys.
+func KeyRange(first int64, k int) [][]byte {
 	if k <= 0 {
 		return nil
 	}
 	out := make([][]byte, k)
 	for i := range out {
-		out[i] = strconv.AppendInt(nil, int64(i), 10)
+		out[i] = strconv.AppendInt(nil, first+int64(i), 10)
 	}
 	return out
 }

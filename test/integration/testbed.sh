@@ -31,6 +31,21 @@
 #       ... with or without .sh; or kafka-run-class CLASS) of the same jars,
 #       like bin/TOOL.sh would: same stdout, stderr, stdin and exit code.
 #       Needs no running cluster.
+#   testbed.sh trogdor up [--agents N]
+#       Start a Trogdor coordinator and N agents (default 3; nodes agent1..N)
+#       on loopback from Maven Central's org.apache.kafka:trogdor
+#       $KBOX_TROGDOR_VERSION jar (default 4.3.0), independent of the Kafka
+#       cluster (which may or may not run). Waits until the coordinator and
+#       every agent listen on their REST ports, then prints
+#         export TROGDOR_COORDINATOR=http://127.0.0.1:port
+#         export TROGDOR_AGENTS=agent1,agent2,...
+#       (also written to $KBOX_TESTBED_DIR/trogdor/env). Fails (exit 1) when
+#       Trogdor already runs in that state dir.
+#   testbed.sh trogdor down
+#       Stop the coordinator and the agents and remove their state. Idempotent;
+#       `testbed.sh down` does it too.
+#   testbed.sh trogdor kill-agent NAME
+#       SIGKILL one agent (its worker processes are left to die on their own).
 #
 # Environment:
 #   KBOX_TESTBED_DIR   state dir (default ${TMPDIR:-/tmp}/kbox-testbed-$(id -u));
@@ -56,6 +71,7 @@
 #   ssl-client.properties  SSL listener client config with the client cert (sasl_ssl only)
 #   tls/                   ca.pem ca-key.pem broker.pem client-cert.pem client-key.pem client.pem
 #   nN/server.properties nN/server.log nN/stdout.log nN/data/ nN/pid
+#   trogdor/{trogdor.conf,env,NAME.pid,NAME.log}  (trogdor up)
 #   log4j2.properties bin/tbtool tmp/
 #
 # All diagnostics go to stderr; stdout carries only the export lines (up, env),
@@ -89,6 +105,7 @@ usage: testbed.sh up [--brokers N] [--security plaintext|sasl_ssl]
        testbed.sh status
        testbed.sh env
        testbed.sh apache TOOL [ARGS...]
+       testbed.sh trogdor up [--agents N] | down | kill-agent NAME
 state dir: $KBOX_TESTBED_DIR (default ${TMPDIR:-/tmp}/kbox-testbed-$(id -u))
 EOF
   exit 2
@@ -658,6 +675,7 @@ cmd_down() {
     log "stopping nodes ${ids[*]} (PIDs ${pids[*]})"
     stop_pids TERM "$STOP_TIMEOUT" "${pids[@]}"
   fi
+  trogdor_down
   # Remove only what this script creates, then the dir itself if it is empty.
   rm -rf "$TB"/n[0-9]* "$TB/tmp" "$TB/tls" "$TB/bin" "$TB/env" "$TB/env.tmp" "$TB/cluster.env" \
     "$TB/plaintext-bootstrap" "$TB/ssl-bootstrap" "$TB/client.properties" "$TB/ssl-client.properties" \
@@ -747,6 +765,209 @@ cmd_env() {
   print_env
 }
 
+# ------------------------------------------------------------------ trogdor
+
+TROGDOR_VERSION=${KBOX_TROGDOR_VERSION:-4.3.0}
+TROGDOR_CACHE=${KBOX_KAFKA_CACHE:-$HOME/.cache/kbox}/trogdor-$TROGDOR_VERSION
+TROGDOR_DIR=$TB/trogdor
+
+# fetch_trogdor_jars makes sure $TROGDOR_CACHE/lib holds the trogdor jar and
+# its runtime dependencies (the same mvn pattern as fetch_jars).
+fetch_trogdor_jars() {
+  [[ -f "$TROGDOR_CACHE/.complete" ]] && return 0
+  command -v mvn >/dev/null 2>&1 || die "mvn not found (needed once to fetch the Trogdor $TROGDOR_VERSION jars)"
+  mkdir -p "$TROGDOR_CACHE"
+  (
+    exec 8>"$TROGDOR_CACHE/.lock"
+    flock 8
+    [[ -f "$TROGDOR_CACHE/.complete" ]] && exit 0
+    work=$(mktemp -d "$TROGDOR_CACHE/fetch.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    cat >"$work/pom.xml" <<EOF
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.kbox.testbed</groupId>
+  <artifactId>trogdor-testbed-jars</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>trogdor</artifactId><version>$TROGDOR_VERSION</version></dependency>
+    <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j-impl</artifactId><version>$LOG4J_VERSION</version></dependency>
+  </dependencies>
+</project>
+EOF
+    if ! (cd "$work" && mvn -q -B dependency:copy-dependencies -DincludeScope=runtime \
+          -DoutputDirectory="$work/lib" >"$work/mvn.log" 2>&1); then
+      cat "$work/mvn.log" >&2
+      echo "testbed: error: mvn could not fetch Trogdor $TROGDOR_VERSION (see above)" >&2
+      exit 1
+    fi
+    ls "$work/lib"/trogdor-*.jar >/dev/null 2>&1 \
+      || { echo "testbed: error: mvn produced no trogdor jar in $work/lib" >&2; exit 1; }
+    rm -rf "$TROGDOR_CACHE/lib"
+    mv "$work/lib" "$TROGDOR_CACHE/lib"
+    ls "$TROGDOR_CACHE/lib" >"$TROGDOR_CACHE/.complete"
+  )
+}
+
+# trogdor_pid NAME prints the PID of Trogdor process NAME (coordinator or
+# agentN) if it is alive, checked against its command line.
+trogdor_pid() {
+  local name=$1 pid cmdline
+  [[ -f "$TROGDOR_DIR/$name.pid" ]] || return 1
+  pid=$(<"$TROGDOR_DIR/$name.pid")
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  [[ -r "/proc/$pid/cmdline" ]] || return 1
+  cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+  [[ "$cmdline" == *"$TROGDOR_DIR/trogdor.conf -n $name"* ]] || return 1
+  printf '%s' "$pid"
+}
+
+trogdor_pids() {
+  local f name
+  for f in "$TROGDOR_DIR"/*.pid; do
+    [[ -f "$f" ]] || continue
+    name=${f##*/}; name=${name%.pid}
+    trogdor_pid "$name" || true
+    printf ' '
+  done
+}
+
+trogdor_start() {
+  local name=$1 class=$2
+  # shellcheck disable=SC2086
+  nohup "$JAVA" -Xms64m -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.awt.headless=true \
+    -Djava.io.tmpdir="$TB/tmp" -Dlog4j2.configurationFile="file:$TROGDOR_DIR/log4j2.properties" \
+    -cp "$TROGDOR_CACHE/lib/*" "$class" -c "$TROGDOR_DIR/trogdor.conf" -n "$name" \
+    </dev/null >>"$TROGDOR_DIR/$name.log" 2>&1 9>&- &
+  echo $! >"$TROGDOR_DIR/$name.pid"
+  UP_PIDS+=("$!")
+  disown $! 2>/dev/null || true
+}
+
+# trogdor_wait PORT PID: wait until the REST server on PORT accepts
+# connections (bash's /dev/tcp: no curl needed) or PID dies.
+trogdor_wait() {
+  local port=$1 pid=$2 deadline=$((SECONDS + READY_TIMEOUT))
+  while ((SECONDS < deadline)); do
+    pid_alive "$pid" || return 1
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+    sleep 0.3
+  done
+  return 1
+}
+
+# On a failed `trogdor up`: kill what it started (never the Kafka nodes).
+trogdor_up_cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [[ $rc -ne 0 && ${#UP_PIDS[@]} -gt 0 ]]; then
+    log "trogdor up failed: stopping the JVMs it started (PIDs ${UP_PIDS[*]}); logs are in $TROGDOR_DIR"
+    stop_pids KILL 5 "${UP_PIDS[@]}"
+    rm -f "$TROGDOR_DIR"/*.pid "$TROGDOR_DIR/env"
+  fi
+  exit $rc
+}
+
+trogdor_up() {
+  local agents=3
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      --agents) [[ $# -ge 2 ]] || die "--agents needs a value"; agents=$2; shift 2 ;;
+      --agents=*) agents=${1#*=}; shift ;;
+      *) die "trogdor up: unknown argument '$1'" ;;
+    esac
+  done
+  [[ "$agents" =~ ^[0-9]+$ ]] && ((agents >= 1 && agents <= 32)) || die "--agents must be 1..32"
+  lock
+  if [[ -n "$(trogdor_pids | tr -d ' ')" ]]; then
+    die "Trogdor already runs in $TROGDOR_DIR (testbed.sh trogdor down first)"
+  fi
+  fetch_trogdor_jars
+  build_tbtool
+  rm -rf "$TROGDOR_DIR"
+  mkdir -p "$TROGDOR_DIR" "$TB/tmp"
+  local ports i names=() conf
+  mapfile -t ports < <("$TB/bin/tbtool" freeports $((agents + 1)))
+  [[ ${#ports[@]} -eq $((agents + 1)) ]] || die "could not allocate $((agents + 1)) free ports"
+  conf="{\"platform\": \"org.apache.kafka.trogdor.basic.BasicPlatform\", \"nodes\": {"
+  conf+="\"coordinator\": {\"hostname\": \"127.0.0.1\", \"trogdor.coordinator.port\": ${ports[0]}}"
+  for ((i = 1; i <= agents; i++)); do
+    names+=("agent$i")
+    conf+=", \"agent$i\": {\"hostname\": \"127.0.0.1\", \"trogdor.agent.port\": ${ports[$i]}}"
+  done
+  conf+="}}"
+  printf '%s\n' "$conf" >"$TROGDOR_DIR/trogdor.conf"
+  cat >"$TROGDOR_DIR/log4j2.properties" <<'EOF'
+name = trogdor
+appender.out.type = Console
+appender.out.name = OUT
+appender.out.layout.type = PatternLayout
+appender.out.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = INFO
+rootLogger.appenderRef.out.ref = OUT
+logger.jetty.name = org.eclipse.jetty
+logger.jetty.level = WARN
+EOF
+  UP_PIDS=()
+  trap trogdor_up_cleanup EXIT INT TERM
+  for ((i = 1; i <= agents; i++)); do
+    trogdor_start "agent$i" org.apache.kafka.trogdor.agent.Agent
+  done
+  trogdor_start coordinator org.apache.kafka.trogdor.coordinator.Coordinator
+  for ((i = 1; i <= agents; i++)); do
+    trogdor_wait "${ports[$i]}" "$(<"$TROGDOR_DIR/agent$i.pid")" \
+      || { tail -n 20 "$TROGDOR_DIR/agent$i.log" >&2; die "Trogdor agent$i did not start (see $TROGDOR_DIR/agent$i.log)"; }
+  done
+  trogdor_wait "${ports[0]}" "$(<"$TROGDOR_DIR/coordinator.pid")" \
+    || { tail -n 20 "$TROGDOR_DIR/coordinator.log" >&2; die "Trogdor coordinator did not start (see $TROGDOR_DIR/coordinator.log)"; }
+  trap - EXIT INT TERM
+  local IFS=,
+  {
+    echo "export TROGDOR_COORDINATOR=http://127.0.0.1:${ports[0]}"
+    echo "export TROGDOR_AGENTS=${names[*]}"
+  } >"$TROGDOR_DIR/env"
+  log "Trogdor $TROGDOR_VERSION: coordinator and $agents agents up"
+  cat "$TROGDOR_DIR/env"
+}
+
+trogdor_down() {
+  [[ -d "$TROGDOR_DIR" ]] || return 0
+  local pids
+  read -r -a pids <<<"$(trogdor_pids)"
+  if [[ ${#pids[@]} -gt 0 ]]; then
+    log "stopping Trogdor (PIDs ${pids[*]})"
+    stop_pids TERM "$STOP_TIMEOUT" "${pids[@]}"
+  fi
+  rm -rf "$TROGDOR_DIR"
+}
+
+cmd_trogdor() {
+  [[ $# -ge 1 ]] || die "usage: testbed.sh trogdor up [--agents N] | down | kill-agent NAME"
+  local sub=$1 pid
+  shift
+  case "$sub" in
+    up) trogdor_up "$@" ;;
+    down)
+      [[ $# -eq 0 ]] || die "trogdor down takes no arguments"
+      [[ -d "$TB" ]] || return 0
+      lock
+      trogdor_down
+      # bin/ and tmp/ are shared with a Kafka cluster in the same dir.
+      [[ -f "$TB/cluster.env" ]] || rm -rf "$TB/bin" "$TB/tmp"
+      rm -f "$TB/.lock"
+      rmdir "$TB" 2>/dev/null || true
+      ;;
+    kill-agent)
+      [[ $# -eq 1 && "$1" =~ ^agent[0-9]+$ ]] || die "usage: testbed.sh trogdor kill-agent agentN"
+      pid=$(trogdor_pid "$1") || die "Trogdor $1 is not running"
+      log "killing Trogdor $1 (PID $pid) with SIGKILL"
+      stop_pids KILL 5 "$pid"
+      ;;
+    *) die "unknown trogdor command '$sub' (up, down, kill-agent)" ;;
+  esac
+}
+
 # ------------------------------------------------------------------ main
 
 [[ $# -ge 1 ]] || usage
@@ -760,6 +981,7 @@ case "$cmd" in
   status) cmd_status "$@" ;;
   env) cmd_env "$@" ;;
   apache) cmd_apache "$@" ;;
+  trogdor) cmd_trogdor "$@" ;;
   -h|--help|help) usage ;;
   *) log "unknown command '$cmd'"; usage ;;
 esac
