@@ -29,7 +29,7 @@ func readAll(t *testing.T, props map[string]string, input string) ([]Record, err
 	}
 }
 
-func rec(key, value any, headers ...Header) Record {
+func lineRec(key, value any, headers ...Header) Record {
 	r := Record{Topic: "t", Partition: -1, Offset: -1, Timestamp: -1, Headers: headers}
 	if key != nil {
 		r.Key = []byte(key.(string))
@@ -55,29 +55,29 @@ func TestLineReader(t *testing.T) {
 		want  []Record
 		err   string
 	}{
-		{"plain", nil, "a\nb c\n\nlast", []Record{rec(nil, "a"), rec(nil, "b c"), rec(nil, ""), rec(nil, "last")}, ""},
-		{"crlf and cr", nil, "a\r\nb\rc\n", []Record{rec(nil, "a"), rec(nil, "b"), rec(nil, "c")}, ""},
-		{"cr then lf across lines", nil, "a\r\r\nb", []Record{rec(nil, "a"), rec(nil, ""), rec(nil, "b")}, ""},
+		{"plain", nil, "a\nb c\n\nlast", []Record{lineRec(nil, "a"), lineRec(nil, "b c"), lineRec(nil, ""), lineRec(nil, "last")}, ""},
+		{"crlf and cr", nil, "a\r\nb\rc\n", []Record{lineRec(nil, "a"), lineRec(nil, "b"), lineRec(nil, "c")}, ""},
+		{"cr then lf across lines", nil, "a\r\r\nb", []Record{lineRec(nil, "a"), lineRec(nil, ""), lineRec(nil, "b")}, ""},
 		{"empty input", nil, "", nil, ""},
-		{"key", map[string]string{"parse.key": " TRUE "}, "k\tv\n\tempty key\nk2\tv\tmore\n", []Record{rec("k", "v"), rec("", "empty key"), rec("k2", "v\tmore")}, ""},
-		{"key separator", map[string]string{"parse.key": "true", "key.separator": "::"}, "a::b::c\n", []Record{rec("a", "b::c")}, ""},
-		{"missing key separator", map[string]string{"parse.key": "true"}, "k\tv\nnokey\n", []Record{rec("k", "v")}, "No key separator found on line number 2: 'nokey'"},
-		{"ignore error", map[string]string{"parse.key": "true", "ignore.error": "true"}, "nokey\n", []Record{rec(nil, "nokey")}, ""},
-		{"headers", map[string]string{"parse.headers": "true", "parse.key": "true"}, "h1:v1,h2:v2\tk\tv\n", []Record{rec("k", "v", hdr("h1", "v1"), hdr("h2", "v2"))}, ""},
-		{"header value with separator", map[string]string{"parse.headers": "true"}, "h:a:b\tv\n", []Record{rec(nil, "v", hdr("h", "a:b"))}, ""},
-		{"empty headers", map[string]string{"parse.headers": "true", "parse.key": "true"}, "h1:v1\tk\tv\n\tk2\tv2\n", []Record{rec("k", "v", hdr("h1", "v1"))}, "No header key separator found in pair '' on line number 2"},
+		{"key", map[string]string{"parse.key": " TRUE "}, "k\tv\n\tempty key\nk2\tv\tmore\n", []Record{lineRec("k", "v"), lineRec("", "empty key"), lineRec("k2", "v\tmore")}, ""},
+		{"key separator", map[string]string{"parse.key": "true", "key.separator": "::"}, "a::b::c\n", []Record{lineRec("a", "b::c")}, ""},
+		{"missing key separator", map[string]string{"parse.key": "true"}, "k\tv\nnokey\n", []Record{lineRec("k", "v")}, "No key separator found on line number 2: 'nokey'"},
+		{"ignore error", map[string]string{"parse.key": "true", "ignore.error": "true"}, "nokey\n", []Record{lineRec(nil, "nokey")}, ""},
+		{"headers", map[string]string{"parse.headers": "true", "parse.key": "true"}, "h1:v1,h2:v2\tk\tv\n", []Record{lineRec("k", "v", hdr("h1", "v1"), hdr("h2", "v2"))}, ""},
+		{"header value with separator", map[string]string{"parse.headers": "true"}, "h:a:b\tv\n", []Record{lineRec(nil, "v", hdr("h", "a:b"))}, ""},
+		{"empty headers", map[string]string{"parse.headers": "true", "parse.key": "true"}, "h1:v1\tk\tv\n\tk2\tv2\n", []Record{lineRec("k", "v", hdr("h1", "v1"))}, "No header key separator found in pair '' on line number 2"},
 		{"trailing separators dropped", map[string]string{"parse.headers": "true"}, "a:1,,b:2,,\tv\n", nil, "No header key separator found in pair '' on line number 1"},
-		{"only separators", map[string]string{"parse.headers": "true"}, ",,\tv\n", []Record{rec(nil, "v")}, ""},
-		{"trailing separators", map[string]string{"parse.headers": "true"}, "a:1,\tv\n", []Record{rec(nil, "v", hdr("a", "1"))}, ""},
-		{"header without key separator ignored", map[string]string{"parse.headers": "true", "ignore.error": "true"}, "novalue,h:x\tv\n", []Record{rec(nil, "v", hdr("novalue", nil), hdr("h", "x"))}, ""},
-		{"headers separator is a regex", map[string]string{"parse.headers": "true", "headers.separator": "[;|]"}, "a:1;b:2|c:3\tv\n", []Record{rec(nil, "v", hdr("a", "1"), hdr("b", "2"), hdr("c", "3"))}, ""},
+		{"only separators", map[string]string{"parse.headers": "true"}, ",,\tv\n", []Record{lineRec(nil, "v")}, ""},
+		{"trailing separators", map[string]string{"parse.headers": "true"}, "a:1,\tv\n", []Record{lineRec(nil, "v", hdr("a", "1"))}, ""},
+		{"header without key separator ignored", map[string]string{"parse.headers": "true", "ignore.error": "true"}, "novalue,h:x\tv\n", []Record{lineRec(nil, "v", hdr("novalue", nil), hdr("h", "x"))}, ""},
+		{"headers separator is a regex", map[string]string{"parse.headers": "true", "headers.separator": "[;|]"}, "a:1;b:2|c:3\tv\n", []Record{lineRec(nil, "v", hdr("a", "1"), hdr("b", "2"), hdr("c", "3"))}, ""},
 		{"missing headers delimiter", map[string]string{"parse.headers": "true"}, "noheaders\n", nil, "No headers delimiter found on line number 1: 'noheaders'"},
-		{"custom delimiters", map[string]string{"parse.headers": "true", "parse.key": "true", "headers.delimiter": "|", "headers.separator": ";", "headers.key.separator": "=", "key.separator": "#"}, "a=1;b=2|k#v\n", []Record{rec("k", "v", hdr("a", "1"), hdr("b", "2"))}, ""},
-		{"null marker", map[string]string{"parse.headers": "true", "parse.key": "true", "null.marker": "NULL"}, "h:NULL\tNULL\tNULL\nNULL\tk\tv\n", []Record{rec(nil, nil, hdr("h", nil)), rec("k", "v")}, ""},
+		{"custom delimiters", map[string]string{"parse.headers": "true", "parse.key": "true", "headers.delimiter": "|", "headers.separator": ";", "headers.key.separator": "=", "key.separator": "#"}, "a=1;b=2|k#v\n", []Record{lineRec("k", "v", hdr("a", "1"), hdr("b", "2"))}, ""},
+		{"null marker", map[string]string{"parse.headers": "true", "parse.key": "true", "null.marker": "NULL"}, "h:NULL\tNULL\tNULL\nNULL\tk\tv\n", []Record{lineRec(nil, nil, hdr("h", nil)), lineRec("k", "v")}, ""},
 		{"null marker header key", map[string]string{"parse.headers": "true", "null.marker": "N"}, "N:x\tv\n", nil, "Header keys should not be equal to the null marker 'N' as they can't be null"},
 		// Java 17's decoder on each case (captured with BufferedReader).
 		{"invalid utf-8", nil, "a\xffb\xe2\x82c\xed\xa0\x80\n\xed\xa0x\n\xf0\x80\x80\x80\n\xf4\x90x\n\xc0\x80\n\xf0\x9f\x98x\n\xe0\x80\x80\n",
-			[]Record{rec(nil, "a\uFFFDb\uFFFDc\uFFFD"), rec(nil, "\uFFFDx"), rec(nil, "\uFFFD\uFFFD\uFFFD\uFFFD"), rec(nil, "\uFFFD\uFFFDx"), rec(nil, "\uFFFD\uFFFD"), rec(nil, "\uFFFDx"), rec(nil, "\uFFFD\uFFFD\uFFFD")}, ""},
+			[]Record{lineRec(nil, "a\uFFFDb\uFFFDc\uFFFD"), lineRec(nil, "\uFFFDx"), lineRec(nil, "\uFFFD\uFFFD\uFFFD\uFFFD"), lineRec(nil, "\uFFFD\uFFFDx"), lineRec(nil, "\uFFFD\uFFFD"), lineRec(nil, "\uFFFDx"), lineRec(nil, "\uFFFD\uFFFD\uFFFD")}, ""},
 		{"topic from props", map[string]string{"topic": "other"}, "x\n", []Record{{Topic: "other", Partition: -1, Offset: -1, Timestamp: -1, Value: []byte("x")}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
