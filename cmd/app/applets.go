@@ -12,6 +12,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/perf"
 	"github.com/kboxdev/kbox/cmd/producerperf"
 	"github.com/kboxdev/kbox/cmd/profile"
+	"github.com/kboxdev/kbox/cmd/reassignpartitions"
 	"github.com/kboxdev/kbox/cmd/topics"
 	"github.com/kboxdev/kbox/cmd/verifiableconsumer"
 	"github.com/kboxdev/kbox/cmd/verifiableproducer"
@@ -28,6 +29,7 @@ var applets = []cmdutil.Applet{
 	producerperf.Applet, consumerperf.Applet, e2elatency.Applet,
 	topics.Applet,
 	verifiableproducer.Applet, verifiableconsumer.Applet,
+	reassignpartitions.Applet,
 	// Native groups and commands (`kbox Alias`).
 	cluster.Applet,
 	perf.Applet,
