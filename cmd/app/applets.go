@@ -8,6 +8,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/cmd/consumerperf"
 	"github.com/kboxdev/kbox/cmd/e2elatency"
+	"github.com/kboxdev/kbox/cmd/leaderelection"
 	"github.com/kboxdev/kbox/cmd/logdirs"
 	"github.com/kboxdev/kbox/cmd/perf"
 	"github.com/kboxdev/kbox/cmd/producerperf"
@@ -29,7 +30,7 @@ var applets = []cmdutil.Applet{
 	producerperf.Applet, consumerperf.Applet, e2elatency.Applet,
 	topics.Applet,
 	verifiableproducer.Applet, verifiableconsumer.Applet,
-	reassignpartitions.Applet,
+	reassignpartitions.Applet, leaderelection.Applet,
 	// Native groups and commands (`kbox Alias`).
 	cluster.Applet,
 	perf.Applet,

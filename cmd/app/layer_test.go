@@ -78,9 +78,10 @@ func TestProfileServesEveryApplet(t *testing.T) {
 		"kafka-verifiable-consumer": {"--profile", "p", "--topic", "pt", "--group-id", "g", "--max-messages", "5", "--reset-policy", "earliest"},
 		"kafka-e2e-latency":         {"--profile", "p", "--topic", "pt", "--num-records", "3", "--producer-acks", "1", "--record-size", "10"},
 		"kafka-reassign-partitions": {"--profile", "p", "--list"},
+		"kafka-leader-election":     {"--profile", "p", "--election-type", "preferred", "--all-topic-partitions"},
 	}
 	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency",
-		"kafka-reassign-partitions"}
+		"kafka-reassign-partitions", "kafka-leader-election"}
 	if len(order) != len(apacheNames()) {
 		t.Fatalf("registry has %v; this test covers %v", apacheNames(), order)
 	}
