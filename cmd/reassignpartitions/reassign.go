@@ -206,6 +206,27 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 			return fail(f, "Unable to read file "+path)
 		}
 	}
+	// Everything the file and the options say is checked before connecting.
+	in := &input{}
+	switch action {
+	case "generate":
+		brokers, _, verr := s.Value("broker-list")
+		if verr != nil {
+			return fail(f, verr.Error())
+		}
+		if in.brokerIDs, in.topics, err = parseGenerate(file, brokers); err != nil {
+			return fail(f, err.Error())
+		}
+	case "execute", "verify", "cancel":
+		if in.plan, err = reassign.ParsePlan(file); err != nil {
+			return fail(f, err.Error())
+		}
+		if action == "execute" {
+			if err := in.plan.ValidateExecute(); err != nil {
+				return fail(f, err.Error())
+			}
+		}
+	}
 	conn, err := f.Connection(config.Overrides{Bootstrap: bootstrap, CommandConfig: cc})
 	if err != nil {
 		return err
@@ -223,18 +244,14 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	case "list":
 		err = r.list(ctx)
 	case "generate":
-		brokers, _, verr := s.Value("broker-list")
-		if verr != nil {
-			return fail(f, verr.Error())
-		}
-		err = r.generate(ctx, file, brokers, !s.Has("disable-rack-aware"))
+		err = r.generate(ctx, in.brokerIDs, in.topics, !s.Has("disable-rack-aware"))
 	case "execute":
-		err = r.execute(ctx, file, s.Has("additional"), throttle, dirThrottle, time.Duration(timeout)*time.Millisecond,
+		err = r.execute(ctx, in.plan, s.Has("additional"), throttle, dirThrottle, time.Duration(timeout)*time.Millisecond,
 			!s.Has("disallow-replication-factor-change"))
 	case "verify":
-		err = r.verify(ctx, file, s.Has("preserve-throttles"))
+		err = r.verify(ctx, in.plan, s.Has("preserve-throttles"))
 	case "cancel":
-		err = r.cancel(ctx, file, s.Has("preserve-throttles"), time.Duration(timeout)*time.Millisecond)
+		err = r.cancel(ctx, in.plan, s.Has("preserve-throttles"), time.Duration(timeout)*time.Millisecond)
 	}
 	return r.finish(err)
 }
@@ -317,25 +334,37 @@ func (r *runner) list(ctx context.Context) error {
 	return nil
 }
 
-func (r *runner) generate(ctx context.Context, file []byte, brokerList string, rackAware bool) error {
+// input is what the action reads from its file and options.
+type input struct {
+	plan      *reassign.Plan
+	brokerIDs []int32
+	topics    []string
+}
+
+// parseGenerate is parseGenerateAssignmentArgs.
+func parseGenerate(file []byte, brokerList string) ([]int32, []string, error) {
 	var ids []int32
 	for _, x := range strings.Split(brokerList, ",") {
 		n, err := javafmt.ParseInt(x, 32)
 		if err != nil {
-			return &reassign.ParseError{Msg: err.Error()}
+			return nil, nil, err
 		}
 		ids = append(ids, int32(n))
 	}
 	if d := reassign.DuplicateBrokers(ids); len(d) > 0 {
-		return &reassign.ParseError{Msg: "Broker list contains duplicate entries: " + reassign.JavaIntSet(d)}
+		return nil, nil, fmt.Errorf("Broker list contains duplicate entries: %s", reassign.JavaIntSet(d))
 	}
 	topics, err := reassign.ParseTopics(file)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	if d := reassign.DuplicateTopics(topics); len(d) > 0 {
-		return &reassign.ParseError{Msg: "List of topics to reassign contains duplicate entries: [" + strings.Join(d, ", ") + "]"}
+		return nil, nil, fmt.Errorf("List of topics to reassign contains duplicate entries: [%s]", strings.Join(d, ", "))
 	}
+	return ids, topics, nil
+}
+
+func (r *runner) generate(ctx context.Context, ids []int32, topics []string, rackAware bool) error {
 	current, err := r.svc.Assignment(ctx, topics)
 	if err != nil {
 		return err
@@ -396,14 +425,7 @@ func (r *runner) generate(ctx context.Context, file []byte, brokerList string, r
 
 const cannotExecute = "Cannot execute because there is an existing partition assignment.  Use --additional to override this and create a new partition assignment in addition to the existing one. The --additional flag can also be used to change the throttle by resubmitting the current reassignment."
 
-func (r *runner) execute(ctx context.Context, file []byte, additional bool, throttle, dirThrottle int64, timeout time.Duration, allowRF bool) error {
-	plan, err := reassign.ParsePlan(file)
-	if err != nil {
-		return err
-	}
-	if err := plan.ValidateExecute(); err != nil {
-		return err
-	}
+func (r *runner) execute(ctx context.Context, plan *reassign.Plan, additional bool, throttle, dirThrottle int64, timeout time.Duration, allowRF bool) error {
 	proposed := plan.Targets()
 	dirMoves := plan.DirMoves()
 	ongoing, err := r.svc.ListReassignments(ctx, nil)
@@ -542,11 +564,7 @@ func (r *runner) executeMoves(ctx context.Context, moves map[reassign.Replica]st
 	}
 }
 
-func (r *runner) verify(ctx context.Context, file []byte, preserve bool) error {
-	plan, err := reassign.ParsePlan(file)
-	if err != nil {
-		return err
-	}
+func (r *runner) verify(ctx context.Context, plan *reassign.Plan, preserve bool) error {
 	states, ongoing, err := r.svc.PartitionStates(ctx, plan)
 	if err != nil {
 		return err
@@ -594,11 +612,7 @@ func (r *runner) clearAll(ctx context.Context, plan *reassign.Plan) error {
 	return r.svc.ClearTopicThrottles(ctx, topics)
 }
 
-func (r *runner) cancel(ctx context.Context, file []byte, preserve bool, timeout time.Duration) error {
-	plan, err := reassign.ParsePlan(file)
-	if err != nil {
-		return err
-	}
+func (r *runner) cancel(ctx context.Context, plan *reassign.Plan, preserve bool, timeout time.Duration) error {
 	var tps []reassign.TP
 	for _, mv := range plan.Moves {
 		tps = append(tps, mv.TP)
