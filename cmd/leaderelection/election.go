@@ -25,11 +25,13 @@ var apacheHelp string
 // Applet registers kafka-leader-election (kbox elect-leaders).
 var Applet = cmdutil.Applet{
 	Kind:  cmdutil.Apache,
-	Name:  "kafka-leader-election",
+	Name:  apacheName,
 	Alias: "elect-leaders",
 	Short: "Elect preferred or unclean partition leaders",
 	Run:   run,
 }
+
+const apacheName = "kafka-leader-election"
 
 const title = "This tool attempts to elect a new leader for a set of topic partitions. The type of elections supported are preferred replicas and unclean replicas."
 
@@ -44,7 +46,21 @@ var parser = jopt.New(
 	jopt.Spec{Name: "election-type", Arg: jopt.RequiredArg},
 	jopt.Spec{Name: "help"},
 	jopt.Spec{Name: "version"},
+	// kbox extensions (leader balance).
+	jopt.Spec{Name: "preview"},
+	jopt.Spec{Name: "execute"},
+	jopt.Spec{Name: "output", Short: "o", Arg: jopt.RequiredArg},
 )
+
+// nativeHelp follows the Apache help under kbox elect-leaders.
+const nativeHelp = `
+kbox extensions (leader balance, -o table|json|yaml):
+  kbox elect-leaders --preview [--topic T] [--bootstrap-server B]
+      partitions not led by their preferred replica, and leaders per
+      broker before and after a preferred election
+  kbox elect-leaders --execute [--topic T] [--bootstrap-server B]
+      run that election and print the balance read back afterwards
+`
 
 // fail is mainNoExit's catch: the exception's message on stderr, exit 1
 // (the stack trace that follows is left out).
@@ -61,7 +77,13 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if len(args) == 0 || s.Has("help") {
 		fmt.Fprintln(f.IO.ErrOut, title)
 		io.WriteString(f.IO.ErrOut, apacheHelp)
+		if f.Invoked != apacheName {
+			io.WriteString(f.IO.ErrOut, nativeHelp)
+		}
 		return cmdutil.Exit(1)
+	}
+	if s.Has("preview") || s.Has("execute") || s.Has("output") {
+		return runBalance(ctx, f, s)
 	}
 	if s.Has("version") {
 		fmt.Fprintln(f.IO.Out, cmdutil.ApacheVersion)

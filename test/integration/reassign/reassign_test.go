@@ -36,7 +36,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testbed.Main(m, testbed.Options{Name: "reassign", Applets: []string{rp, le}, Brokers: 3, Ready: func(e testbed.Env) error {
+	os.Exit(testbed.Main(m, testbed.Options{Name: "reassign", Applets: []string{rp, le, "kbox"}, Brokers: 3, Ready: func(e testbed.Env) error {
 		binDir, cluster = e.BinDir, e.Cluster
 		return seed()
 	}}))
@@ -576,6 +576,30 @@ func TestPreferredElectionAfterRestart(t *testing.T) {
 	bs := cluster.Bootstrap
 	adm, _ := adminClient(t)
 	restartLeader(t, adm)
+	// kbox elect-leaders --preview: lead-0 and lead-3 away from broker 1.
+	pv := kbox(t, "kbox", "elect-leaders", "--preview", "--bootstrap-server", bs, "--topic", "lead", "-o", "json")
+	var bal struct {
+		Partitions []struct {
+			Topic     string `json:"topic"`
+			Partition int32  `json:"partition"`
+			Preferred int32  `json:"preferred_leader"`
+			Electable bool   `json:"electable"`
+		} `json:"partitions"`
+		Brokers []struct {
+			Broker int32 `json:"broker"`
+			Before int   `json:"leaders_before"`
+			After  int   `json:"leaders_after"`
+		} `json:"brokers"`
+	}
+	if err := json.Unmarshal([]byte(pv.out), &bal); err != nil || pv.code != 0 {
+		t.Fatalf("preview: %d %v\n%s\n%s", pv.code, err, pv.out, pv.err)
+	}
+	if len(bal.Partitions) != 2 || bal.Partitions[0].Partition != 0 || bal.Partitions[1].Partition != 3 || !bal.Partitions[0].Electable {
+		t.Errorf("preview partitions: %s", pv.out)
+	}
+	if len(bal.Brokers) != 3 || bal.Brokers[0].Before != 0 || bal.Brokers[0].After != 2 {
+		t.Errorf("preview brokers: %s", pv.out)
+	}
 	elect := func(run func(*testing.T, string, ...string) result, p string) result {
 		file := writeFile(t, "elect"+p+".json", `{"partitions":[{"topic":"lead","partition":`+p+`},{"topic":"lead","partition":1}]}`)
 		r := run(t, le, "--bootstrap-server", bs, "--election-type", "preferred", "--path-to-json-file", file)
@@ -593,9 +617,13 @@ func TestPreferredElectionAfterRestart(t *testing.T) {
 	if k.out != want {
 		t.Errorf("kbox election:\n%s\nwant\n%s", k.out, want)
 	}
-	// Everything else the restart moved, then nothing left to elect.
-	if r := kbox(t, le, "--bootstrap-server", bs, "--election-type", "preferred", "--all-topic-partitions"); r.code != 0 {
-		t.Fatalf("all partitions: %d %s %s", r.code, r.out, r.err)
+	// Everything else the restart moved (kbox elect-leaders --execute),
+	// then nothing left to elect.
+	if r := kbox(t, "kbox", "elect-leaders", "--execute", "--bootstrap-server", bs); r.code != 0 || !strings.Contains(r.out, "LEADERS-AFTER") {
+		t.Fatalf("elect-leaders --execute: %d %s %s", r.code, r.out, r.err)
+	}
+	if r := kbox(t, "kbox", "elect-leaders", "--preview", "--bootstrap-server", bs, "-o", "json"); !strings.Contains(r.out, `"partitions":[]`) {
+		t.Errorf("preview after --execute: %s %s", r.out, r.err)
 	}
 	compare(t, le, "--bootstrap-server", bs, "--election-type", "preferred", "--all-topic-partitions")
 	compare(t, le, "--bootstrap-server", bs, "--election-type", "preferred", "--topic", "lead", "--partition", "0")
