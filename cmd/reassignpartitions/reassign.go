@@ -28,11 +28,15 @@ var apacheHelp string
 // Applet registers kafka-reassign-partitions (kbox reassign).
 var Applet = cmdutil.Applet{
 	Kind:  cmdutil.Apache,
-	Name:  "kafka-reassign-partitions",
+	Name:  apacheName,
 	Alias: "reassign",
-	Short: "Move partition replicas between brokers and log dirs, with throttles",
+	Short: short,
 	Run:   run,
 }
+
+const apacheName = "kafka-reassign-partitions"
+
+const short = "Move partition replicas between brokers and log dirs, with throttles"
 
 const title = "This tool helps to move topic partitions between replicas."
 
@@ -104,6 +108,13 @@ type opts struct {
 }
 
 func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
+	if nargs, ok := nativeArgs(args); ok {
+		cmd := NewNativeCmd(f)
+		cmd.SetArgs(nargs)
+		cmd.SetOut(f.IO.Out)
+		cmd.SetErr(f.IO.ErrOut)
+		return cmd.ExecuteContext(ctx)
+	}
 	s, err := parser.Parse(args)
 	if err != nil {
 		exc := "joptsimple.OptionException"
@@ -117,6 +128,12 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return cmdutil.Exit(1)
 	}
 	if len(args) == 0 || s.Has("help") {
+		if f.Invoked != apacheName {
+			fmt.Fprintln(f.IO.ErrOut, title)
+			io.WriteString(f.IO.ErrOut, apacheHelp)
+			io.WriteString(f.IO.ErrOut, nativeList)
+			return cmdutil.Exit(1)
+		}
 		return usage(f, title)
 	}
 	if s.Has("version") {
