@@ -128,6 +128,9 @@ func status(ctx context.Context, f *cmdutil.Factory, svc *reassign.Service, form
 	if err != nil {
 		return err
 	}
+	// With --watch the rate is averaged since the first look: a throttled
+	// follower fetches in bursts, so one interval can show nothing.
+	base := prev
 	start := time.Now()
 	seen := map[string]bool{}
 	for {
@@ -145,7 +148,11 @@ func status(ctx context.Context, f *cmdutil.Factory, svc *reassign.Service, form
 			return err
 		}
 		// Partitions done in between are left out of the rate.
-		p := reassign.BuildProgress(prev, cur)
+		from := prev
+		if watch {
+			from = base
+		}
+		p := reassign.BuildProgress(from, cur)
 		if len(cur.Ongoing) > 0 || !watch {
 			if format == output.Table && watch {
 				fmt.Fprintf(f.IO.Out, "%s\n", time.Now().Format("15:04:05"))

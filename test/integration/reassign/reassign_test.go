@@ -496,8 +496,10 @@ func TestExecuteListVerifyCancel(t *testing.T) {
 }
 
 // A throttled move's progress: --verify says in progress while the data
-// copies at the throttle, then completed, clears every throttle (configs
-// read back) and prints what Apache's --verify prints on the same state.
+// copies at the throttle; kbox reassign status --watch reports bytes,
+// rate and an ETA (checked against the observed completion) and clears
+// every throttle (configs read back); --verify then says completed, as
+// Apache's does on the same state.
 func TestThrottledMoveCompletes(t *testing.T) {
 	reset(t)
 	bs := cluster.Bootstrap
@@ -515,25 +517,69 @@ func TestThrottledMoveCompletes(t *testing.T) {
 	if !strings.Contains(v.out, "Reassignment of partition mid-0 is still in progress.") {
 		t.Errorf("first verify:\n%s", v.out)
 	}
-	var last result
-	waitFor(t, "verify: completed", 120*time.Second, func() bool {
-		last = kbox(t, rp, "--bootstrap-server", bs, "--verify", "--reassignment-json-file", plan)
-		return strings.Contains(last.out, "is completed.")
-	})
+	// kbox reassign status --watch: progress lines (bytes, rate, ETA) until
+	// done, then the throttles cleared and a summary.
+	w := kbox(t, "kbox", "reassign", "status", "--watch", "--plan", plan, "--interval", "2s", "-o", "json", "--bootstrap-server", bs)
 	took := time.Since(start)
+	lines := strings.Split(strings.TrimSpace(w.out), "\n")
+	if w.code != 0 || len(lines) < 2 {
+		t.Fatalf("status --watch: %d\n%s\n%s", w.code, w.out, w.err)
+	}
+	var first struct {
+		TargetBytes int64    `json:"target_bytes"`
+		CopiedBytes int64    `json:"copied_bytes"`
+		EtaSec      *float64 `json:"eta_sec"`
+	}
+	var sum struct {
+		Done       bool     `json:"done"`
+		ElapsedSec float64  `json:"elapsed_sec"`
+		Topics     []string `json:"topics"`
+		Cleared    bool     `json:"throttles_cleared"`
+	}
+	// The first line with an ETA (the rate is averaged since the watch
+	// started; it printed one line per 2 s interval).
+	firstAt := 0
+	for i, l := range lines[:len(lines)-1] {
+		if err := json.Unmarshal([]byte(l), &first); err != nil {
+			t.Fatalf("progress line: %v: %s", err, l)
+		}
+		if first.EtaSec != nil {
+			firstAt = i
+			break
+		}
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatalf("summary line: %v: %s", err, lines[len(lines)-1])
+	}
+	if first.TargetBytes < 4_000_000 || first.CopiedBytes >= first.TargetBytes || first.EtaSec == nil {
+		t.Errorf("first progress with an ETA: %s", lines[firstAt])
+	}
+	if !sum.Done || !sum.Cleared || !reflect.DeepEqual(sum.Topics, []string{"mid"}) {
+		t.Errorf("summary: %s", lines[len(lines)-1])
+	}
+	// The first ETA against the observed rest of the move (the quota's
+	// bursts make the rate uneven: within a factor of 3, or 10 s).
+	if first.EtaSec != nil {
+		rest := sum.ElapsedSec - 2*float64(firstAt+1)
+		if eta := *first.EtaSec; rest > 3*eta+10 || eta > 3*rest+10 {
+			t.Errorf("first ETA %.0f s, the move took %.1f s more", eta, rest)
+		}
+		t.Logf("first ETA %.0f s, observed %.1f s; %d progress lines", *first.EtaSec, rest, len(lines)-1)
+	}
+	if got := throttles(t, adm); len(got) != 0 {
+		t.Errorf("throttles left after status --watch: %v", got)
+	}
 	// 4.5 MB at 300 KB/s: 15 s nominal, less with the quota's initial
 	// burst (about 3 MB); unthrottled it takes well under a second.
 	if took < 3*time.Second {
 		t.Errorf("throttled 4.5 MB move finished in %v", took)
 	}
 	t.Logf("throttled move took %v", took)
+	last := kbox(t, rp, "--bootstrap-server", bs, "--verify", "--reassignment-json-file", plan)
 	want := "Status of partition reassignment:\nReassignment of partition mid-0 is completed.\n\n" +
 		"Clearing broker-level throttles on brokers 1,2,3\nClearing topic-level throttles on topic mid\n"
 	if last.out != want || last.code != 0 {
 		t.Errorf("final verify: %d\n%s\nwant\n%s", last.code, last.out, want)
-	}
-	if got := throttles(t, adm); len(got) != 0 {
-		t.Errorf("throttles left after --verify: %v", got)
 	}
 	compare(t, rp, "--bootstrap-server", bs, "--verify", "--reassignment-json-file", plan)
 	// --preserve-throttles keeps a throttle set by hand.
