@@ -20,12 +20,15 @@ import (
 
 // nativeNames are the subcommands of kbox reassign; any other first
 // argument is Apache's tool.
-var nativeNames = map[string]bool{"status": true, "help": true}
+var nativeNames = map[string]bool{"status": true, "execute": true, "help": true}
 
 const nativeList = `
 kbox subcommands (kbox reassign NAME --help):
   status [--plan F] [--watch]   bytes copied per reassignment, rate and ETA;
                                 --watch ends by clearing the throttles
+  execute --plan F --max-moves N [--throttle B/s]
+                                the plan in throttled waves, resumable; every
+                                throttle it set is cleared, also on Ctrl-C
 `
 
 // nativeArgs returns the args for the native tree when they name a
@@ -44,7 +47,7 @@ func nativeArgs(args []string) ([]string, bool) {
 // NewNativeCmd builds the native tree: kbox reassign status.
 func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
 	root := &cobra.Command{Use: "reassign", Short: short, SilenceErrors: true, SilenceUsage: true}
-	root.AddCommand(newStatusCmd(f))
+	root.AddCommand(newStatusCmd(f), newExecuteCmd(f))
 	return root
 }
 

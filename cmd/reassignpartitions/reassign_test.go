@@ -70,3 +70,32 @@ func TestApacheValidation(t *testing.T) {
 		}
 	}
 }
+
+func TestNativeArgs(t *testing.T) {
+	for _, c := range []struct {
+		in, want []string
+		ok       bool
+	}{
+		{[]string{"status", "--watch"}, []string{"status", "--watch"}, true},
+		{[]string{"--bootstrap-server", "b:1", "execute", "--plan", "p"}, []string{"execute", "--bootstrap-server", "b:1", "--plan", "p"}, true},
+		{[]string{"--bootstrap-server", "b:1", "--list"}, nil, false},
+		{[]string{"--execute"}, nil, false},
+		{nil, nil, false},
+	} {
+		got, ok := nativeArgs(c.in)
+		if ok != c.ok || strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("%v: %v %v", c.in, got, ok)
+		}
+	}
+	// Bad native flags: exit 2 before any connection.
+	for _, args := range [][]string{
+		{"execute", "--max-moves", "1"},
+		{"execute", "--plan", "p.json"},
+		{"status", "--interval", "0s"},
+		{"status", "-o", "csv"},
+	} {
+		if _, _, code := runArgs(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}

@@ -7,11 +7,14 @@
 package reassign_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -592,6 +595,78 @@ func TestThrottledMoveCompletes(t *testing.T) {
 		t.Errorf("--preserve-throttles: %v", got)
 	}
 	clearThrottles(t, adm)
+}
+
+// kbox reassign execute in waves: Ctrl-C in the middle of a throttled wave
+// clears every throttle it set (configs read back) and exits 130; running
+// the plan again resumes it and finishes with no throttle left.
+func TestWavesInterrupted(t *testing.T) {
+	reset(t)
+	bs := cluster.Bootstrap
+	adm, _ := adminClient(t)
+	plan := writeFile(t, "plan.json", `{"version":1,"partitions":[{"topic":"big","partition":0,"replicas":[3,2]},{"topic":"big","partition":1,"replicas":[1,3]},{"topic":"small","partition":1,"replicas":[2]}]}`)
+	cmd := exec.Command(filepath.Join(binDir, "kbox"), "reassign", "execute", "--plan", plan, "--max-moves", "1", "--throttle", "10000",
+		"--interval", "500ms", "--bootstrap-server", bs)
+	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+filepath.Join(binDir, "no-config.yaml"))
+	var out bytes.Buffer
+	var mu sync.Mutex
+	cmd.Stdout = &lockedWriter{w: &out, mu: &mu}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	text := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
+	waitFor(t, "wave 1 in progress", 60*time.Second, func() bool { return strings.Contains(text(), "  wave 1/2: ") })
+	want := map[string]string{
+		"topic big leader.replication.throttled.replicas":   "0:1,0:2",
+		"topic big follower.replication.throttled.replicas": "0:3",
+	}
+	for _, b := range []string{"1", "2", "3"} {
+		want["broker "+b+" leader.replication.throttled.rate"] = "10000"
+		want["broker "+b+" follower.replication.throttled.rate"] = "10000"
+	}
+	if got := throttles(t, adm); !reflect.DeepEqual(got, want) {
+		t.Errorf("throttles during wave 1:\n got %v\nwant %v", got, want)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Errorf("interrupted run: %v\n%s", err, text())
+	}
+	if !strings.Contains(text(), "Interrupted: throttles cleared on brokers 1,2,3 and topics big;") {
+		t.Errorf("interrupted output:\n%s", text())
+	}
+	if got := throttles(t, adm); len(got) != 0 {
+		t.Errorf("throttles left after Ctrl-C: %v", got)
+	}
+	// Resume: the plan again, no throttle (the interrupted wave runs on).
+	r := kbox(t, "kbox", "reassign", "execute", "--plan", plan, "--max-moves", "2", "--interval", "500ms", "--bootstrap-server", bs)
+	if r.code != 0 || !strings.Contains(r.out, "no throttle left") {
+		t.Fatalf("resume: %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	ps := partitions(t, adm)
+	for name, reps := range map[string][]int32{"big-0": {3, 2}, "big-1": {1, 3}, "small-1": {2}} {
+		if !reflect.DeepEqual(ps[name].Replicas, reps) {
+			t.Errorf("%s on %v, want %v", name, ps[name].Replicas, reps)
+		}
+	}
+	if got := throttles(t, adm); len(got) != 0 {
+		t.Errorf("throttles after the waves: %v", got)
+	}
+}
+
+type lockedWriter struct {
+	w  *bytes.Buffer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // restartLeader stops broker 1 and starts it again, then waits until it is
