@@ -20,7 +20,7 @@ import (
 
 // nativeNames are the subcommands of kbox reassign; any other first
 // argument is Apache's tool.
-var nativeNames = map[string]bool{"status": true, "execute": true, "help": true}
+var nativeNames = map[string]bool{"status": true, "execute": true, "plan": true, "help": true}
 
 const nativeList = `
 kbox subcommands (kbox reassign NAME --help):
@@ -29,6 +29,9 @@ kbox subcommands (kbox reassign NAME --help):
   execute --plan F --max-moves N [--throttle B/s]
                                 the plan in throttled waves, resumable; every
                                 throttle it set is cleared, also on Ctrl-C
+  plan --remove-broker ID | --add-broker ID [--write F]
+                                least-movement, rack-aware plan: diff of
+                                replica sets and bytes to copy
 `
 
 // nativeArgs returns the args for the native tree when they name a
@@ -47,7 +50,7 @@ func nativeArgs(args []string) ([]string, bool) {
 // NewNativeCmd builds the native tree: kbox reassign status.
 func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
 	root := &cobra.Command{Use: "reassign", Short: short, SilenceErrors: true, SilenceUsage: true}
-	root.AddCommand(newStatusCmd(f), newExecuteCmd(f))
+	root.AddCommand(newStatusCmd(f), newExecuteCmd(f), newPlanCmd(f))
 	return root
 }
 
