@@ -658,6 +658,50 @@ func TestWavesInterrupted(t *testing.T) {
 	}
 }
 
+// kbox reassign plan --remove-broker, then its plan run in waves: no
+// replica of the planned topics is left on the broker.
+func TestPlanRemoveBroker(t *testing.T) {
+	reset(t)
+	bs := cluster.Bootstrap
+	adm, _ := adminClient(t)
+	plan := filepath.Join(t.TempDir(), "rm3.json")
+	r := kbox(t, "kbox", "reassign", "plan", "--remove-broker", "3", "--topic", "big", "--topic", "small", "--write", plan, "-o", "json", "--bootstrap-server", bs)
+	var bp struct {
+		Changes []struct {
+			Topic     string  `json:"topic"`
+			Partition int32   `json:"partition"`
+			Proposed  []int32 `json:"proposed"`
+			Bytes     int64   `json:"bytes"`
+		} `json:"changes"`
+		TotalBytes int64 `json:"total_bytes"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &bp); err != nil || r.code != 0 {
+		t.Fatalf("plan: %d %v\n%s\n%s", r.code, err, r.out, r.err)
+	}
+	// big-1 (2,3) is the only replica set of big and small on broker 3.
+	if len(bp.Changes) != 1 || bp.Changes[0].Topic != "big" || bp.Changes[0].Partition != 1 || bp.Changes[0].Bytes < 7_000_000 ||
+		!reflect.DeepEqual(bp.Changes[0].Proposed, []int32{2, 1}) {
+		t.Errorf("plan: %s", r.out)
+	}
+	if r := kbox(t, "kbox", "reassign", "execute", "--plan", plan, "--max-moves", "1", "--interval", "500ms", "--bootstrap-server", bs); r.code != 0 {
+		t.Fatalf("execute: %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	for name, pd := range partitions(t, adm) {
+		if (strings.HasPrefix(name, "big-") || strings.HasPrefix(name, "small-")) && contains(pd.Replicas, 3) {
+			t.Errorf("%s still on broker 3: %v", name, pd.Replicas)
+		}
+	}
+}
+
+func contains(ids []int32, id int32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
 type lockedWriter struct {
 	w  *bytes.Buffer
 	mu *sync.Mutex
