@@ -11,10 +11,12 @@ import (
 	"github.com/kboxdev/kbox/cmd/consumergroups"
 	"github.com/kboxdev/kbox/cmd/consumerperf"
 	"github.com/kboxdev/kbox/cmd/e2elatency"
+	"github.com/kboxdev/kbox/cmd/leaderelection"
 	"github.com/kboxdev/kbox/cmd/logdirs"
 	"github.com/kboxdev/kbox/cmd/perf"
 	"github.com/kboxdev/kbox/cmd/producerperf"
 	"github.com/kboxdev/kbox/cmd/profile"
+	"github.com/kboxdev/kbox/cmd/reassignpartitions"
 	"github.com/kboxdev/kbox/cmd/status"
 	"github.com/kboxdev/kbox/cmd/topics"
 	"github.com/kboxdev/kbox/cmd/verifiableconsumer"
@@ -34,6 +36,7 @@ var applets = []cmdutil.Applet{
 	verifiableproducer.Applet, verifiableconsumer.Applet,
 	consumergroups.Applet,
 	consoleconsumer.Applet, consoleproducer.Applet,
+	reassignpartitions.Applet, leaderelection.Applet,
 	// Native groups and commands (`kbox Alias`).
 	cluster.Applet,
 	perf.Applet,

@@ -81,8 +81,11 @@ func TestProfileServesEveryApplet(t *testing.T) {
 		"kafka-consumer-groups":     {"--profile", "p", "--describe", "--group", "g", "--state"},
 		"kafka-console-producer":    {"--profile", "p", "--topic", "pt"},
 		"kafka-console-consumer":    {"--profile", "p", "--topic", "pt", "--from-beginning", "--max-messages", "1", "--timeout-ms", "20000"},
+		"kafka-reassign-partitions": {"--profile", "p", "--list"},
+		"kafka-leader-election":     {"--profile", "p", "--election-type", "preferred", "--all-topic-partitions"},
 	}
-	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency", "kafka-consumer-groups"}
+	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency", "kafka-consumer-groups",
+		"kafka-reassign-partitions", "kafka-leader-election"}
 	order = append(order, "kafka-console-producer", "kafka-console-consumer")
 	if len(order) != len(apacheNames()) {
 		t.Fatalf("registry has %v; this test covers %v", apacheNames(), order)

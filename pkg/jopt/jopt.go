@@ -102,6 +102,9 @@ type Set struct {
 	values     map[string][]string
 	specs      map[string]*Spec
 	NonOptions []string
+	// Detected is OptionSet.specs(): the long name of every option
+	// detected, in command-line order, repeats included.
+	Detected []string
 }
 
 // Parse parses args.
@@ -158,12 +161,14 @@ func (p *Parser) Parse(args []string) (*Set, error) {
 					break
 				}
 				s.seen[cs.Name] = true
+				s.Detected = append(s.Detected, cs.Name)
 			}
 		default:
 			s.NonOptions = append(s.NonOptions, a)
 			continue
 		}
 		s.seen[sp.Name] = true
+		s.Detected = append(s.Detected, sp.Name)
 		switch {
 		case sp.Arg == NoArg:
 			// a flag ignores an attached argument

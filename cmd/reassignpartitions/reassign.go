@@ -1,0 +1,686 @@
+// Package reassignpartitions is the kafka-reassign-partitions drop-in
+// (kbox reassign): Apache's ReassignPartitionsCommand, its messages,
+// streams and exit codes.
+package reassignpartitions
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/javafmt"
+	"github.com/kboxdev/kbox/pkg/jopt"
+	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/reassign"
+)
+
+//go:embed apache_help.txt
+var apacheHelp string
+
+// Applet registers kafka-reassign-partitions (kbox reassign).
+var Applet = cmdutil.Applet{
+	Kind:  cmdutil.Apache,
+	Name:  apacheName,
+	Alias: "reassign",
+	Short: short,
+	Run:   run,
+}
+
+const apacheName = "kafka-reassign-partitions"
+
+const short = "Move partition replicas between brokers and log dirs, with throttles"
+
+const title = "This tool helps to move topic partitions between replicas."
+
+var parser = jopt.New(
+	jopt.Spec{Name: "verify"},
+	jopt.Spec{Name: "generate"},
+	jopt.Spec{Name: "execute"},
+	jopt.Spec{Name: "cancel"},
+	jopt.Spec{Name: "list"},
+	jopt.Spec{Name: "bootstrap-server", Arg: jopt.OptionalArg},
+	jopt.Spec{Name: "command-config", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "reassignment-json-file", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "topics-to-move-json-file", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "broker-list", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "bootstrap-controller", Arg: jopt.OptionalArg},
+	jopt.Spec{Name: "disable-rack-aware"},
+	jopt.Spec{Name: "throttle", Arg: jopt.RequiredArg, Type: jopt.Long},
+	jopt.Spec{Name: "replica-alter-log-dirs-throttle", Arg: jopt.RequiredArg, Type: jopt.Long},
+	jopt.Spec{Name: "timeout", Arg: jopt.RequiredArg, Type: jopt.Long},
+	jopt.Spec{Name: "additional"},
+	jopt.Spec{Name: "preserve-throttles"},
+	jopt.Spec{Name: "disallow-replication-factor-change"},
+	jopt.Spec{Name: "help"},
+	jopt.Spec{Name: "version"},
+)
+
+var actions = []string{"generate", "execute", "verify", "cancel", "list"}
+
+// permitted is validateAndParseArgs' table (with 4.4's
+// --disallow-replication-factor-change on --execute).
+var permitted = map[string][]string{
+	"verify":   {"bootstrap-server", "command-config", "preserve-throttles", "reassignment-json-file"},
+	"generate": {"bootstrap-server", "broker-list", "command-config", "disable-rack-aware", "topics-to-move-json-file"},
+	"execute": {"additional", "bootstrap-server", "command-config", "throttle", "replica-alter-log-dirs-throttle",
+		"timeout", "reassignment-json-file", "disallow-replication-factor-change"},
+	"cancel": {"command-config", "preserve-throttles", "timeout", "reassignment-json-file"},
+	"list":   {"command-config"},
+}
+
+var required = map[string][]string{
+	"verify":   {"reassignment-json-file"},
+	"generate": {"topics-to-move-json-file", "broker-list"},
+	"execute":  {"reassignment-json-file"},
+	"cancel":   {"reassignment-json-file"},
+}
+
+func usage(f *cmdutil.Factory, msg string) error {
+	fmt.Fprintln(f.IO.ErrOut, msg)
+	io.WriteString(f.IO.ErrOut, apacheHelp)
+	return cmdutil.Exit(1)
+}
+
+// fail is main's catch: "Error: <message>" on stdout, exit 1 (the Java
+// stack trace that follows is left out).
+func fail(f *cmdutil.Factory, msg string) error {
+	fmt.Fprintln(f.IO.Out, "Error: "+msg)
+	return cmdutil.Exit(1)
+}
+
+// terse is a TerseException: its message on stdout, exit 1.
+func terse(f *cmdutil.Factory, msg string) error {
+	fmt.Fprintln(f.IO.Out, msg)
+	return cmdutil.Exit(1)
+}
+
+type opts struct {
+	*jopt.Set
+	action string
+}
+
+func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
+	if nargs, ok := nativeArgs(args); ok {
+		cmd := NewNativeCmd(f)
+		cmd.SetArgs(nargs)
+		cmd.SetOut(f.IO.Out)
+		cmd.SetErr(f.IO.ErrOut)
+		return cmd.ExecuteContext(ctx)
+	}
+	s, err := parser.Parse(args)
+	if err != nil {
+		exc := "joptsimple.OptionException"
+		switch {
+		case strings.HasSuffix(err.Error(), "is not a recognized option"):
+			exc = "joptsimple.UnrecognizedOptionException"
+		case strings.HasSuffix(err.Error(), "requires an argument"):
+			exc = "joptsimple.OptionMissingRequiredArgumentException"
+		}
+		fmt.Fprintf(f.IO.ErrOut, "Exception in thread \"main\" %s: %s\n", exc, err.Error())
+		return cmdutil.Exit(1)
+	}
+	if len(args) == 0 || s.Has("help") {
+		if f.Invoked != apacheName {
+			fmt.Fprintln(f.IO.ErrOut, title)
+			io.WriteString(f.IO.ErrOut, apacheHelp)
+			io.WriteString(f.IO.ErrOut, nativeList)
+			return cmdutil.Exit(1)
+		}
+		return usage(f, title)
+	}
+	if s.Has("version") {
+		fmt.Fprintln(f.IO.Out, cmdutil.ApacheVersion)
+		return nil
+	}
+	var given []string
+	for _, a := range actions {
+		if s.Has(a) {
+			given = append(given, a)
+		}
+	}
+	if len(given) != 1 {
+		return usage(f, "Command must include exactly one action: --generate, --execute, --verify, --cancel, --list")
+	}
+	action := given[0]
+	bs, ctl := s.Has("bootstrap-server"), s.Has("bootstrap-controller")
+	if bs && ctl {
+		return usage(f, "Please don't specify both --bootstrap-server and --bootstrap-controller")
+	}
+	if !bs && !ctl {
+		return usage(f, "Please specify either --bootstrap-server or --bootstrap-controller")
+	}
+	for _, r := range required[action] {
+		if !s.Has(r) {
+			return usage(f, fmt.Sprintf("Missing required argument \"[%s]\"", r))
+		}
+	}
+	allowed := map[string]bool{action: true}
+	for _, p := range permitted[action] {
+		allowed[p] = true
+	}
+	if action == "cancel" || action == "list" {
+		if bs {
+			allowed["bootstrap-server"] = true
+		} else {
+			allowed["bootstrap-controller"] = true
+		}
+	}
+	for _, d := range s.Detected {
+		if !allowed[d] {
+			return usage(f, fmt.Sprintf("Option \"[%s]\" can't be used with action \"[%s]\"", d, action))
+		}
+	}
+	if ctl {
+		return &cmdutil.FlagError{Err: errors.New("--bootstrap-controller is not supported by kbox yet; use --bootstrap-server")}
+	}
+	o := &opts{Set: s, action: action}
+	// Option values Java reads in handleAction (conversion errors first).
+	throttle, err := longOpt(o, "throttle", -1)
+	if err != nil {
+		return fail(f, err.Error())
+	}
+	dirThrottle, err := longOpt(o, "replica-alter-log-dirs-throttle", -1)
+	if err != nil {
+		return fail(f, err.Error())
+	}
+	timeout, err := longOpt(o, "timeout", 10000)
+	if err != nil {
+		return fail(f, err.Error())
+	}
+	cc, hasCC, err := s.Value("command-config")
+	if err != nil {
+		return fail(f, err.Error())
+	}
+	if hasCC {
+		if _, err := os.ReadFile(cc); err != nil {
+			return fail(f, cc)
+		}
+	}
+	bootstrap, _, err := s.Value("bootstrap-server")
+	if err != nil {
+		return fail(f, err.Error())
+	}
+	// The file is read before the first request.
+	var file []byte
+	fileOpt := "reassignment-json-file"
+	if action == "generate" {
+		fileOpt = "topics-to-move-json-file"
+	}
+	if action != "list" {
+		path, _, err := s.Value(fileOpt)
+		if err != nil {
+			return fail(f, err.Error())
+		}
+		if file, err = os.ReadFile(path); err != nil {
+			return fail(f, "Unable to read file "+path)
+		}
+	}
+	// Everything the file and the options say is checked before connecting.
+	in := &input{}
+	switch action {
+	case "generate":
+		brokers, _, verr := s.Value("broker-list")
+		if verr != nil {
+			return fail(f, verr.Error())
+		}
+		if in.brokerIDs, in.topics, err = parseGenerate(file, brokers); err != nil {
+			return fail(f, err.Error())
+		}
+	case "execute", "verify", "cancel":
+		if in.plan, err = reassign.ParsePlan(file); err != nil {
+			return fail(f, err.Error())
+		}
+		if action == "execute" {
+			if err := in.plan.ValidateExecute(); err != nil {
+				return fail(f, err.Error())
+			}
+		}
+	}
+	conn, err := f.Connection(config.Overrides{Bootstrap: bootstrap, CommandConfig: cc})
+	if err != nil {
+		return err
+	}
+	defaults := config.NewProperties()
+	defaults.Set("client.id", "reassign-partitions-tool")
+	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{Defaults: defaults})
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	svc := &reassign.Service{Client: cl.Client, Admin: cl.Admin()}
+	r := &runner{f: f, svc: svc, explain: cl.Explain}
+	switch action {
+	case "list":
+		err = r.list(ctx)
+	case "generate":
+		err = r.generate(ctx, in.brokerIDs, in.topics, !s.Has("disable-rack-aware"))
+	case "execute":
+		err = r.execute(ctx, in.plan, s.Has("additional"), throttle, dirThrottle, time.Duration(timeout)*time.Millisecond,
+			!s.Has("disallow-replication-factor-change"))
+	case "verify":
+		err = r.verify(ctx, in.plan, s.Has("preserve-throttles"))
+	case "cancel":
+		err = r.cancel(ctx, in.plan, s.Has("preserve-throttles"), time.Duration(timeout)*time.Millisecond)
+	}
+	return r.finish(err)
+}
+
+func longOpt(o *opts, name string, def int64) (int64, error) {
+	v, ok, err := o.Int(name)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return def, nil
+	}
+	return v, nil
+}
+
+type runner struct {
+	f       *cmdutil.Factory
+	svc     *reassign.Service
+	explain func(error) error
+}
+
+// terseError is a TerseException raised by an action.
+type terseError struct{ msg string }
+
+func (e *terseError) Error() string { return e.msg }
+
+// finish maps an action's error to Apache's output.
+func (r *runner) finish(err error) error {
+	if err == nil {
+		return nil
+	}
+	var te *terseError
+	if errors.As(err, &te) {
+		return terse(r.f, te.msg)
+	}
+	var ee *cmdutil.ExitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	var tnf *reassign.TopicNotFoundError
+	var pnf *reassign.PartitionsNotFoundError
+	var pe *reassign.ParseError
+	var rf *reassign.InvalidReplicationFactorError
+	switch {
+	case errors.As(err, &tnf), errors.As(err, &pnf):
+		return fail(r.f, "org.apache.kafka.common.errors.UnknownTopicOrPartitionException: "+err.Error())
+	case errors.As(err, &pe), errors.As(err, &rf):
+		return fail(r.f, err.Error())
+	}
+	var ke *reassign.KafkaError
+	if errors.As(err, &ke) {
+		return fail(r.f, ke.JavaString())
+	}
+	return fail(r.f, r.explain(err).Error())
+}
+
+func (r *runner) out(format string, a ...any) { fmt.Fprintf(r.f.IO.Out, format, a...) }
+
+func (r *runner) list(ctx context.Context) error {
+	cur, err := r.svc.ListReassignments(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if len(cur) == 0 {
+		r.out("No partition reassignments found.\n")
+		return nil
+	}
+	r.out("Current partition reassignments:\n")
+	for _, tp := range reassign.SortedTPs(cur) {
+		o := cur[tp]
+		line := fmt.Sprintf("%s: replicas: %s.", tp, reassign.JoinIDs(o.Replicas, ","))
+		if len(o.Adding) > 0 {
+			line += fmt.Sprintf(" adding: %s.", reassign.JoinIDs(o.Adding, ","))
+		}
+		if len(o.Removing) > 0 {
+			line += fmt.Sprintf(" removing: %s.", reassign.JoinIDs(o.Removing, ","))
+		}
+		r.out("%s\n", line)
+	}
+	return nil
+}
+
+// input is what the action reads from its file and options.
+type input struct {
+	plan      *reassign.Plan
+	brokerIDs []int32
+	topics    []string
+}
+
+// parseGenerate is parseGenerateAssignmentArgs.
+func parseGenerate(file []byte, brokerList string) ([]int32, []string, error) {
+	var ids []int32
+	for _, x := range strings.Split(brokerList, ",") {
+		n, err := javafmt.ParseInt(x, 32)
+		if err != nil {
+			return nil, nil, err
+		}
+		ids = append(ids, int32(n))
+	}
+	if d := reassign.DuplicateBrokers(ids); len(d) > 0 {
+		return nil, nil, fmt.Errorf("Broker list contains duplicate entries: %s", reassign.JavaIntSet(d))
+	}
+	topics, err := reassign.ParseTopics(file)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d := reassign.DuplicateTopics(topics); len(d) > 0 {
+		return nil, nil, fmt.Errorf("List of topics to reassign contains duplicate entries: [%s]", strings.Join(d, ", "))
+	}
+	return ids, topics, nil
+}
+
+func (r *runner) generate(ctx context.Context, ids []int32, topics []string, rackAware bool) error {
+	current, err := r.svc.Assignment(ctx, topics)
+	if err != nil {
+		return err
+	}
+	dirs, err := r.svc.CurrentDirs(ctx, current)
+	if err != nil {
+		return err
+	}
+	cluster, err := r.svc.Brokers(ctx)
+	if err != nil {
+		return err
+	}
+	want := map[int32]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	var brokers []reassign.Broker
+	racked := 0
+	for _, b := range cluster {
+		if !want[b.ID] {
+			continue
+		}
+		if !rackAware {
+			b.Rack = ""
+		}
+		if b.Rack != "" {
+			racked++
+		}
+		brokers = append(brokers, b)
+	}
+	if rackAware && racked != 0 && racked != len(brokers) {
+		return &reassign.ParseError{Msg: "Not all brokers have rack information. Add --disable-rack-aware in command line to make replica assignment without rack information."}
+	}
+	proposed := map[reassign.TP][]int32{}
+	byTopic := map[string][]reassign.TP{}
+	for _, tp := range reassign.SortedTPs(current) {
+		byTopic[tp.Topic] = append(byTopic[tp.Topic], tp)
+	}
+	topicNames := make([]string, 0, len(byTopic))
+	for t := range byTopic {
+		topicNames = append(topicNames, t)
+	}
+	sort.Strings(topicNames)
+	for _, t := range topicNames {
+		tps := byTopic[t]
+		placed, err := reassign.Placer{Start: -1, Shift: -1}.Place(brokers, len(tps), len(current[tps[0]]))
+		if err != nil {
+			return err
+		}
+		for p, reps := range placed {
+			proposed[reassign.TP{Topic: t, Partition: int32(p)}] = reps
+		}
+	}
+	r.out("Current partition replica assignment\n%s\n\n", reassign.FormatJSON(current, dirs))
+	r.out("Proposed partition reassignment configuration\n%s\n", reassign.FormatJSON(proposed, nil))
+	return nil
+}
+
+const cannotExecute = "Cannot execute because there is an existing partition assignment.  Use --additional to override this and create a new partition assignment in addition to the existing one. The --additional flag can also be used to change the throttle by resubmitting the current reassignment."
+
+func (r *runner) execute(ctx context.Context, plan *reassign.Plan, additional bool, throttle, dirThrottle int64, timeout time.Duration, allowRF bool) error {
+	proposed := plan.Targets()
+	dirMoves := plan.DirMoves()
+	ongoing, err := r.svc.ListReassignments(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if !additional && len(ongoing) > 0 {
+		return &terseError{cannotExecute}
+	}
+	cluster, err := r.svc.Brokers(ctx)
+	if err != nil {
+		return err
+	}
+	known := map[int32]bool{}
+	for _, b := range cluster {
+		known[b.ID] = true
+	}
+	// verifyBrokerIds: the first unknown id of a HashSet of all targets.
+	var all []int32
+	for _, tp := range reassign.SortedTPs(proposed) {
+		all = append(all, proposed[tp]...)
+	}
+	for _, id := range javafmt.IntSetOrder(all, -1) {
+		if !known[id] {
+			return &reassign.ParseError{Msg: fmt.Sprintf("Unknown broker id %d", id)}
+		}
+	}
+	current, err := r.svc.PartitionAssignment(ctx, reassign.SortedTPs(proposed))
+	if err != nil {
+		return err
+	}
+	dirs, err := r.svc.CurrentDirs(ctx, current)
+	if err != nil {
+		return err
+	}
+	r.out("Current partition replica assignment\n\n%s\n\nSave this to use as the --reassignment-json-file option during rollback\n",
+		reassign.FormatJSON(current, dirs))
+	if throttle >= 0 || dirThrottle >= 0 {
+		r.out("Warning: You must run --verify periodically, until the reassignment completes, to ensure the throttle is removed.\n")
+		if throttle >= 0 {
+			moves, err := reassign.MoveMap(ongoing, proposed, current)
+			if err != nil {
+				return err
+			}
+			leader, follower := reassign.TopicThrottleValues(moves)
+			if err := r.svc.SetTopicThrottles(ctx, leader, follower); err != nil {
+				return err
+			}
+			if err := r.svc.SetBrokerConfigs(ctx, reassign.ReassigningBrokers(moves), throttle, reassign.LeaderRate, reassign.FollowerRate); err != nil {
+				return err
+			}
+			r.out("The inter-broker throttle limit was set to %d B/s\n", throttle)
+		}
+		if dirThrottle >= 0 {
+			moving := map[int32]bool{}
+			for rep := range dirMoves {
+				moving[rep.Broker] = true
+			}
+			var ids []int32
+			for b := range moving {
+				ids = append(ids, b)
+			}
+			if err := r.svc.SetBrokerConfigs(ctx, ids, dirThrottle, reassign.LogDirRate); err != nil {
+				return err
+			}
+			r.out("The replica-alter-dir throttle limit was set to %d B/s\n", dirThrottle)
+		}
+	}
+	errs, err := r.svc.Alter(ctx, proposed, allowRF)
+	if err != nil {
+		return err
+	}
+	if len(errs) > 0 {
+		lines := []string{"Error reassigning partition(s):"}
+		for _, tp := range reassign.SortedTPs(errs) {
+			lines = append(lines, fmt.Sprintf("%s: %s", tp, errs[tp].Error()))
+		}
+		return &terseError{strings.Join(lines, "\n")}
+	}
+	tps := reassign.SortedTPs(proposed)
+	names := make([]string, len(tps))
+	for i, tp := range tps {
+		names[i] = tp.String()
+	}
+	r.out("Successfully started partition reassignment%s for %s\n", plural(len(tps)), strings.Join(names, ","))
+	if len(dirMoves) > 0 {
+		return r.executeMoves(ctx, dirMoves, timeout)
+	}
+	return nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// executeMoves retries AlterReplicaLogDirs until every move started (a
+// replica must reach its new broker first) or the timeout passes.
+func (r *runner) executeMoves(ctx context.Context, moves map[reassign.Replica]string, timeout time.Duration) error {
+	pending := map[reassign.Replica]string{}
+	for k, v := range moves {
+		pending[k] = v
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		started, err := r.svc.AlterReplicaDirs(ctx, pending)
+		if err != nil {
+			return err
+		}
+		for _, rep := range started {
+			r.out("Successfully started moving log directory to %s for replica %s-%d with broker %d \n", pending[rep], rep.Topic, rep.Partition, rep.Broker)
+			delete(pending, rep)
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			left := make([]reassign.Replica, 0, len(pending))
+			for rep := range pending {
+				left = append(left, rep)
+			}
+			sort.Slice(left, func(i, j int) bool { return reassign.LessReplica(left[i], left[j]) })
+			parts := make([]string, len(left))
+			for i, rep := range left {
+				parts[i] = rep.String()
+			}
+			return &terseError{fmt.Sprintf("Timed out before log directory move%s could be started for: %s", plural(len(left)), strings.Join(parts, ","))}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (r *runner) verify(ctx context.Context, plan *reassign.Plan, preserve bool) error {
+	states, ongoing, err := r.svc.PartitionStates(ctx, plan)
+	if err != nil {
+		return err
+	}
+	r.out("%s\n", reassign.PartitionStatesText(states))
+	dirStates, err := r.svc.DirStates(ctx, plan.DirMoves())
+	if err != nil {
+		return err
+	}
+	r.out("%s\n", reassign.DirStatesText(dirStates))
+	movesOngoing := false
+	for _, st := range dirStates {
+		if !st.Done() {
+			movesOngoing = true
+		}
+	}
+	if !ongoing && !movesOngoing && !preserve {
+		return r.clearAll(ctx, plan)
+	}
+	return nil
+}
+
+// clearAll is clearAllThrottles: every registered broker and every target
+// replica's broker, and every topic of the plan.
+func (r *runner) clearAll(ctx context.Context, plan *reassign.Plan) error {
+	cluster, err := r.svc.Brokers(ctx)
+	if err != nil {
+		return err
+	}
+	ids := reassign.BrokerIDs(cluster)
+	for _, mv := range plan.Moves {
+		ids = append(ids, mv.Replicas...)
+	}
+	ids = javafmt.IntSetOrder(ids, -1)
+	r.out("Clearing broker-level throttles on broker%s %s\n", plural(len(ids)), reassign.JoinIDs(ids, ","))
+	if err := r.svc.ClearBrokerThrottles(ctx, ids); err != nil {
+		return err
+	}
+	var topics []string
+	for _, mv := range plan.Moves {
+		topics = append(topics, mv.Topic)
+	}
+	topics = javafmt.HashMapOrder(topics, -1)
+	r.out("Clearing topic-level throttles on topic%s %s\n", plural(len(topics)), strings.Join(topics, ","))
+	return r.svc.ClearTopicThrottles(ctx, topics)
+}
+
+func (r *runner) cancel(ctx context.Context, plan *reassign.Plan, preserve bool, timeout time.Duration) error {
+	var tps []reassign.TP
+	for _, mv := range plan.Moves {
+		tps = append(tps, mv.TP)
+	}
+	cur, err := r.svc.ListReassignments(ctx, tps)
+	if err != nil {
+		return err
+	}
+	cancel := map[reassign.TP][]int32{}
+	for tp, o := range cur {
+		if len(o.Adding) == 0 || len(o.Removing) > 0 {
+			cancel[tp] = nil
+		}
+	}
+	if len(cancel) > 0 {
+		errs, err := r.svc.Alter(ctx, cancel, true)
+		if err != nil {
+			return err
+		}
+		if len(errs) > 0 {
+			lines := []string{fmt.Sprintf("Error cancelling partition reassignment%s for:", plural(len(errs)))}
+			for _, tp := range reassign.SortedTPs(errs) {
+				lines = append(lines, fmt.Sprintf("%s: %s", tp, errs[tp].Error()))
+			}
+			return &terseError{strings.Join(lines, "\n")}
+		}
+		names := []string{}
+		for _, tp := range reassign.SortedTPs(cancel) {
+			names = append(names, tp.String())
+		}
+		r.out("Successfully cancelled partition reassignment%s for: %s\n", plural(len(names)), strings.Join(names, ","))
+	} else {
+		r.out("None of the specified partition reassignments are active.\n")
+	}
+	dirStates, err := r.svc.DirStates(ctx, plan.DirMoves())
+	if err != nil {
+		return err
+	}
+	back := map[reassign.Replica]string{}
+	for rep, st := range dirStates {
+		if st.Kind == reassign.DirActive {
+			back[rep] = st.Current
+		}
+	}
+	if len(back) == 0 {
+		r.out("None of the specified partition moves are active.")
+	} else if err := r.executeMoves(ctx, back, timeout); err != nil {
+		return err
+	}
+	if !preserve {
+		return r.clearAll(ctx, plan)
+	}
+	return nil
+}

@@ -1,0 +1,53 @@
+package reassign
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kboxdev/kbox/internal/golden"
+)
+
+func snap(at time.Time, sizes map[Replica]int64, live ...int32) *Snapshot {
+	s := &Snapshot{At: at, Sizes: sizes, Live: map[int32]bool{}, Throttle: map[int32]string{3: "1000"},
+		Leaders: map[TP]int32{{"t", 0}: 1, {"t", 1}: 2},
+		Ongoing: map[TP]Ongoing{
+			{"t", 0}: {Replicas: []int32{3, 2, 1}, Adding: []int32{3}, Removing: []int32{1}},
+			{"t", 1}: {Replicas: []int32{4, 1, 2}, Adding: []int32{4}, Removing: []int32{2}},
+		}}
+	for _, id := range live {
+		s.Live[id] = true
+	}
+	return s
+}
+
+func TestBuildProgress(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	prev := snap(t0, map[Replica]int64{{"t", 0, 1}: 10000, {"t", 0, 3}: 2000, {"t", 1, 2}: 5000}, 1, 2, 3)
+	cur := snap(t0.Add(2*time.Second), map[Replica]int64{{"t", 0, 1}: 10000, {"t", 0, 3}: 4000, {"t", 1, 2}: 5000}, 1, 2, 3)
+	p := BuildProgress(prev, cur)
+	a, b := p.Partitions[0], p.Partitions[1]
+	if a.TargetBytes != 10000 || a.CopiedBytes != 4000 || a.BytesPerSec != 1000 || a.EtaSec == nil || *a.EtaSec != 6 || a.Percent != 40 {
+		t.Errorf("t-0: %+v", a)
+	}
+	if b.CopiedBytes != 0 || b.EtaSec != nil || b.Stuck != "adding broker 4 is not registered" {
+		t.Errorf("t-1: %+v", b)
+	}
+	if p.TargetBytes != 15000 || p.CopiedBytes != 4000 || p.EtaSec == nil || *p.EtaSec != 11 {
+		t.Errorf("total: %+v", p)
+	}
+	golden.JSON(t, "status.json.golden", p)
+	rows := p.Rows()
+	if got := strings.Join(rows[len(rows)-1], "|"); got != "TOTAL|||3.9 KiB|14.6 KiB|26.7|1000 B|11s|" {
+		t.Errorf("total row %q", got)
+	}
+	// No progress with a throttle on the adding broker: stuck, and why.
+	cur.Sizes[Replica{"t", 0, 3}] = 2000
+	if p := BuildProgress(prev, cur); p.Partitions[0].Stuck != "no bytes copied in 2 s (follower throttle 1000 B/s on broker 3)" {
+		t.Errorf("stuck: %q", p.Partitions[0].Stuck)
+	}
+	// One look only: no rate, no ETA.
+	if p := BuildProgress(nil, cur); p.SampleSec != 0 || p.EtaSec != nil || p.Partitions[0].Stuck != "" {
+		t.Errorf("single snapshot: %+v", p)
+	}
+}

@@ -1,0 +1,803 @@
+//go:build integration
+
+// Package reassign_test checks kafka-reassign-partitions and
+// kafka-leader-election against the real Apache 4.4 tools on a 3-broker
+// cluster: every mode, the throttles they set and clear, and a preferred
+// election after a leader restart.
+package reassign_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kboxdev/kbox/test/integration/testbed"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+const (
+	rp = "kafka-reassign-partitions"
+	le = "kafka-leader-election"
+)
+
+var (
+	cluster *testbed.Cluster
+	binDir  string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(testbed.Main(m, testbed.Options{Name: "reassign", Applets: []string{rp, le, "kbox"}, Brokers: 3, Ready: func(e testbed.Env) error {
+		binDir, cluster = e.BinDir, e.Cluster
+		return seed()
+	}}))
+}
+
+// Topics: "big" (2 partitions on 1,2 and 2,3, 8 MB each: at 10 KB/s a move
+// stays in progress for minutes), "mid" (1 partition on broker 1, 4.5 MB: a
+// move throttled to 300 KB/s takes several seconds; the broker's quota
+// window lets the first ~3 MB through at once), "small" (2 partitions, 1
+// replica, a few records), "lead" (4 partitions whose preferred leaders
+// are 1, 2, 3, 1).
+var initial = map[string][][]int32{
+	"big":   {{1, 2}, {2, 3}},
+	"mid":   {{1}},
+	"small": {{1}, {2}},
+	"lead":  {{1, 2, 3}, {2, 3, 1}, {3, 1, 2}, {1, 3, 2}},
+}
+
+func newClient() (*kgo.Client, error) {
+	return kgo.NewClient(kgo.SeedBrokers(strings.Split(cluster.Bootstrap, ",")...), kgo.RequiredAcks(kgo.AllISRAcks()))
+}
+
+func seed() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cl, err := newClient()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.TimeoutMillis = 30000
+	for _, name := range []string{"big", "mid", "small", "lead"} {
+		rt := kmsg.NewCreateTopicsRequestTopic()
+		rt.Topic, rt.NumPartitions, rt.ReplicationFactor = name, -1, -1
+		for p, reps := range initial[name] {
+			ra := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+			ra.Partition, ra.Replicas = int32(p), reps
+			rt.ReplicaAssignment = append(rt.ReplicaAssignment, ra)
+		}
+		req.Topics = append(req.Topics, rt)
+	}
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return err
+	}
+	for _, t := range resp.Topics {
+		if t.ErrorCode != 0 {
+			return fmt.Errorf("create %s: error %d", t.Topic, t.ErrorCode)
+		}
+	}
+	var recs []*kgo.Record
+	// Incompressible values: the log holds what the move must copy.
+	val := make([]byte, 10_000)
+	if _, err := rand.Read(val); err != nil {
+		return err
+	}
+	for i := 0; i < 1600; i++ {
+		recs = append(recs, &kgo.Record{Topic: "big", Partition: int32(i % 2), Value: val})
+	}
+	for i := 0; i < 450; i++ {
+		recs = append(recs, &kgo.Record{Topic: "mid", Value: val})
+	}
+	for i := 0; i < 10; i++ {
+		recs = append(recs, &kgo.Record{Topic: "small", Partition: int32(i % 2), Value: []byte("v")},
+			&kgo.Record{Topic: "lead", Partition: int32(i % 4), Value: []byte("v")})
+	}
+	pcl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(cluster.Bootstrap, ",")...), kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchCompression(kgo.NoCompression()))
+	if err != nil {
+		return err
+	}
+	defer pcl.Close()
+	return pcl.ProduceSync(ctx, recs...).FirstErr()
+}
+
+type result struct {
+	out, err string
+	code     int
+}
+
+func kbox(t *testing.T, tool string, args ...string) result {
+	t.Helper()
+	r := testbed.Runner{Config: filepath.Join(binDir, "no-config.yaml"), Timeout: 2 * time.Minute}.Exec(t, filepath.Join(binDir, tool), args...)
+	return result{r.Stdout, r.Stderr, r.Code}
+}
+
+func apache(t *testing.T, tool string, args ...string) result {
+	t.Helper()
+	out, errOut, code, err := cluster.Apache(nil, tool, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return result{out, errOut, code}
+}
+
+// firstLines drops Java's stack trace: the first line of an "Error: ..."
+// stdout is kept with every line before it; stderr keeps its first line
+// that is not a log line.
+func trimJava(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		keep = append(keep, l)
+		if strings.HasPrefix(l, "Error: ") {
+			break
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func firstErrLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l == "" || strings.HasPrefix(l, "[") || strings.HasPrefix(l, "SLF4J") {
+			continue
+		}
+		return l
+	}
+	return ""
+}
+
+// same compares two runs: exit code, stdout (up to Apache's stack trace)
+// and the first line of stderr.
+func same(t *testing.T, what string, a, k result) {
+	t.Helper()
+	if a.code != k.code || trimJava(a.out) != trimJava(k.out) || firstErrLine(a.err) != firstErrLine(k.err) {
+		t.Errorf("%s differs:\napache exit %d\n%s\nstderr %q\nkbox exit %d\n%s\nstderr %q",
+			what, a.code, trimJava(a.out), firstErrLine(a.err), k.code, k.out, firstErrLine(k.err))
+	}
+}
+
+func compare(t *testing.T, tool string, args ...string) result {
+	t.Helper()
+	a := apache(t, tool, args...)
+	k := kbox(t, tool, args...)
+	same(t, fmt.Sprint(tool, args), a, k)
+	return k
+}
+
+// compareAll runs Apache on every case three at a time (each run starts a
+// JVM), kbox one at a time, and compares each pair.
+func compareAll(t *testing.T, tool string, cases [][]string) {
+	t.Helper()
+	as := make([]result, len(cases))
+	errs := make([]error, len(cases))
+	sem := make(chan struct{}, 3)
+	var wg sync.WaitGroup
+	for i, args := range cases {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out, errOut, code, err := cluster.Apache(nil, tool, args...)
+			as[i], errs[i] = result{out, errOut, code}, err
+		}()
+	}
+	wg.Wait()
+	for i, args := range cases {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		same(t, fmt.Sprint(tool, args), as[i], kbox(t, tool, args...))
+	}
+}
+
+func writeFile(t *testing.T, name, s string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Bad input: the same message, stream and exit code as Apache's (the cases
+// that need no cluster are also unit tests; each Apache run costs a JVM).
+func TestValidationDifferential(t *testing.T) {
+	bs := cluster.Bootstrap
+	unknownBroker := writeFile(t, "unk.json", `{"version":1,"partitions":[{"topic":"big","partition":0,"replicas":[1,9]}]}`)
+	unknownPart := writeFile(t, "unkp.json", `{"version":1,"partitions":[{"topic":"big","partition":7,"replicas":[1,2]}]}`)
+	sizes := writeFile(t, "sizes.json", `{"version":1,"partitions":[{"topic":"big","partition":0,"replicas":[1,2],"log_dirs":["any"]}]}`)
+	topics := writeFile(t, "topics.json", `{"topics":[{"topic":"big"},{"topic":"nosuch"}],"version":1}`)
+	leadTopic := writeFile(t, "lead.json", `{"topics":[{"topic":"lead"}]}`)
+	compareAll(t, rp, [][]string{
+		{},
+		{"--bootstrap-server", bs, "--generate", "--topics-to-move-json-file", topics, "--broker-list", "1", "--throttle", "5"},
+		{"--bootstrap-server", bs, "--execute", "--reassignment-json-file", unknownBroker},
+		{"--bootstrap-server", bs, "--execute", "--reassignment-json-file", unknownPart},
+		{"--bootstrap-server", bs, "--execute", "--reassignment-json-file", sizes},
+		{"--bootstrap-server", bs, "--generate", "--topics-to-move-json-file", topics, "--broker-list", "1,2"},
+		{"--bootstrap-server", bs, "--generate", "--topics-to-move-json-file", leadTopic, "--broker-list", "1,2"},
+	})
+	e1 := writeFile(t, "e1.json", `{"partitions":[{"topic":"lead","partition":0},{"topic":"lead","partition":0}]}`)
+	compareAll(t, le, [][]string{
+		{"--bootstrap-server", bs},
+		{"--bootstrap-server", bs, "--election-type", "bogus", "--all-topic-partitions"},
+		{"--bootstrap-server", bs, "--election-type", "preferred", "--path-to-json-file", e1},
+		{"--bootstrap-server", bs, "--election-type", "preferred", "--topic", "nosuch", "--partition", "0"},
+		{"--bootstrap-server", bs, "--election-type", "unclean", "--topic", "lead", "--partition", "1"},
+	})
+}
+
+type planEntry struct {
+	Topic     string   `json:"topic"`
+	Partition int32    `json:"partition"`
+	Replicas  []int32  `json:"replicas"`
+	LogDirs   []string `json:"log_dirs"`
+}
+
+type planJSON struct {
+	Version    int         `json:"version"`
+	Partitions []planEntry `json:"partitions"`
+}
+
+// --generate: the current assignment (with each replica's real log dir)
+// byte for byte; the proposal is random in Apache (and kbox), so it is
+// checked for its properties: every partition, the replication factor
+// kept, only the listed brokers, no broker twice.
+func TestGenerate(t *testing.T) {
+	topics := writeFile(t, "topics.json", `{"topics":[{"topic":"big"},{"topic":"small"}],"version":1}`)
+	args := []string{"--bootstrap-server", cluster.Bootstrap, "--generate", "--topics-to-move-json-file", topics, "--broker-list", "3,1"}
+	a, k := apache(t, rp, args...), kbox(t, rp, args...)
+	al, kl := strings.Split(a.out, "\n"), strings.Split(k.out, "\n")
+	if a.code != 0 || k.code != 0 || len(al) != 6 || len(kl) != 6 {
+		t.Fatalf("apache %d %q\nkbox %d %q %q", a.code, a.out, k.code, k.out, k.err)
+	}
+	for _, i := range []int{0, 1, 2, 3, 5} {
+		if al[i] != kl[i] {
+			t.Errorf("line %d: apache %q kbox %q", i+1, al[i], kl[i])
+		}
+	}
+	if !strings.Contains(kl[1], `"log_dirs":["/`) {
+		t.Errorf("current assignment lacks real log dirs: %s", kl[1])
+	}
+	want := map[string]int{"big-0": 2, "big-1": 2, "small-0": 1, "small-1": 1}
+	for who, line := range map[string]string{"apache": al[4], "kbox": kl[4]} {
+		var p planJSON
+		if err := json.Unmarshal([]byte(line), &p); err != nil {
+			t.Fatalf("%s proposal: %v", who, err)
+		}
+		got := map[string]int{}
+		for _, e := range p.Partitions {
+			got[fmt.Sprintf("%s-%d", e.Topic, e.Partition)] = len(e.Replicas)
+			seen := map[int32]bool{}
+			for i, r := range e.Replicas {
+				if (r != 1 && r != 3) || seen[r] || e.LogDirs[i] != "any" {
+					t.Errorf("%s proposal %s-%d: %v %v", who, e.Topic, e.Partition, e.Replicas, e.LogDirs)
+				}
+				seen[r] = true
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s proposal partitions/RF %v, want %v", who, got, want)
+		}
+	}
+}
+
+func adminClient(t *testing.T) (*kadm.Client, *kgo.Client) {
+	t.Helper()
+	cl, err := newClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return kadm.NewClient(cl), cl
+}
+
+// waitFor polls cond every 200 ms until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", d, what)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func ongoing(t *testing.T, cl *kgo.Client) map[string]bool {
+	t.Helper()
+	req := kmsg.NewPtrListPartitionReassignmentsRequest()
+	req.TimeoutMillis = 10000
+	resp, err := req.RequestWith(context.Background(), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, tp := range resp.Topics {
+		for _, p := range tp.Partitions {
+			out[fmt.Sprintf("%s-%d", tp.Topic, p.Partition)] = true
+		}
+	}
+	return out
+}
+
+// partitions returns replicas, leader and ISR per "topic-partition".
+func partitions(t *testing.T, adm *kadm.Client) map[string]kadm.PartitionDetail {
+	t.Helper()
+	md, err := adm.Metadata(context.Background(), "big", "mid", "small", "lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]kadm.PartitionDetail{}
+	for _, td := range md.Topics {
+		for _, pd := range td.Partitions {
+			out[fmt.Sprintf("%s-%d", td.Topic, pd.Partition)] = pd
+		}
+	}
+	return out
+}
+
+// reset puts big and small back on their initial replicas (in order) with
+// every replica in sync, and clears any throttle.
+func reset(t *testing.T) {
+	t.Helper()
+	adm, cl := adminClient(t)
+	waitFor(t, "no reassignment", 60*time.Second, func() bool { return len(ongoing(t, cl)) == 0 })
+	req := kadm.AlterPartitionAssignmentsReq{}
+	for _, topic := range []string{"big", "mid", "small"} {
+		for p, reps := range initial[topic] {
+			req.Assign(topic, int32(p), reps)
+		}
+	}
+	if _, err := adm.AlterPartitionAssignments(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "initial assignment in sync", 90*time.Second, func() bool {
+		ps := partitions(t, adm)
+		for _, topic := range []string{"big", "mid", "small"} {
+			for p, reps := range initial[topic] {
+				pd := ps[fmt.Sprintf("%s-%d", topic, p)]
+				if !reflect.DeepEqual(pd.Replicas, reps) || len(pd.ISR) != len(reps) {
+					return false
+				}
+			}
+		}
+		return len(ongoing(t, cl)) == 0
+	})
+	clearThrottles(t, adm)
+}
+
+func clearThrottles(t *testing.T, adm *kadm.Client) {
+	t.Helper()
+	var bc, tc []kadm.AlterConfig
+	for _, n := range []string{"leader.replication.throttled.rate", "follower.replication.throttled.rate", "replica.alter.log.dirs.io.max.bytes.per.second"} {
+		bc = append(bc, kadm.AlterConfig{Op: kadm.DeleteConfig, Name: n})
+	}
+	for _, n := range []string{"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"} {
+		tc = append(tc, kadm.AlterConfig{Op: kadm.DeleteConfig, Name: n})
+	}
+	if _, err := adm.AlterBrokerConfigs(context.Background(), bc, 1, 2, 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adm.AlterTopicConfigs(context.Background(), tc, "big", "mid", "small", "lead"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// throttles reads back every dynamic throttle config: "broker N name" or
+// "topic T name" -> value.
+func throttles(t *testing.T, adm *kadm.Client) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	ctx := context.Background()
+	brs, err := adm.DescribeBrokerConfigs(ctx, 1, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range brs {
+		for _, c := range rc.Configs {
+			if strings.Contains(c.Key, "throttled") || strings.Contains(c.Key, "log.dirs.io") {
+				if c.Source == kmsg.ConfigSourceDynamicBrokerConfig && c.Value != nil {
+					out["broker "+rc.Name+" "+c.Key] = *c.Value
+				}
+			}
+		}
+	}
+	trs, err := adm.DescribeTopicConfigs(ctx, "big", "mid", "small", "lead")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range trs {
+		for _, c := range rc.Configs {
+			if strings.Contains(c.Key, "throttled") && c.Source == kmsg.ConfigSourceDynamicTopicConfig && c.Value != nil {
+				out["topic "+rc.Name+" "+c.Key] = *c.Value
+			}
+		}
+	}
+	return out
+}
+
+const movePlan = `{"version":1,"partitions":[{"topic":"big","partition":0,"replicas":[3,2]},{"topic":"big","partition":1,"replicas":[1,3]},{"topic":"small","partition":0,"replicas":[2]}]}`
+
+// One round per tool on the same starting state: --execute with a
+// throttle (slow enough to stay in progress), --list and --verify compared
+// between the tools mid-move, the throttles read back, a second --execute
+// refused, then --cancel (which clears the throttles). The execute and
+// cancel outputs of the two rounds are compared.
+func TestExecuteListVerifyCancel(t *testing.T) {
+	bs := cluster.Bootstrap
+	plan := writeFile(t, "plan.json", movePlan)
+	adm, cl := adminClient(t)
+	wantThrottles := map[string]string{
+		"topic big leader.replication.throttled.replicas":     "0:1,0:2,1:2,1:3",
+		"topic big follower.replication.throttled.replicas":   "0:3,1:1",
+		"topic small leader.replication.throttled.replicas":   "0:1",
+		"topic small follower.replication.throttled.replicas": "0:2",
+	}
+	for _, b := range []string{"1", "2", "3"} {
+		wantThrottles["broker "+b+" leader.replication.throttled.rate"] = "10000"
+		wantThrottles["broker "+b+" follower.replication.throttled.rate"] = "10000"
+	}
+	round := func(run func(*testing.T, string, ...string) result, compareMidMove bool) (exec, cancel result) {
+		reset(t)
+		exec = run(t, rp, "--bootstrap-server", bs, "--execute", "--reassignment-json-file", plan, "--throttle", "10000")
+		if exec.code != 0 {
+			t.Fatalf("execute: %d %s %s", exec.code, exec.out, exec.err)
+		}
+		if got := throttles(t, adm); !reflect.DeepEqual(got, wantThrottles) {
+			t.Errorf("throttles during the move:\n got %v\nwant %v", got, wantThrottles)
+		}
+		waitFor(t, "small-0 moved", 60*time.Second, func() bool { return !ongoing(t, cl)["small-0"] })
+		if got := ongoing(t, cl); !got["big-0"] || !got["big-1"] {
+			dirs, _ := adm.DescribeAllLogDirs(context.Background(), nil)
+			var sizes []string
+			for b, ds := range dirs {
+				ds.Each(func(d kadm.DescribedLogDir) {
+					d.Topics.Each(func(p kadm.DescribedLogDirPartition) {
+						sizes = append(sizes, fmt.Sprintf("%d:%s-%d=%d", b, p.Topic, p.Partition, p.Size))
+					})
+				})
+			}
+			t.Fatalf("throttled moves already done: %v\nexecute: %s\nsizes %v\npartitions %v", got, exec.out, sizes, partitions(t, adm))
+		}
+		if compareMidMove {
+			compare(t, rp, "--bootstrap-server", bs, "--list")
+			v := compare(t, rp, "--bootstrap-server", bs, "--verify", "--reassignment-json-file", plan)
+			if !strings.Contains(v.out, "Reassignment of partition big-0 is still in progress.") || strings.Contains(v.out, "Clearing") {
+				t.Errorf("verify mid-move:\n%s", v.out)
+			}
+			compare(t, rp, "--bootstrap-server", bs, "--execute", "--reassignment-json-file", plan)
+		}
+		cancel = run(t, rp, "--bootstrap-server", bs, "--cancel", "--reassignment-json-file", plan)
+		if got := throttles(t, adm); len(got) != 0 {
+			t.Errorf("throttles left after --cancel: %v", got)
+		}
+		return exec, cancel
+	}
+	ae, ac := round(apache, false)
+	ke, kc := round(kbox, true)
+	same(t, "execute", ae, ke)
+	same(t, "cancel", ac, kc)
+	if !strings.Contains(kc.out, "Successfully cancelled partition reassignments for: big-0,big-1\n") {
+		t.Errorf("cancel output:\n%s", kc.out)
+	}
+}
+
+// A throttled move's progress: --verify says in progress while the data
+// copies at the throttle; kbox reassign status --watch reports bytes,
+// rate and an ETA (checked against the observed completion) and clears
+// every throttle (configs read back); --verify then says completed, as
+// Apache's does on the same state.
+func TestThrottledMoveCompletes(t *testing.T) {
+	reset(t)
+	bs := cluster.Bootstrap
+	adm, _ := adminClient(t)
+	plan := writeFile(t, "plan.json", `{"version":1,"partitions":[{"topic":"mid","partition":0,"replicas":[1,3]}]}`)
+	start := time.Now()
+	if r := kbox(t, rp, "--bootstrap-server", bs, "--execute", "--reassignment-json-file", plan, "--throttle", "300000"); r.code != 0 {
+		t.Fatalf("execute: %d %s %s", r.code, r.out, r.err)
+	}
+	if got := throttles(t, adm); got["broker 3 follower.replication.throttled.rate"] != "300000" || got["topic mid follower.replication.throttled.replicas"] != "0:3" ||
+		got["topic mid leader.replication.throttled.replicas"] != "0:1" {
+		t.Errorf("throttles after execute: %v", got)
+	}
+	v := kbox(t, rp, "--bootstrap-server", bs, "--verify", "--reassignment-json-file", plan)
+	if !strings.Contains(v.out, "Reassignment of partition mid-0 is still in progress.") {
+		t.Errorf("first verify:\n%s", v.out)
+	}
+	// kbox reassign status --watch: progress lines (bytes, rate, ETA) until
+	// done, then the throttles cleared and a summary.
+	w := kbox(t, "kbox", "reassign", "status", "--watch", "--plan", plan, "--interval", "2s", "-o", "json", "--bootstrap-server", bs)
+	took := time.Since(start)
+	lines := strings.Split(strings.TrimSpace(w.out), "\n")
+	if w.code != 0 || len(lines) < 2 {
+		t.Fatalf("status --watch: %d\n%s\n%s", w.code, w.out, w.err)
+	}
+	var first struct {
+		TargetBytes int64    `json:"target_bytes"`
+		CopiedBytes int64    `json:"copied_bytes"`
+		EtaSec      *float64 `json:"eta_sec"`
+	}
+	var sum struct {
+		Done       bool     `json:"done"`
+		ElapsedSec float64  `json:"elapsed_sec"`
+		Topics     []string `json:"topics"`
+		Cleared    bool     `json:"throttles_cleared"`
+	}
+	// The first line with an ETA (the rate is averaged since the watch
+	// started; it printed one line per 2 s interval).
+	firstAt := 0
+	for i, l := range lines[:len(lines)-1] {
+		if err := json.Unmarshal([]byte(l), &first); err != nil {
+			t.Fatalf("progress line: %v: %s", err, l)
+		}
+		if first.EtaSec != nil {
+			firstAt = i
+			break
+		}
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatalf("summary line: %v: %s", err, lines[len(lines)-1])
+	}
+	if first.TargetBytes < 4_000_000 || first.CopiedBytes >= first.TargetBytes || first.EtaSec == nil {
+		t.Errorf("first progress with an ETA: %s", lines[firstAt])
+	}
+	if !sum.Done || !sum.Cleared || !reflect.DeepEqual(sum.Topics, []string{"mid"}) {
+		t.Errorf("summary: %s", lines[len(lines)-1])
+	}
+	// The first ETA against the observed rest of the move (the quota's
+	// bursts make the rate uneven: within a factor of 3, or 10 s).
+	if first.EtaSec != nil {
+		rest := sum.ElapsedSec - 2*float64(firstAt+1)
+		if eta := *first.EtaSec; rest > 3*eta+10 || eta > 3*rest+10 {
+			t.Errorf("first ETA %.0f s, the move took %.1f s more", eta, rest)
+		}
+		t.Logf("first ETA %.0f s, observed %.1f s; %d progress lines", *first.EtaSec, rest, len(lines)-1)
+	}
+	if got := throttles(t, adm); len(got) != 0 {
+		t.Errorf("throttles left after status --watch: %v", got)
+	}
+	// 4.5 MB at 300 KB/s: 15 s nominal, less with the quota's initial
+	// burst (about 3 MB); unthrottled it takes well under a second.
+	if took < 3*time.Second {
+		t.Errorf("throttled 4.5 MB move finished in %v", took)
+	}
+	t.Logf("throttled move took %v", took)
+	last := kbox(t, rp, "--bootstrap-server", bs, "--verify", "--reassignment-json-file", plan)
+	want := "Status of partition reassignment:\nReassignment of partition mid-0 is completed.\n\n" +
+		"Clearing broker-level throttles on brokers 1,2,3\nClearing topic-level throttles on topic mid\n"
+	if last.out != want || last.code != 0 {
+		t.Errorf("final verify: %d\n%s\nwant\n%s", last.code, last.out, want)
+	}
+	compare(t, rp, "--bootstrap-server", bs, "--verify", "--reassignment-json-file", plan)
+	// --preserve-throttles keeps a throttle set by hand.
+	rate := "123456"
+	if _, err := adm.AlterBrokerConfigs(context.Background(), []kadm.AlterConfig{{Op: kadm.SetConfig, Name: "leader.replication.throttled.rate", Value: &rate}}, 2); err != nil {
+		t.Fatal(err)
+	}
+	compare(t, rp, "--bootstrap-server", bs, "--verify", "--reassignment-json-file", plan, "--preserve-throttles")
+	if got := throttles(t, adm); got["broker 2 leader.replication.throttled.rate"] != rate {
+		t.Errorf("--preserve-throttles: %v", got)
+	}
+	clearThrottles(t, adm)
+}
+
+// kbox reassign execute in waves: Ctrl-C in the middle of a throttled wave
+// clears every throttle it set (configs read back) and exits 130; running
+// the plan again resumes it and finishes with no throttle left.
+func TestWavesInterrupted(t *testing.T) {
+	reset(t)
+	bs := cluster.Bootstrap
+	adm, _ := adminClient(t)
+	plan := writeFile(t, "plan.json", `{"version":1,"partitions":[{"topic":"big","partition":0,"replicas":[3,2]},{"topic":"big","partition":1,"replicas":[1,3]},{"topic":"small","partition":1,"replicas":[2]}]}`)
+	cmd := exec.Command(filepath.Join(binDir, "kbox"), "reassign", "execute", "--plan", plan, "--max-moves", "1", "--throttle", "10000",
+		"--interval", "500ms", "--bootstrap-server", bs)
+	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+filepath.Join(binDir, "no-config.yaml"))
+	var out bytes.Buffer
+	var mu sync.Mutex
+	cmd.Stdout = &lockedWriter{w: &out, mu: &mu}
+	cmd.Stderr = cmd.Stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	text := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
+	waitFor(t, "wave 1 in progress", 60*time.Second, func() bool { return strings.Contains(text(), "  wave 1/2: ") })
+	want := map[string]string{
+		"topic big leader.replication.throttled.replicas":   "0:1,0:2",
+		"topic big follower.replication.throttled.replicas": "0:3",
+	}
+	for _, b := range []string{"1", "2", "3"} {
+		want["broker "+b+" leader.replication.throttled.rate"] = "10000"
+		want["broker "+b+" follower.replication.throttled.rate"] = "10000"
+	}
+	if got := throttles(t, adm); !reflect.DeepEqual(got, want) {
+		t.Errorf("throttles during wave 1:\n got %v\nwant %v", got, want)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+		t.Errorf("interrupted run: %v\n%s", err, text())
+	}
+	if !strings.Contains(text(), "Interrupted: throttles cleared on brokers 1,2,3 and topics big;") {
+		t.Errorf("interrupted output:\n%s", text())
+	}
+	if got := throttles(t, adm); len(got) != 0 {
+		t.Errorf("throttles left after Ctrl-C: %v", got)
+	}
+	// Resume: the plan again, no throttle (the interrupted wave runs on).
+	r := kbox(t, "kbox", "reassign", "execute", "--plan", plan, "--max-moves", "2", "--interval", "500ms", "--bootstrap-server", bs)
+	if r.code != 0 || !strings.Contains(r.out, "no throttle left") {
+		t.Fatalf("resume: %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	ps := partitions(t, adm)
+	for name, reps := range map[string][]int32{"big-0": {3, 2}, "big-1": {1, 3}, "small-1": {2}} {
+		if !reflect.DeepEqual(ps[name].Replicas, reps) {
+			t.Errorf("%s on %v, want %v", name, ps[name].Replicas, reps)
+		}
+	}
+	if got := throttles(t, adm); len(got) != 0 {
+		t.Errorf("throttles after the waves: %v", got)
+	}
+}
+
+// kbox reassign plan --remove-broker, then its plan run in waves: no
+// replica of the planned topics is left on the broker.
+func TestPlanRemoveBroker(t *testing.T) {
+	reset(t)
+	bs := cluster.Bootstrap
+	adm, _ := adminClient(t)
+	plan := filepath.Join(t.TempDir(), "rm3.json")
+	r := kbox(t, "kbox", "reassign", "plan", "--remove-broker", "3", "--topic", "big", "--topic", "small", "--write", plan, "-o", "json", "--bootstrap-server", bs)
+	var bp struct {
+		Changes []struct {
+			Topic     string  `json:"topic"`
+			Partition int32   `json:"partition"`
+			Proposed  []int32 `json:"proposed"`
+			Bytes     int64   `json:"bytes"`
+		} `json:"changes"`
+		TotalBytes int64 `json:"total_bytes"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &bp); err != nil || r.code != 0 {
+		t.Fatalf("plan: %d %v\n%s\n%s", r.code, err, r.out, r.err)
+	}
+	// big-1 (2,3) is the only replica set of big and small on broker 3.
+	if len(bp.Changes) != 1 || bp.Changes[0].Topic != "big" || bp.Changes[0].Partition != 1 || bp.Changes[0].Bytes < 7_000_000 ||
+		!reflect.DeepEqual(bp.Changes[0].Proposed, []int32{2, 1}) {
+		t.Errorf("plan: %s", r.out)
+	}
+	if r := kbox(t, "kbox", "reassign", "execute", "--plan", plan, "--max-moves", "1", "--interval", "500ms", "--bootstrap-server", bs); r.code != 0 {
+		t.Fatalf("execute: %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	for name, pd := range partitions(t, adm) {
+		if (strings.HasPrefix(name, "big-") || strings.HasPrefix(name, "small-")) && contains(pd.Replicas, 3) {
+			t.Errorf("%s still on broker 3: %v", name, pd.Replicas)
+		}
+	}
+}
+
+func contains(ids []int32, id int32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+type lockedWriter struct {
+	w  *bytes.Buffer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// restartLeader stops broker 1 and starts it again, then waits until it is
+// back in the ISR of lead-0 and lead-3 (whose leaders are now others).
+func restartLeader(t *testing.T, adm *kadm.Client) {
+	t.Helper()
+	if err := cluster.StopBroker(1, false); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "lead-0 and lead-3 led by other brokers", 60*time.Second, func() bool {
+		ps := partitions(t, adm)
+		return ps["lead-0"].Leader > 1 && ps["lead-3"].Leader > 1
+	})
+	if err := cluster.StartBroker(1); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "broker 1 back in sync", 120*time.Second, func() bool {
+		ps := partitions(t, adm)
+		return len(ps["lead-0"].ISR) == 3 && len(ps["lead-3"].ISR) == 3 && ps["lead-0"].Leader != 1 && ps["lead-3"].Leader != 1
+	})
+}
+
+// A preferred election after a leader restart moves leadership back: one
+// restart leaves lead-0 and lead-3 away from broker 1; Apache elects
+// lead-0, kbox lead-3, and the two print the same lines (partition names
+// aside).
+func TestPreferredElectionAfterRestart(t *testing.T) {
+	bs := cluster.Bootstrap
+	adm, _ := adminClient(t)
+	restartLeader(t, adm)
+	// kbox elect-leaders --preview: lead-0 and lead-3 away from broker 1.
+	pv := kbox(t, "kbox", "elect-leaders", "--preview", "--bootstrap-server", bs, "--topic", "lead", "-o", "json")
+	var bal struct {
+		Partitions []struct {
+			Topic     string `json:"topic"`
+			Partition int32  `json:"partition"`
+			Preferred int32  `json:"preferred_leader"`
+			Electable bool   `json:"electable"`
+		} `json:"partitions"`
+		Brokers []struct {
+			Broker int32 `json:"broker"`
+			Before int   `json:"leaders_before"`
+			After  int   `json:"leaders_after"`
+		} `json:"brokers"`
+	}
+	if err := json.Unmarshal([]byte(pv.out), &bal); err != nil || pv.code != 0 {
+		t.Fatalf("preview: %d %v\n%s\n%s", pv.code, err, pv.out, pv.err)
+	}
+	if len(bal.Partitions) != 2 || bal.Partitions[0].Partition != 0 || bal.Partitions[1].Partition != 3 || !bal.Partitions[0].Electable {
+		t.Errorf("preview partitions: %s", pv.out)
+	}
+	if len(bal.Brokers) != 3 || bal.Brokers[0].Before != 0 || bal.Brokers[0].After != 2 {
+		t.Errorf("preview brokers: %s", pv.out)
+	}
+	elect := func(run func(*testing.T, string, ...string) result, p string) result {
+		file := writeFile(t, "elect"+p+".json", `{"partitions":[{"topic":"lead","partition":`+p+`},{"topic":"lead","partition":1}]}`)
+		r := run(t, le, "--bootstrap-server", bs, "--election-type", "preferred", "--path-to-json-file", file)
+		if r.code != 0 {
+			t.Fatalf("election of lead-%s: %d %s %s", p, r.code, r.out, r.err)
+		}
+		waitFor(t, "lead-"+p+" led by broker 1", 30*time.Second, func() bool { return partitions(t, adm)["lead-"+p].Leader == 1 })
+		return r
+	}
+	a := elect(apache, "0")
+	k := elect(kbox, "3")
+	a.out = strings.ReplaceAll(a.out, "lead-0", "lead-3")
+	same(t, "election", a, k)
+	want := "Successfully completed leader election (PREFERRED) for partitions lead-3\nValid replica already elected for partitions lead-1\n"
+	if k.out != want {
+		t.Errorf("kbox election:\n%s\nwant\n%s", k.out, want)
+	}
+	// Everything else the restart moved (kbox elect-leaders --execute),
+	// then nothing left to elect.
+	if r := kbox(t, "kbox", "elect-leaders", "--execute", "--bootstrap-server", bs); r.code != 0 || !strings.Contains(r.out, "LEADERS-AFTER") {
+		t.Fatalf("elect-leaders --execute: %d %s %s", r.code, r.out, r.err)
+	}
+	if r := kbox(t, "kbox", "elect-leaders", "--preview", "--bootstrap-server", bs, "-o", "json"); !strings.Contains(r.out, `"partitions":[]`) {
+		t.Errorf("preview after --execute: %s %s", r.out, r.err)
+	}
+	compare(t, le, "--bootstrap-server", bs, "--election-type", "preferred", "--all-topic-partitions")
+	compare(t, le, "--bootstrap-server", bs, "--election-type", "preferred", "--topic", "lead", "--partition", "0")
+	waitFor(t, "every partition on its preferred leader", 30*time.Second, func() bool {
+		for _, pd := range partitions(t, adm) {
+			if pd.Leader != pd.Replicas[0] {
+				return false
+			}
+		}
+		return true
+	})
+}
