@@ -113,46 +113,58 @@ EOF
 
 # ------------------------------------------------------------------ jars
 
-# fetch_jars makes sure $LIB_DIR holds the Kafka jars. Quiet unless it fails.
-fetch_jars() {
-  [[ -f "$CACHE_DIR/.complete" ]] && return 0
-  command -v mvn >/dev/null 2>&1 || die "mvn not found (needed once to fetch the Kafka $KAFKA_VERSION jars)"
-  mkdir -p "$CACHE_DIR"
+# maven_fetch CACHE WHAT GLOBS DEPS makes sure CACHE/lib holds the runtime
+# jars of the <dependency> lines DEPS, fetched once with mvn (concurrent
+# fetches of the same CACHE are serialized); each of the space-separated
+# GLOBS must match a fetched jar. WHAT names them in errors. Quiet unless
+# it fails.
+maven_fetch() {
+  local cache=$1 what=$2 globs=$3 deps=$4
+  [[ -f "$cache/.complete" ]] && return 0
+  command -v mvn >/dev/null 2>&1 || die "mvn not found (needed once to fetch the $what jars)"
+  mkdir -p "$cache"
   (
-    # Serialize concurrent fetches of the same version.
-    exec 8>"$CACHE_DIR/.lock"
+    exec 8>"$cache/.lock"
     flock 8
-    [[ -f "$CACHE_DIR/.complete" ]] && exit 0
-    work=$(mktemp -d "$CACHE_DIR/fetch.XXXXXX")
+    [[ -f "$cache/.complete" ]] && exit 0
+    work=$(mktemp -d "$cache/fetch.XXXXXX")
     trap 'rm -rf "$work"' EXIT
     cat >"$work/pom.xml" <<EOF
 <project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>
   <groupId>dev.kbox.testbed</groupId>
-  <artifactId>kafka-testbed-jars</artifactId>
+  <artifactId>testbed-jars</artifactId>
   <version>1</version>
   <packaging>pom</packaging>
   <dependencies>
-    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>$KAFKA_VERSION</version></dependency>
-    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId><version>$KAFKA_VERSION</version></dependency>
-    <!-- Kafka ships slf4j-api 1.7.x: the log4j2 binding for it is log4j-slf4j-impl. -->
-    <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j-impl</artifactId><version>$LOG4J_VERSION</version></dependency>
+$deps
   </dependencies>
 </project>
 EOF
     if ! (cd "$work" && mvn -q -B dependency:copy-dependencies -DincludeScope=runtime \
           -DoutputDirectory="$work/lib" >"$work/mvn.log" 2>&1); then
       cat "$work/mvn.log" >&2
-      echo "testbed: error: mvn could not fetch Apache Kafka $KAFKA_VERSION (see above)" >&2
+      echo "testbed: error: mvn could not fetch $what (see above)" >&2
       exit 1
     fi
-    ls "$work/lib"/kafka_2.13-*.jar "$work/lib"/kafka-tools-*.jar >/dev/null 2>&1 \
-      || { echo "testbed: error: mvn produced no Kafka jars in $work/lib" >&2; exit 1; }
-    rm -rf "$LIB_DIR"
-    mv "$work/lib" "$LIB_DIR"
-    cp "$work/pom.xml" "$CACHE_DIR/pom.xml"
-    ls "$LIB_DIR" >"$CACHE_DIR/.complete"
+    for g in $globs; do
+      compgen -G "$work/lib/$g" >/dev/null \
+        || { echo "testbed: error: mvn produced no $g in $work/lib ($what)" >&2; exit 1; }
+    done
+    rm -rf "$cache/lib"
+    mv "$work/lib" "$cache/lib"
+    cp "$work/pom.xml" "$cache/pom.xml"
+    ls "$cache/lib" >"$cache/.complete"
   )
+}
+
+# fetch_jars makes sure $LIB_DIR holds the Kafka jars. (Kafka ships
+# slf4j-api 1.7.x: the log4j2 binding for it is log4j-slf4j-impl.)
+fetch_jars() {
+  maven_fetch "$CACHE_DIR" "Apache Kafka $KAFKA_VERSION" 'kafka_2.13-*.jar kafka-tools-*.jar' "\
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>$KAFKA_VERSION</version></dependency>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId><version>$KAFKA_VERSION</version></dependency>
+    <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j-impl</artifactId><version>$LOG4J_VERSION</version></dependency>"
 }
 
 # tools_log4j writes the equivalent of Kafka's config/tools-log4j2.yaml:
@@ -772,42 +784,11 @@ TROGDOR_CACHE=${KBOX_KAFKA_CACHE:-$HOME/.cache/kbox}/trogdor-$TROGDOR_VERSION
 TROGDOR_DIR=$TB/trogdor
 
 # fetch_trogdor_jars makes sure $TROGDOR_CACHE/lib holds the trogdor jar and
-# its runtime dependencies (the same mvn pattern as fetch_jars).
+# its runtime dependencies.
 fetch_trogdor_jars() {
-  [[ -f "$TROGDOR_CACHE/.complete" ]] && return 0
-  command -v mvn >/dev/null 2>&1 || die "mvn not found (needed once to fetch the Trogdor $TROGDOR_VERSION jars)"
-  mkdir -p "$TROGDOR_CACHE"
-  (
-    exec 8>"$TROGDOR_CACHE/.lock"
-    flock 8
-    [[ -f "$TROGDOR_CACHE/.complete" ]] && exit 0
-    work=$(mktemp -d "$TROGDOR_CACHE/fetch.XXXXXX")
-    trap 'rm -rf "$work"' EXIT
-    cat >"$work/pom.xml" <<EOF
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>dev.kbox.testbed</groupId>
-  <artifactId>trogdor-testbed-jars</artifactId>
-  <version>1</version>
-  <packaging>pom</packaging>
-  <dependencies>
+  maven_fetch "$TROGDOR_CACHE" "Trogdor $TROGDOR_VERSION" 'trogdor-*.jar' "\
     <dependency><groupId>org.apache.kafka</groupId><artifactId>trogdor</artifactId><version>$TROGDOR_VERSION</version></dependency>
-    <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j-impl</artifactId><version>$LOG4J_VERSION</version></dependency>
-  </dependencies>
-</project>
-EOF
-    if ! (cd "$work" && mvn -q -B dependency:copy-dependencies -DincludeScope=runtime \
-          -DoutputDirectory="$work/lib" >"$work/mvn.log" 2>&1); then
-      cat "$work/mvn.log" >&2
-      echo "testbed: error: mvn could not fetch Trogdor $TROGDOR_VERSION (see above)" >&2
-      exit 1
-    fi
-    ls "$work/lib"/trogdor-*.jar >/dev/null 2>&1 \
-      || { echo "testbed: error: mvn produced no trogdor jar in $work/lib" >&2; exit 1; }
-    rm -rf "$TROGDOR_CACHE/lib"
-    mv "$work/lib" "$TROGDOR_CACHE/lib"
-    ls "$TROGDOR_CACHE/lib" >"$TROGDOR_CACHE/.complete"
-  )
+    <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j-impl</artifactId><version>$LOG4J_VERSION</version></dependency>"
 }
 
 # trogdor_pid NAME prints the PID of Trogdor process NAME (coordinator or
