@@ -161,8 +161,8 @@ type ConfigChange struct {
 
 // ChangeResult is `kbox configs set|unset`.
 type ChangeResult struct {
-	Resource Ref      `json:"resource"`
-	DryRun   bool     `json:"dry_run"`
+	Resource Ref            `json:"resource"`
+	DryRun   bool           `json:"dry_run"`
 	Changes  []ConfigChange `json:"changes"`
 }
 
