@@ -89,6 +89,11 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if len(args) > 0 && isNative(args[0]) {
 		return runNative(ctx, f, args)
 	}
+	// The layer puts a profile's bootstrap list in front of the arguments
+	// (PrepareApache); a native command takes the profile itself.
+	if len(args) > 2 && args[0] == "--bootstrap-server" && isNative(args[2]) {
+		return runNative(ctx, f, args[2:])
+	}
 	r := &runner{f: f, args: args, out: f.IO.Out, err: f.IO.ErrOut}
 	s, err := parser.Parse(args)
 	if err != nil {
