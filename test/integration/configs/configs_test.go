@@ -8,9 +8,11 @@ package configs_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -106,13 +108,50 @@ func runKbox(t *testing.T, args ...string) result {
 	return result{stdout: r.Stdout, stderr: r.Stderr, code: r.Code}
 }
 
-func runApache(t *testing.T, args ...string) result {
+// apacheBatch runs Apache's ConfigCommand for every command line in one
+// JVM (testdata/Batch.java): a JVM start costs seconds on a loaded machine.
+func apacheBatch(t *testing.T, cmds [][]string) []result {
 	t.Helper()
-	out, errs, code, err := cluster.Apache(nil, "kafka-configs", args...)
-	if err != nil {
-		t.Fatalf("run apache: %v\n%s", err, errs)
+	var b strings.Builder
+	for _, c := range cmds {
+		for _, a := range c {
+			if strings.ContainsAny(a, "\t\n") {
+				t.Fatalf("argument %q: a batch line cannot hold a tab or newline", a)
+			}
+		}
+		b.WriteString(strings.Join(c, "\t") + "\n")
 	}
-	return result{stdout: out, stderr: errs, code: code}
+	file := filepath.Join(t.TempDir(), "cases.txt")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := filepath.Abs(filepath.Join("testdata", "Batch.java"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code, err := cluster.Apache(nil, "kafka-run-class", src, file)
+	if err != nil || code != 0 {
+		t.Fatalf("apache batch: exit %d, %v\n%s", code, err, errs)
+	}
+	lines := strings.Split(out, "\n")
+	var res []result
+	for i := 0; i+2 < len(lines); i += 3 {
+		var r result
+		if _, err := fmt.Sscanf(lines[i], "@@case %d", &r.code); err != nil {
+			t.Fatalf("batch output line %d: %q", i, lines[i])
+		}
+		o, err1 := base64.StdEncoding.DecodeString(lines[i+1])
+		e, err2 := base64.StdEncoding.DecodeString(lines[i+2])
+		if err1 != nil || err2 != nil {
+			t.Fatalf("batch output: %v %v", err1, err2)
+		}
+		r.stdout, r.stderr = string(o), string(e)
+		res = append(res, r)
+	}
+	if len(res) != len(cmds) {
+		t.Fatalf("batch: %d results for %d cases\n%s", len(res), len(cmds), errs)
+	}
+	return res
 }
 
 // stderr comparison modes.
@@ -159,26 +198,69 @@ func bs(args ...string) []string {
 	return append([]string{"--bootstrap-server", cluster.PlaintextBootstrap}, args...)
 }
 
-// runParallel runs the cases three at a time (each starts a JVM).
-func runParallel(t *testing.T, cases []tcase) {
-	sem := make(chan struct{}, 3)
-	t.Run("cases", func(t *testing.T) {
-		for _, c := range cases {
-			t.Run(c.name, func(t *testing.T) {
-				t.Parallel()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				a := runApache(t, c.args...)
-				k := runKbox(t, c.args...)
-				compare(t, a, k, c.mode)
-			})
-		}
+// runCases runs the cases with Apache (one batch), then with kbox, and
+// compares.
+func runCases(t *testing.T, cases []tcase) {
+	var cmds [][]string
+	for _, c := range cases {
+		cmds = append(cmds, c.args)
+	}
+	apache := apacheBatch(t, cmds)
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			compare(t, apache[i], runKbox(t, c.args...), c.mode)
+		})
+	}
+}
+
+// TestDifferentialArgs: usage and argument errors, before any request.
+func TestDifferentialArgs(t *testing.T) {
+	runCases(t, []tcase{
+		{"no-args", nil, exact},
+		{"help", []string{"--help"}, exact},
+		{"version", []string{"--version"}, exact},
+		{"no-action", bs("--topic", "x"), exact},
+		{"two-actions", bs("--describe", "--alter", "--topic", "x"), exact},
+		{"describe-add-config", bs("--describe", "--topic", "x", "--add-config", "a=b"), exact},
+		{"unknown-option", bs("--describe", "--nosuch"), firstLine},
+		{"no-bootstrap", []string{"--describe", "--topic", "x"}, exact},
+		{"no-entity", bs("--describe"), exact},
+		{"bad-entity-type", bs("--describe", "--entity-type", "foo"), exact},
+		{"two-types", bs("--describe", "--topic", "x", "--broker", "1"), exact},
+		{"duplicate-type", bs("--describe", "--topic", "x", "--entity-type", "topics"), exact},
+		{"entity-and-flags", bs("--describe", "--entity-type", "topics", "--entity-name", "t", "--broker-defaults"), exact},
+		{"topic-twice", bs("--describe", "--topic", "a", "--topic", "b"), exact},
+		{"bad-broker-id", bs("--describe", "--broker", "x"), exact},
+		{"bad-ip", bs("--alter", "--ip", "not.a.host.invalid", "--add-config", "connection_creation_rate=1"), exact},
+		{"default-topic", bs("--describe", "--entity-type", "topics", "--entity-default"), exact},
+		{"logger-no-name", bs("--describe", "--entity-type", "broker-loggers"), exact},
+		{"alter-no-name", bs("--alter", "--entity-type", "topics", "--add-config", "a=b"), exact},
+		{"alter-nothing", bs("--alter", "--topic", "x"), exact},
+		{"alter-file-and-config", bs("--alter", "--topic", "x", "--add-config", "a=b", "--add-config-file", "f"), exact},
+		{"alter-names-mismatch", bs("--alter", "--entity-type", "users", "--entity-type", "clients", "--entity-name", "u", "--add-config", "producer_byte_rate=1"), exact},
+		{"missing-config-file", bs("--alter", "--topic", "cfg-b", "--add-config-file", "/nonexistent/add.properties"), firstLine},
+		{"bad-add-config", bs("--alter", "--topic", "cfg-b", "--add-config", "a=b=c"), exact},
+		{"unclosed-bracket", bs("--alter", "--topic", "cfg-b", "--add-config", "x=[a,b"), exact},
+		{"bad-key", bs("--alter", "--topic", "cfg-b", "--add-config", "bad key=1"), exact},
+		{"user-unknown-config", bs("--alter", "--user", "u", "--add-config", "foo=1"), exact},
+		{"user-unknown-delete", bs("--alter", "--user", "u", "--delete-config", "foo"), exact},
+		{"client-scram", bs("--alter", "--client", "c", "--add-config", "SCRAM-SHA-256=[password=x]"), exact},
+		{"scram-default-user", bs("--alter", "--user-defaults", "--add-config", "SCRAM-SHA-256=[password=x]"), exact},
+		{"scram-and-quota", bs("--alter", "--user", "u", "--add-config", "SCRAM-SHA-256=[password=x],producer_byte_rate=5"), exact},
+		{"scram-few-iterations", bs("--alter", "--user", "u", "--add-config", "SCRAM-SHA-256=[iterations=100,password=x]"), exact},
+		{"scram-empty-iterations", bs("--alter", "--user", "u", "--add-config", "SCRAM-SHA-256=[iterations=,password=x]"), exact},
+		{"scram-malformed", bs("--alter", "--user", "u", "--add-config", "SCRAM-SHA-512=[pass=x]"), exact},
+		{"quota-not-number", bs("--alter", "--user", "u", "--add-config", "producer_byte_rate=abc"), exact},
+		{"ip-unknown-config", bs("--alter", "--ip", "127.0.0.1", "--add-config", "producer_byte_rate=1"), exact},
+		{"bad-topic-name", bs("--describe", "--topic", "bad name"), exact},
+		{"long-topic-name", bs("--describe", "--topic", strings.Repeat("a", 250)), exact},
+		{"empty-topic-name", bs("--describe", "--topic", ""), exact},
 	})
 }
 
 // TestDifferentialDescribe: every entity type, with and without --all.
 func TestDifferentialDescribe(t *testing.T) {
-	runParallel(t, []tcase{
+	runCases(t, []tcase{
 		{"topic", bs("--describe", "--topic", "cfg-a"), exact},
 		{"topic-all", bs("--describe", "--topic", "cfg-a", "--all"), exact},
 		{"topic-missing", bs("--describe", "--topic", "nosuch"), exact},
@@ -189,7 +271,29 @@ func TestDifferentialDescribe(t *testing.T) {
 		{"ips", bs("--describe", "--entity-type", "ips"), exact},
 		{"client-metrics", bs("--describe", "--entity-type", "client-metrics"), exact},
 		{"groups", bs("--describe", "--entity-type", "groups"), exact},
-		{"bad-combination", bs("--describe", "--topic", "x", "--broker", "1"), exact},
+		{"topic-none", bs("--describe", "--topic", "cfg-b"), exact},
+		{"topic-missing-all", bs("--describe", "--topic", "nosuch", "--all"), firstLine},
+		{"topics", bs("--describe", "--entity-type", "topics"), exact},
+		{"topics-all", bs("--describe", "--entity-type", "topics", "--all"), exact},
+		{"broker", bs("--describe", "--broker", "1"), exact},
+		{"broker-all", bs("--describe", "--broker", "1", "--all"), exact},
+		{"broker-missing", bs("--describe", "--broker", "7"), exact},
+		{"broker-defaults", bs("--describe", "--broker-defaults"), exact},
+		{"broker-entity-default", bs("--describe", "--entity-type", "brokers", "--entity-default"), exact},
+		{"user", bs("--describe", "--user", "qa"), exact},
+		{"user-scram", bs("--describe", "--user", "sc"), exact},
+		{"user-none", bs("--describe", "--user", "nobody"), exact},
+		{"user-client", bs("--describe", "--user", "qa", "--client", "c1"), exact},
+		{"users-default-clients", bs("--describe", "--entity-type", "users", "--entity-default", "--entity-type", "clients"), exact},
+		{"clients", bs("--describe", "--entity-type", "clients"), exact},
+		{"client-defaults", bs("--describe", "--client-defaults"), exact},
+		{"ip", bs("--describe", "--ip", "127.0.0.1"), exact},
+		{"ip-defaults", bs("--describe", "--ip-defaults"), exact},
+		{"client-metrics-one", bs("--describe", "--client-metrics", "cm1"), exact},
+		{"client-metrics-missing", bs("--describe", "--client-metrics", "nosuch"), exact},
+		{"group", bs("--describe", "--group", "g1"), exact},
+		{"group-all", bs("--describe", "--group", "g1", "--all"), exact},
+		{"group-missing", bs("--describe", "--group", "nosuch"), exact},
 	})
 }
 
@@ -256,56 +360,74 @@ func TestDifferentialAlter(t *testing.T) {
 		}
 		return r
 	}
-	sem := make(chan struct{}, 3)
-	t.Run("chains", func(t *testing.T) {
-		for cname, steps := range chains {
-			t.Run(cname, func(t *testing.T) {
-				t.Parallel()
-				for i, s := range steps {
-					sem <- struct{}{}
-					a := runApache(t, sub(s.alter, "apache")...)
-					<-sem
-					k := runKbox(t, sub(s.alter, "kbox")...)
-					compare(t, swap(a), k, s.mode)
-					if s.describe == nil {
-						continue
-					}
-					ka := runKbox(t, sub(s.describe, "apache")...)
-					kk := runKbox(t, sub(s.describe, "kbox")...)
-					if ka.code != 0 || swap(ka) != kk {
-						t.Errorf("step %d: read back differs\napache's entity:\n%s\nkbox's entity:\n%s", i, ka.stdout, kk.stdout)
-					}
-				}
-			})
+	// Apache's alterations, chain by chain in order, in one batch; the
+	// shared broker-level ones last.
+	names := make([]string, 0, len(chains))
+	for n := range chains {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var cmds [][]string
+	for _, n := range names {
+		for _, s := range chains[n] {
+			cmds = append(cmds, sub(s.alter, "apache"))
 		}
-		// Broker-level state is shared: Apache then kbox on the same broker.
-		t.Run("broker", func(t *testing.T) {
-			t.Parallel()
-			for _, c := range []tcase{
-				{"set", bs("--alter", "--broker", "1", "--add-config", "log.cleaner.threads=2"), exact},
-				{"logger", bs("--alter", "--broker-logger", "1", "--add-config", "kafka.server.KafkaApis=DEBUG"), exact},
-				{"default", bs("--alter", "--broker-defaults", "--add-config", "log.retention.ms=86400000"), exact},
-			} {
-				sem <- struct{}{}
-				a := runApache(t, c.args...)
-				<-sem
-				compare(t, a, runKbox(t, c.args...), c.mode)
-			}
-			r := runKbox(t, bs("--describe", "--entity-type", "brokers")...)
-			want := "Dynamic configs for broker 1 are:\n  log.cleaner.threads=2 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.cleaner.threads=2, "
-			if !strings.HasPrefix(r.stdout, want) || !strings.Contains(r.stdout, "  log.retention.ms=86400000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=86400000}\n") {
-				t.Errorf("broker read back:\n%s", r.stdout)
-			}
-			for _, args := range [][]string{
-				{"--alter", "--broker", "1", "--delete-config", "log.cleaner.threads"},
-				{"--alter", "--broker-logger", "1", "--delete-config", "kafka.server.KafkaApis"},
-				{"--alter", "--entity-type", "brokers", "--entity-default", "--delete-config", "log.retention.ms"},
-			} {
-				if r := runKbox(t, bs(args...)...); r.code != 0 {
-					t.Errorf("%v: %+v", args, r)
+	}
+	broker := []tcase{
+		{"set", bs("--alter", "--broker", "1", "--add-config", "log.cleaner.threads=2"), exact},
+		{"logger", bs("--alter", "--broker-logger", "1", "--add-config", "kafka.server.KafkaApis=DEBUG"), exact},
+		{"default", bs("--alter", "--broker-defaults", "--add-config", "log.retention.ms=86400000"), exact},
+		{"read-only", bs("--alter", "--broker", "1", "--add-config", "broker.id=5"), firstLine},
+	}
+	for _, c := range broker {
+		cmds = append(cmds, c.args)
+	}
+	apache := apacheBatch(t, cmds)
+	i := 0
+	for _, n := range names {
+		t.Run(n, func(t *testing.T) {
+			var readBack []string
+			for _, s := range chains[n] {
+				a := apache[i]
+				i++
+				k := runKbox(t, sub(s.alter, "kbox")...)
+				compare(t, swap(a), k, s.mode)
+				if s.describe != nil {
+					readBack = s.describe
 				}
+			}
+			// Apache's entity went through the whole chain in the batch:
+			// compare the final states.
+			ka := runKbox(t, sub(readBack, "apache")...)
+			kk := runKbox(t, sub(readBack, "kbox")...)
+			if ka.code != 0 || swap(ka) != kk {
+				t.Errorf("read back differs\napache's entity:\n%s\nkbox's entity:\n%s", ka.stdout, kk.stdout)
+			}
+			if kk.stdout == "" {
+				t.Errorf("read back shows nothing: %q", kk.stdout)
 			}
 		})
+	}
+	// Broker-level state is shared: kbox repeats Apache's alterations.
+	t.Run("broker", func(t *testing.T) {
+		for _, c := range broker {
+			compare(t, apache[i], runKbox(t, c.args...), c.mode)
+			i++
+		}
+		r := runKbox(t, bs("--describe", "--entity-type", "brokers")...)
+		want := "Dynamic configs for broker 1 are:\n  log.cleaner.threads=2 sensitive=false synonyms={DYNAMIC_BROKER_CONFIG:log.cleaner.threads=2, "
+		if !strings.HasPrefix(r.stdout, want) || !strings.Contains(r.stdout, "  log.retention.ms=86400000 sensitive=false synonyms={DYNAMIC_DEFAULT_BROKER_CONFIG:log.retention.ms=86400000}\n") {
+			t.Errorf("broker read back:\n%s", r.stdout)
+		}
+		for _, args := range [][]string{
+			{"--alter", "--broker", "1", "--delete-config", "log.cleaner.threads"},
+			{"--alter", "--broker-logger", "1", "--delete-config", "kafka.server.KafkaApis"},
+			{"--alter", "--entity-type", "brokers", "--entity-default", "--delete-config", "log.retention.ms"},
+		} {
+			if r := runKbox(t, bs(args...)...); r.code != 0 {
+				t.Errorf("%v: %+v", args, r)
+			}
+		}
 	})
 }
 
