@@ -209,11 +209,7 @@ func Change(ctx context.Context, s *Service, r Resource, ops []Op, dryRun bool) 
 		sensitive := known && e.Sensitive
 		if o.Op == Delete {
 			c.Op = "delete"
-			if known && e.Source == DynamicSource(r) && len(e.Synonyms) > 1 {
-				c.NewValue = e.Synonyms[1].Value
-			} else if known {
-				c.NewValue = e.Value
-			}
+			c.NewValue = fallback(e, r, known)
 		} else {
 			v := o.Value
 			c.NewValue = &v
@@ -224,6 +220,24 @@ func Change(ctx context.Context, s *Service, r Resource, ops []Op, dryRun bool) 
 		res.Changes = append(res.Changes, c)
 	}
 	return res, nil
+}
+
+// fallback is the value a config takes when r's own dynamic value is
+// deleted: the first synonym from another source (nil when there is none).
+func fallback(e Entry, r Resource, known bool) *string {
+	if !known {
+		return nil
+	}
+	own := DynamicSource(r)
+	if e.Source != own {
+		return e.Value
+	}
+	for _, s := range e.Synonyms {
+		if s.Source != own {
+			return s.Value
+		}
+	}
+	return nil
 }
 
 // Difference is one config that differs.
