@@ -96,9 +96,9 @@ func TestRedactPasswords(t *testing.T) {
 
 func TestValidateTopicName(t *testing.T) {
 	for name, msg := range map[string]string{
-		"":                      "Topic name is invalid: the empty string is not allowed",
-		".":                     "Topic name is invalid: '.' is not allowed",
-		"a b":                   "Topic name is invalid: 'a b' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'",
+		"":                       "Topic name is invalid: the empty string is not allowed",
+		".":                      "Topic name is invalid: '.' is not allowed",
+		"a b":                    "Topic name is invalid: 'a b' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'",
 		strings.Repeat("x", 250): "Topic name is invalid: the length of '" + strings.Repeat("x", 250) + "' is longer than the max allowed length 249",
 	} {
 		if err := ValidateTopicName(name); err == nil || err.Error() != msg {
