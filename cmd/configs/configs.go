@@ -1,6 +1,19 @@
 // Package configs is the kafka-configs applet: a drop-in for Apache's
 // kafka-configs.sh (ConfigCommand of Kafka 4.4) for every entity type, and
 // the native `kbox configs get|set|unset|diff|explain` commands.
+//
+// Deliberate differences from Apache's tool:
+//   - Where Apache prints "Error while executing config command with args
+//     '...'" and a Java stack trace, kbox prints the same first line and one
+//     line with the cause. In that echo of the arguments, and in the
+//     "Invalid credential property" message, whatever follows "password="
+//     (up to the closing ']') is printed as "<redacted>": kbox never prints
+//     a SCRAM password.
+//   - --add-config values are parsed, and entity combinations checked,
+//     before connecting (Apache connects first), so they fail the same way
+//     whether or not the cluster is reachable.
+//   - --bootstrap-controller is taken as the bootstrap list and spoken to
+//     like brokers (not tested against controller listeners).
 package configs
 
 import (

@@ -50,6 +50,7 @@ func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "configs",
 		Short: short,
 	}
+	cmd.CompletionOptions.DisableDefaultCmd = true
 	cmd.AddCommand(newGetCmd(f), newSetCmd(f, false), newSetCmd(f, true), newDiffCmd(f), newExplainCmd(f))
 	return cmd
 }
@@ -218,7 +219,8 @@ func newSetCmd(f *cmdutil.Factory, unset bool) *cobra.Command {
 			if err != nil {
 				var ce *configs.Error
 				if errors.As(err, &ce) {
-					return err
+					// the broker refused the change: say where
+					return fmt.Errorf("%s: %w", configs.RefOf(res[0]), err)
 				}
 				return cl.Explain(err)
 			}

@@ -150,7 +150,10 @@ func Get(ctx context.Context, s *Service, r Resource, keys []string, all bool) (
 	return l, nil
 }
 
-// ConfigChange is one alteration of `kbox configs set|unset`.
+// ConfigChange is one alteration of `kbox configs set|unset`. NewValue of
+// a deletion is the value the config falls back to, null when the broker
+// does not report it (no synonym from another source). Sensitive values
+// are always null.
 type ConfigChange struct {
 	Name     string  `json:"name"`
 	Op       string  `json:"op"`
@@ -179,7 +182,11 @@ func (c *ChangeResult) Rows() [][]string {
 	}
 	var out [][]string
 	for _, ch := range c.Changes {
-		out = append(out, []string{ch.Name, ch.Op, text(ch.OldValue, false), text(ch.NewValue, false), res})
+		nv := text(ch.NewValue, false)
+		if ch.Op == "delete" && ch.NewValue == nil {
+			nv = "(default)" // the broker did not say which value applies
+		}
+		out = append(out, []string{ch.Name, ch.Op, text(ch.OldValue, false), nv, res})
 	}
 	return out
 }
