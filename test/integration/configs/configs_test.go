@@ -483,3 +483,39 @@ func TestScramLogin(t *testing.T) {
 		t.Fatalf("password printed: %+v", bad)
 	}
 }
+
+// TestNative: the native commands on a real broker: --dry-run is a
+// validate-only request (a bad value is refused, a good one changes
+// nothing), explain carries the broker's documentation.
+func TestNative(t *testing.T) {
+	nat := func(args ...string) result {
+		return runKbox(t, append(args, "--bootstrap-server", cluster.PlaintextBootstrap)...)
+	}
+	if r := nat("set", "--topic", "cfg-b", "retention.ms=abc", "--dry-run"); r.code != 1 || !strings.Contains(r.stderr, "topic cfg-b: Invalid value abc for configuration retention.ms") {
+		t.Errorf("bad value, dry run: %+v", r)
+	}
+	if r := nat("set", "--topic", "cfg-b", "retention.ms=123456", "--dry-run", "-o", "json"); r.code != 0 || !strings.Contains(r.stdout, `"dry_run":true`) {
+		t.Errorf("dry run: %+v", r)
+	}
+	if r := nat("get", "--topic", "cfg-b", "retention.ms", "-o", "json"); r.code != 0 || strings.Contains(r.stdout, "123456") {
+		t.Errorf("dry run changed the topic: %+v", r)
+	}
+	if r := nat("set", "--topic", "cfg-b", "retention.ms=123456"); r.code != 0 {
+		t.Errorf("set: %+v", r)
+	}
+	if r := nat("get", "--topic", "cfg-b", "retention.ms", "-o", "json"); !strings.Contains(r.stdout, `"value":"123456","source":"dynamic_topic"`) {
+		t.Errorf("set not read back: %+v", r)
+	}
+	if r := nat("diff", "--topic", "cfg-a", "--topic", "cfg-b"); r.code != 0 || !strings.Contains(r.stdout, "cleanup.policy") || !strings.Contains(r.stdout, "123456") {
+		t.Errorf("diff: %+v", r)
+	}
+	if r := nat("unset", "--topic", "cfg-b", "retention.ms", "--dry-run"); r.code != 0 {
+		t.Errorf("unset dry run: %+v", r)
+	}
+	if r := nat("explain", "retention.ms", "--topic", "cfg-b", "-o", "json"); r.code != 0 || strings.Contains(r.stdout, `"documentation":null`) || !strings.Contains(r.stdout, `"type":"LONG"`) {
+		t.Errorf("explain: %+v", r)
+	}
+	if r := nat("explain", "log.cleaner.threads"); r.code != 0 || !strings.HasPrefix(r.stdout, "log.cleaner.threads (INT) on broker 1\n") {
+		t.Errorf("explain broker key: %+v", r)
+	}
+}
