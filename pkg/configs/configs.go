@@ -265,12 +265,14 @@ func (s *Service) ListTopics(ctx context.Context) ([]string, error) {
 }
 
 // BrokerIDs returns the ids of the brokers in the cluster, in the order
-// the metadata lists them.
+// DescribeCluster lists them (Admin.describeCluster, as ConfigCommand asks).
 func (s *Service) BrokerIDs(ctx context.Context) ([]int32, error) {
-	req := kmsg.NewPtrMetadataRequest()
-	req.Topics = []kmsg.MetadataRequestTopic{}
+	req := kmsg.NewPtrDescribeClusterRequest()
 	resp, err := req.RequestWith(ctx, s.Client)
 	if err != nil {
+		return nil, err
+	}
+	if err := codeErr(resp.ErrorCode, resp.ErrorMessage); err != nil {
 		return nil, err
 	}
 	var out []int32

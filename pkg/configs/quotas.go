@@ -78,11 +78,14 @@ func (s *Service) DescribeQuotas(ctx context.Context, filter []QuotaFilter) (Quo
 	if err := codeErr(resp.ErrorCode, resp.ErrorMessage); err != nil {
 		return nil, err
 	}
-	// Entities come in the broker's order (Java's admin client keeps
-	// it); each entity's values in the order of a HashMap sized for them.
+	// Java's admin client puts the entities in a HashMap sized for them,
+	// keyed by ClientQuotaEntity (hash: Objects.hash(entries), entries a
+	// HashMap<String,String>), each entity's values in a HashMap too.
 	var qs []Quota
+	var hashes []int32
 	for _, e := range resp.Entries {
 		var q Quota
+		h := int32(0)
 		var keys []string
 		byKey := map[string]*string{}
 		for _, c := range e.Entity {
@@ -94,6 +97,11 @@ func (s *Service) DescribeQuotas(ctx context.Context, filter []QuotaFilter) (Quo
 		for _, k := range keys {
 			n := byKey[k]
 			q.Entity = append(q.Entity, QuotaComponent{Type: k, Name: n})
+			vh := int32(0)
+			if n != nil {
+				vh = javafmt.StringHash(*n)
+			}
+			h += javafmt.StringHash(k) ^ vh
 		}
 		var vkeys []string
 		vals := map[string]float64{}
@@ -107,8 +115,13 @@ func (s *Service) DescribeQuotas(ctx context.Context, filter []QuotaFilter) (Quo
 			q.Values = append(q.Values, QuotaValue{Key: k, Value: vals[k]})
 		}
 		qs = append(qs, q)
+		hashes = append(hashes, 31+h)
 	}
-	return qs, nil
+	out := make(Quotas, 0, len(qs))
+	for _, i := range javafmt.HashOrder(hashes, javafmt.HashMapCapacityOf(hashes, len(resp.Entries))) {
+		out = append(out, qs[i])
+	}
+	return out, nil
 }
 
 // QuotaOp sets (Remove false) or removes one quota.

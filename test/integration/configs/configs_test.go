@@ -67,6 +67,13 @@ func setup() error {
 		{Entity: kadm.ClientQuotaEntity{{Type: "ip"}}, Ops: []kadm.AlterClientQuotaOp{{Key: "connection_creation_rate", Value: 50}}},
 		{Entity: kadm.ClientQuotaEntity{{Type: "ip", Name: str("127.0.0.1")}}, Ops: []kadm.AlterClientQuotaOp{{Key: "connection_creation_rate", Value: 100}}},
 	}
+	// Users whose quota entities collide in Java's HashMap (bucket 12 of
+	// 16): kafka-configs prints them in the order of a table that
+	// treeifyBin grew (javafmt.HashMapCapacityOf).
+	for _, u := range []string{"a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8", "i9", "j10"} {
+		quotas = append(quotas, kadm.AlterClientQuotaEntry{Entity: kadm.ClientQuotaEntity{{Type: "user", Name: str(u)}}, Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: 10}}})
+	}
+	quotas = append(quotas, kadm.AlterClientQuotaEntry{Entity: kadm.ClientQuotaEntity{{Type: "user"}}, Ops: []kadm.AlterClientQuotaOp{{Key: "producer_byte_rate", Value: 10}}})
 	res, err := adm.AlterClientQuotas(ctx, quotas)
 	if err != nil {
 		return err
