@@ -236,7 +236,7 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// Order is OptionSet.specs(): every detected option in command-line order,
+// Detected is OptionSet.specs(): every detected option in command-line order,
 // repeats included (kafka-configs pairs --entity-name/--entity-default with
 // --entity-type by it).
 func TestOrder(t *testing.T) {
@@ -246,7 +246,7 @@ func TestOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"entity-type", "entity-default", "entity-type", "entity-name", "x", "y", "entity-default"}
-	if strings.Join(s.Order, ",") != strings.Join(want, ",") {
-		t.Fatalf("order %v, want %v", s.Order, want)
+	if strings.Join(s.Detected, ",") != strings.Join(want, ",") {
+		t.Fatalf("order %v, want %v", s.Detected, want)
 	}
 }
