@@ -6,6 +6,7 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/cluster"
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/cmd/configs"
 	"github.com/kboxdev/kbox/cmd/consoleconsumer"
 	"github.com/kboxdev/kbox/cmd/consoleproducer"
 	"github.com/kboxdev/kbox/cmd/consumergroups"
@@ -37,6 +38,7 @@ var applets = []cmdutil.Applet{
 	consumergroups.Applet,
 	consoleconsumer.Applet, consoleproducer.Applet,
 	reassignpartitions.Applet, leaderelection.Applet,
+	configs.Applet,
 	// Native groups and commands (`kbox Alias`).
 	cluster.Applet,
 	perf.Applet,

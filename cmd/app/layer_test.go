@@ -83,10 +83,11 @@ func TestProfileServesEveryApplet(t *testing.T) {
 		"kafka-console-consumer":    {"--profile", "p", "--topic", "pt", "--from-beginning", "--max-messages", "1", "--timeout-ms", "20000"},
 		"kafka-reassign-partitions": {"--profile", "p", "--list"},
 		"kafka-leader-election":     {"--profile", "p", "--election-type", "preferred", "--all-topic-partitions"},
+		"kafka-configs":             {"--profile", "p", "--describe", "--topic", "pt"},
 	}
 	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency", "kafka-consumer-groups",
 		"kafka-reassign-partitions", "kafka-leader-election"}
-	order = append(order, "kafka-console-producer", "kafka-console-consumer")
+	order = append(order, "kafka-console-producer", "kafka-console-consumer", "kafka-configs")
 	if len(order) != len(apacheNames()) {
 		t.Fatalf("registry has %v; this test covers %v", apacheNames(), order)
 	}
@@ -96,6 +97,13 @@ func TestProfileServesEveryApplet(t *testing.T) {
 		if code != 0 || strings.Contains(errOut.String(), "bootstrap") {
 			t.Errorf("%s: exit %d\nstdout %.300q\nstderr %.300q", name, code, out, errOut)
 		}
+	}
+	// A drop-in's native subcommands take the profile too (the layer puts
+	// its bootstrap list in front of the arguments).
+	ios, _, out, errOut := output.Test()
+	code := app.Main([]string{"kbox", "--profile", "p", "configs", "get", "--topic", "pt", "-o", "json"}, ios, func(k string) string { return env[k] })
+	if code != 0 || !strings.Contains(out.String(), `"name":"pt"`) {
+		t.Errorf("kbox configs get under a profile: exit %d\nstdout %.300q\nstderr %.300q", code, out, errOut)
 	}
 }
 

@@ -111,3 +111,38 @@ func hashOrdered[K comparable](keys []K, hash func(K) int32, initialCapacity int
 	}
 	return out
 }
+
+// HashMapCapacityOf is the table size of a java.util.HashMap created with
+// initialCapacity (< 0: default 16) after the given distinct hashes were
+// inserted in order, counting the resizes HashMap.treeifyBin makes instead
+// of treeifying while the table is smaller than 64 (a bin reaching 9
+// entries). With few collisions it equals HashMapCapacity. Bins that do get
+// treeified (tables of 64 and more) iterate differently; that is not
+// modelled.
+func HashMapCapacityOf(hashes []int32, initialCapacity int) int {
+	c := HashMapCapacity(initialCapacity, 0)
+	bucket := func(h int32, c int) int {
+		u := uint32(h)
+		return int((u ^ u>>16) & uint32(c-1))
+	}
+	count := map[int]int{}
+	recount := func(n int) {
+		count = map[int]int{}
+		for _, h := range hashes[:n] {
+			count[bucket(h, c)]++
+		}
+	}
+	for i, h := range hashes {
+		b := bucket(h, c)
+		count[b]++
+		if count[b] > 8 && c < 64 { // binCount >= TREEIFY_THRESHOLD-1: resize
+			c <<= 1
+			recount(i + 1)
+		}
+		if i+1 > c*3/4 { // ++size > threshold
+			c <<= 1
+			recount(i + 1)
+		}
+	}
+	return c
+}

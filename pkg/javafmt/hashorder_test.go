@@ -64,3 +64,31 @@ func TestHashMapOrder(t *testing.T) {
 		t.Errorf("duplicates: %v", got)
 	}
 }
+
+// kafka-configs quota entities (ClientQuotaEntity hashes) of users a1..i9
+// all fall in bucket 12 of 16: inserting the ninth makes HashMap.treeifyBin
+// resize to 32 (not treeify: the table is under 64), where plain load-factor
+// growth stays at 16. (In the broker's response order the default user,
+// also in bucket 12 of 16 but not of 32, came among the first nine: after
+// the resize that bin filled up again and the table went to 64, the order
+// Apache printed on the test bed.)
+func TestHashMapCapacityOfTreeifyResize(t *testing.T) {
+	entity := func(name string, isNull bool) int32 {
+		v := int32(0)
+		if !isNull {
+			v = StringHash(name)
+		}
+		return 31 + (StringHash("user") ^ v)
+	}
+	var hs []int32
+	for _, n := range []string{"a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8", "i9", "j10"} {
+		hs = append(hs, entity(n, false))
+	}
+	hs = append(hs, entity("", true))
+	if got := HashMapCapacityOf(hs, len(hs)); got != 32 || HashMapCapacity(len(hs), len(hs)) != 16 {
+		t.Fatalf("capacity %d, want 32 (load factor alone: %d)", got, HashMapCapacity(len(hs), len(hs)))
+	}
+	if got, want := HashMapCapacityOf(hs[:2], 2), HashMapCapacity(2, 2); got != want {
+		t.Fatalf("no collisions: %d, want %d", got, want)
+	}
+}

@@ -235,3 +235,18 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// Detected is OptionSet.specs(): every detected option in command-line order,
+// repeats included (kafka-configs pairs --entity-name/--entity-default with
+// --entity-type by it).
+func TestOrder(t *testing.T) {
+	p := New(Spec{Name: "entity-type", Arg: RequiredArg}, Spec{Name: "entity-name", Arg: RequiredArg}, Spec{Name: "entity-default"}, Spec{Name: "x"}, Spec{Name: "y"})
+	s, err := p.Parse([]string{"--entity-type", "users", "--entity-default", "--entity-type", "clients", "--entity-name", "c", "-xy", "--entity-default"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"entity-type", "entity-default", "entity-type", "entity-name", "x", "y", "entity-default"}
+	if strings.Join(s.Detected, ",") != strings.Join(want, ",") {
+		t.Fatalf("order %v, want %v", s.Detected, want)
+	}
+}

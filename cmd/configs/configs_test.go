@@ -1,0 +1,166 @@
+package configs
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/internal/golden"
+	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func run(t *testing.T, invoked string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	ios, _, out, errb := output.Test()
+	cfg := filepath.Join(t.TempDir(), "none.yaml")
+	f := cmdutil.NewFactory(ios, func(k string) string {
+		if k == "KBOX_CONFIG" {
+			return cfg
+		}
+		return ""
+	}, "test")
+	f.Invoked = invoked
+	err := Run(context.Background(), f, args)
+	code, msg := cmdutil.ExitCode(err)
+	if msg != "" {
+		errb.WriteString("kbox: error: " + msg + "\n")
+	}
+	return out.String(), errb.String(), code
+}
+
+// The help captured from Apache kafka-configs 4.4.0 (stderr, exit 1); under
+// the native name the native subcommands follow.
+func TestHelpMatchesApache(t *testing.T) {
+	want := string(golden.Read(t, "apache-help.golden"))
+	out, errs, code := run(t, "kafka-configs", "--help")
+	if out != "" || code != 1 || errs != want {
+		t.Errorf("--help: code %d, stdout %q, stderr differs from testdata/apache-help.golden:\n%s", code, out, errs)
+	}
+	if _, errs, code = run(t, "kafka-configs"); code != 1 || errs != want {
+		t.Errorf("no args: code %d, stderr:\n%s", code, errs)
+	}
+	if _, errs, _ = run(t, "kbox configs", "--help"); errs != want+nativeHelp {
+		t.Errorf("kbox configs --help: no native subcommand list:\n%s", errs)
+	}
+}
+
+// Argument errors need no cluster (the bootstrap is never dialled).
+func TestArgErrors(t *testing.T) {
+	const b = "127.0.0.1:1"
+	usage := func(msg string) string { return msg + "\n" + apacheOptions }
+	cases := []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"--bootstrap-server", b, "--topic", "x"}, usage("Command must include exactly one action: --describe, --alter")},
+		{[]string{"--bootstrap-server", b, "--describe", "--topic", "x", "--delete-config", "a"}, usage(`Option "[describe]" can't be used with option "[delete-config]"`)},
+		{[]string{"--describe", "--topic", "x"}, "Either --bootstrap-server or --bootstrap-controller must be specified.\n"},
+		{[]string{"--bootstrap-server", b, "--describe", "--user", "u", "--client", "c", "--user", "v"}, "Found multiple arguments for option user, but you asked for only one\n"},
+		{[]string{"--bootstrap-server", b, "--alter", "--broker-logger", "x", "--add-config", "a=b"}, "The entity name for broker-loggers must be a valid integer broker id, but it is: x\n"},
+		{[]string{"--bootstrap-server", b, "--alter", "--ip", "1.2.3.4", "--add-config", "a=1,b=2"}, "Only connection quota configs can be added for 'ips' using --bootstrap-server. Unexpected config names: a, b\n"},
+		{[]string{"--bootstrap-server", b, "--alter", "--user", "u", "--add-config", "SCRAM-SHA-256=[iterations=8192,password]"}, "Invalid credential property SCRAM_SHA_256=iterations=8192,password\n"},
+		{[]string{"--bootstrap-server", b, "--alter", "--client", "c", "--delete-config", "SCRAM-SHA-256"}, "Only quota configs can be deleted for 'clients' using --bootstrap-server. Unexpected config names: SCRAM-SHA-256\n"},
+		{[]string{"--bootstrap-server", b, "--describe", "--entity-type", "clients", "--entity-type", "topics"}, "Only 'users' and 'clients' entity types may be specified together\n"},
+	}
+	for _, c := range cases {
+		out, errs, code := run(t, "kafka-configs", c.args...)
+		if out != "" || code != 1 || errs != c.stderr {
+			t.Errorf("%v: code %d, stdout %q, stderr\n%q\nwant\n%q", c.args, code, out, errs, c.stderr)
+		}
+	}
+	// A password is never echoed, in a message or in the command line.
+	_, errs, _ := run(t, "kafka-configs", "--bootstrap-server", b, "--alter", "--user", "u", "--add-config", "SCRAM-SHA-256=[iterations=x,password=hunter2]")
+	if strings.Contains(errs, "hunter2") {
+		t.Errorf("password printed: %q", errs)
+	}
+}
+
+func TestNativeFlagErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"get"},
+		{"get", "--topic", "a", "--broker", "1"},
+		{"get", "--broker", "x"},
+		{"set", "--topic", "a"},
+		{"set", "--topic", "a", "novalue"},
+		{"diff", "--topic", "a", "--broker", "1"},
+		{"diff", "--topic", "a", "--topic", "b", "--topic", "c"},
+		{"get", "--topic", "a", "-o", "csv"},
+		{"get", "--topic", "a", "--nosuch"},
+	} {
+		_, errs, code := run(t, "kbox configs", args...)
+		if code == 0 || code == 1 && !strings.Contains(errs, "arg") {
+			if code != 2 {
+				t.Errorf("%v: exit %d, want 2; stderr %q", args, code, errs)
+			}
+		}
+		if strings.Count(strings.TrimSpace(errs), "\n") > 1 {
+			t.Errorf("%v: more than a short error: %q", args, errs)
+		}
+	}
+}
+
+// The -o json output of every native command, run against an in-process
+// cluster and pinned by golden files.
+func TestNativeJSONGolden(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("configs-golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	bs := strings.Join(c.ListenAddrs(), ",")
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ret, pol := "3600000", "compact"
+	if _, err := adm.CreateTopic(context.Background(), 1, 1, map[string]*string{"retention.ms": &ret, "cleanup.policy": &pol}, "orders"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adm.CreateTopic(context.Background(), 1, 1, nil, "payments"); err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, args ...string) {
+		t.Helper()
+		args = append(args, "--bootstrap-server", bs)
+		jout, errs, code := run(t, "kbox configs", append(args, "-o", "json")...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errs)
+		}
+		var yout string
+		if args[0] != "set" && args[0] != "unset" || contains(args, "--dry-run") {
+			if yout, errs, code = run(t, "kbox configs", append(args, "-o", "yaml")...); code != 0 {
+				t.Fatalf("%s yaml: exit %d: %s", name, code, errs)
+			}
+		}
+		golden.Output(t, name+".json.golden", jout, yout)
+	}
+	check("get", "get", "--topic", "orders")
+	check("get-keys", "get", "--topic", "orders", "retention.ms", "segment.ms")
+	check("set-dry-run", "set", "--topic", "orders", "retention.ms=7200000", "--dry-run")
+	check("set", "set", "--topic", "orders", "retention.ms=7200000", "cleanup.policy=[compact,delete]")
+	check("unset", "unset", "--topic", "orders", "cleanup.policy")
+	check("diff-defaults", "diff", "--topic", "orders")
+	check("diff-topics", "diff", "--topic", "orders", "--topic", "payments")
+	check("explain", "explain", "retention.ms", "--topic", "orders")
+
+	// The table forms.
+	out, errs, code := run(t, "kbox configs", "get", "--topic", "orders", "--bootstrap-server", bs)
+	if code != 0 || !strings.Contains(out, "retention.ms") || !strings.Contains(out, "dynamic topic") {
+		t.Errorf("get table: exit %d %s\n%s", code, errs, out)
+	}
+	out, _, code = run(t, "kbox configs", "explain", "retention.ms", "--topic", "orders", "--bootstrap-server", bs)
+	if code != 0 || !strings.HasPrefix(out, "retention.ms (LONG) on topic orders\n") {
+		t.Errorf("explain text: exit %d\n%s", code, out)
+	}
+	_, errs, code = run(t, "kbox configs", "explain", "no.such.key", "--topic", "orders", "--bootstrap-server", bs)
+	if code != 1 || !strings.Contains(errs, "unknown config no.such.key for topic orders") {
+		t.Errorf("explain unknown: exit %d %q", code, errs)
+	}
+}

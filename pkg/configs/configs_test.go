@@ -1,0 +1,152 @@
+package configs
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseAddConfig(t *testing.T) {
+	cases := []struct {
+		in   string
+		want Props
+		err  bool
+	}{
+		{in: "k1=v1,k2=[v1,v2,v2],k3=v3", want: Props{{"k1", "v1"}, {"k2", "v1,v2,v2"}, {"k3", "v3"}}},
+		{in: "a = b ,c=d", want: Props{{"a", "b"}, {"c", "d"}}},
+		{in: "ssl.endpoint.identification.algorithm=", want: Props{{"ssl.endpoint.identification.algorithm", ""}}},
+		{in: "a=1,a=2", want: Props{{"a", "2"}}},
+		{in: "a=b,", want: Props{{"a", "b"}}},
+		{in: "SCRAM-SHA-256=[iterations=8192,password=a=b,c]", want: Props{{"SCRAM-SHA-256", "iterations=8192,password=a=b,c"}}},
+		{in: "x=[a,b", want: nil, err: true}, // the comma is outside any closed bracket: "b" has no '='
+		{in: "a=b=c", err: true},
+		{in: "", err: true},
+		{in: ",a=b", err: true},
+		{in: "novalue", err: true},
+	}
+	for _, c := range cases {
+		var p Props
+		err := ParseAddConfig(&p, c.in)
+		if (err != nil) != c.err {
+			t.Errorf("%q: err %v, want error %v", c.in, err, c.err)
+			continue
+		}
+		if err != nil {
+			if err.Error() != ErrAddConfigFormat {
+				t.Errorf("%q: message %q", c.in, err)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(p, c.want) {
+			t.Errorf("%q: got %v, want %v", c.in, p, c.want)
+		}
+	}
+}
+
+func TestValidateKeys(t *testing.T) {
+	if err := ValidateKeys(Props{{"kafka.server.ReplicaManager$LogDirFailureHandler", "INFO"}, {"a-b_c.1", ""}}); err != nil {
+		t.Fatal(err)
+	}
+	err := ValidateKeys(Props{{"ok", "1"}, {"bad key", "1"}})
+	if err == nil || err.Error() != "Invalid character found for config key: bad key" {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestParseScram(t *testing.T) {
+	u, err := ParseScram("SCRAM-SHA-256", "iterations=8192,password=se,cr=et")
+	if err != nil || u.Iterations != 8192 || u.Password != "se,cr=et" {
+		t.Fatalf("got %+v %v", u, err)
+	}
+	if u, err = ParseScram("SCRAM-SHA-512", "password=p"); err != nil || u.Iterations != 4096 {
+		t.Fatalf("default iterations: %+v %v", u, err)
+	}
+	if u, err = ParseScram("SCRAM-SHA-512", "iterations=-1,password=p"); err != nil || u.Iterations != 4096 {
+		t.Fatalf("-1 iterations: %+v %v", u, err)
+	}
+	bad := []struct{ in, msg string }{
+		{"iterations=100,password=topsecret", "Iterations 100 is less than the minimum 4096 required for SCRAM-SHA-256"},
+		{"iterations=,password=topsecret", `For input string: ""`},
+		{"iterations=99999999999,password=topsecret", `For input string: "99999999999"`},
+		{"pass=x", "Invalid credential property SCRAM_SHA_256=pass=x"},
+		{"iterations=x,password=topsecret", "Invalid credential property SCRAM_SHA_256=iterations=x,password=<redacted>"},
+	}
+	for _, b := range bad {
+		_, err := ParseScram("SCRAM-SHA-256", b.in)
+		if err == nil || err.Error() != b.msg {
+			t.Errorf("%q: got %v, want %q", b.in, err, b.msg)
+		}
+		if err != nil && strings.Contains(err.Error(), "topsecret") {
+			t.Errorf("%q: password in error %q", b.in, err)
+		}
+	}
+}
+
+func TestRedactPasswords(t *testing.T) {
+	in := "--add-config SCRAM-SHA-256=[iterations=8192,password=a,b],SCRAM-SHA-512=[password=c] --user u"
+	want := "--add-config SCRAM-SHA-256=[iterations=8192,password=<redacted>],SCRAM-SHA-512=[password=<redacted>] --user u"
+	if got := RedactPasswords(in); got != want {
+		t.Fatalf("got %q", got)
+	}
+	if got := RedactPasswords("password=x y"); got != "password=<redacted>" {
+		t.Fatalf("unbracketed: %q", got)
+	}
+}
+
+func TestValidateTopicName(t *testing.T) {
+	for name, msg := range map[string]string{
+		"":                       "Topic name is invalid: the empty string is not allowed",
+		".":                      "Topic name is invalid: '.' is not allowed",
+		"a b":                    "Topic name is invalid: 'a b' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'",
+		strings.Repeat("x", 250): "Topic name is invalid: the length of '" + strings.Repeat("x", 250) + "' is longer than the max allowed length 249",
+	} {
+		if err := ValidateTopicName(name); err == nil || err.Error() != msg {
+			t.Errorf("%q: got %v", name, err)
+		}
+	}
+	if err := ValidateTopicName("ok.topic_1-" + strings.Repeat("x", 238)); err != nil {
+		t.Errorf("valid name refused: %v", err)
+	}
+}
+
+func TestWriteApache(t *testing.T) {
+	v := func(s string) *string { return &s }
+	var b bytes.Buffer
+	err := WriteEntriesApache(&b, []Entry{
+		{Name: "retention.ms", Value: v("3600000"), Synonyms: []Synonym{{"retention.ms", v("3600000"), "DYNAMIC_TOPIC_CONFIG"}, {"log.retention.hours", v("168"), "DEFAULT_CONFIG"}}},
+		{Name: "ssl.key.password", Sensitive: true, Synonyms: []Synonym{{"ssl.key.password", nil, "STATIC_BROKER_CONFIG"}}},
+		{Name: "x", Value: v("")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "  retention.ms=3600000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=3600000, DEFAULT_CONFIG:log.retention.hours=168}\n" +
+		"  ssl.key.password=null sensitive=true synonyms={STATIC_BROKER_CONFIG:ssl.key.password=null}\n" +
+		"  x= sensitive=false synonyms={}\n"
+	if b.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	qs := Quotas{
+		{Entity: []QuotaComponent{{Type: QuotaClientID, Name: v("c1")}, {Type: QuotaUser, Name: v("alice")}}, Values: []QuotaValue{{"request_percentage", 12.5}}},
+		{Entity: []QuotaComponent{{Type: QuotaClientID}}, Values: []QuotaValue{{"producer_byte_rate", 1e7}, {"consumer_byte_rate", 4096}}},
+		{Entity: []QuotaComponent{{Type: QuotaIP, Name: v("")}}, Values: []QuotaValue{{"connection_creation_rate", 0.001}}},
+	}
+	if err := qs.WriteApache(&b); err != nil {
+		t.Fatal(err)
+	}
+	want = "Quota configs for user-principal 'alice', client-id 'c1' are request_percentage=12.5\n" +
+		"Quota configs for the default client-id are producer_byte_rate=1.0E7, consumer_byte_rate=4096.0\n" +
+		"Quota configs for the default ip are connection_creation_rate=0.001\n"
+	if b.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := WriteScramApache(&b, []ScramUser{{User: "bob", Credentials: []ScramCredential{{"SCRAM-SHA-256", 8192}, {"SCRAM-SHA-512", 4096}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != "SCRAM credential configs for user-principal 'bob' are SCRAM-SHA-256=iterations=8192, SCRAM-SHA-512=iterations=4096\n" {
+		t.Fatalf("scram: %q", got)
+	}
+}
