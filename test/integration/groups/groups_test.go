@@ -308,6 +308,12 @@ func TestGroups(t *testing.T) {
 	consumer(t, "live-848", "--topic", "orders", "--consumer-property", "group.protocol=consumer")
 	consumer(t, "live-static", "--include", "orders|other", "--consumer-property", "group.instance.id=inst-1")
 	waitLive(t, ctx, cl, map[string]int{"live-classic": 2, "live-848": 1, "live-static": 1})
+	// The coordinator's member order follows its hash map: say whether
+	// this run tells it from a sort by member id (half the runs do).
+	if ds, err := groups.New(cl).Describe(ctx, []string{"live-classic"}); err == nil && len(ds) == 1 && len(ds[0].Members) == 2 {
+		ms := ds[0].Members
+		t.Logf("live-classic members in broker order: %s, %s (unlike a sort by member id: %v)", ms[0].MemberID, ms[1].MemberID, ms[0].MemberID > ms[1].MemberID)
+	}
 
 	dir := t.TempDir()
 	plan := filepath.Join(dir, "plan.csv")
