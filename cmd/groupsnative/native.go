@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
@@ -141,7 +142,18 @@ func clients(ctx context.Context, f *cmdutil.Factory, flags *cmdutil.ConnFlags, 
 	if !withReader {
 		return adm, nil, nil
 	}
-	reader, err := f.Client(conn, kafka.Consumer, kafka.Options{
+	reader, err := NewReader(f, conn)
+	if err != nil {
+		adm.Close()
+		return nil, nil, err
+	}
+	return adm, reader, nil
+}
+
+// NewReader connects the client groups.Lag reads records with to measure
+// lag in time: a consumer without a group (kbox status uses it too).
+func NewReader(f *cmdutil.Factory, conn *config.Connection) (*kafka.Client, error) {
+	return f.Client(conn, kafka.Consumer, kafka.Options{
 		Tune: func(s *kafka.Settings) { s.GroupID = "" },
 		Extra: []kgo.Opt{
 			kgo.FetchMaxWait(500 * time.Millisecond),
@@ -152,11 +164,6 @@ func clients(ctx context.Context, f *cmdutil.Factory, flags *cmdutil.ConnFlags, 
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		},
 	})
-	if err != nil {
-		adm.Close()
-		return nil, nil, err
-	}
-	return adm, reader, nil
 }
 
 func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/cmd/groupsnative"
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
@@ -47,7 +48,9 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 against brokers expected, the active controller, under-replicated,
 under-min-ISR, offline and non-preferred-leader partitions, disk used per
 broker (from log-dir volume sizes), and produce/consume rates in records/s from
-two samples of end offsets and committed offsets --sample apart (no JMX).
+two samples of end offsets and committed offsets --sample apart (no JMX), and
+the consumer group furthest behind, in records and in time (how long ago its
+oldest unconsumed record was written; JSON: the 5 most lagging groups).
 
 Brokers expected: the profile's expected-brokers when set, else every broker the
 cluster has registered (fenced ones included) or that holds a replica.
@@ -189,7 +192,7 @@ func profileNames(sel string, file *config.File) []string {
 }
 
 func target(f *cmdutil.Factory, o *options, name string, conn *config.Connection, expected int) status.Target {
-	return status.Target{
+	t := status.Target{
 		Name:    name,
 		Options: status.Options{ExpectedBrokers: expected, Sample: o.sample},
 		Connect: func(ctx context.Context) (*kgo.Client, func(), error) {
@@ -200,4 +203,14 @@ func target(f *cmdutil.Factory, o *options, name string, conn *config.Connection
 			return cl.Client, cl.Close, nil
 		},
 	}
+	// The most lagging groups' lag in time: read with the reader kbox
+	// groups lag uses, connected only when some group lags.
+	t.Options.Reader = func(context.Context) (*kgo.Client, func(), error) {
+		r, err := groupsnative.NewReader(f, conn)
+		if err != nil {
+			return nil, nil, err
+		}
+		return r.Client, r.Close, nil
+	}
+	return t
 }

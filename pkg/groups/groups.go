@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Client runs group operations through an admin client.
@@ -157,7 +158,9 @@ type Group struct {
 // Describe describes groups, in name order; a group that cannot be
 // described carries Err (*ErrGroupNotFound for an unknown group). KIP-848
 // groups are described with ConsumerGroupDescribe, the others with the
-// classic DescribeGroups.
+// classic DescribeGroups. Members keep the order the coordinator returns
+// them in, as Apache's tool prints them (kadm would sort them), so the
+// requests are issued here rather than through kadm.
 func (c *Client) Describe(ctx context.Context, groups []string) ([]Group, error) {
 	groups = uniqSorted(groups)
 	if len(groups) == 0 {
@@ -165,12 +168,9 @@ func (c *Client) Describe(ctx context.Context, groups []string) ([]Group, error)
 	}
 	res := map[string]Group{}
 	var classic []string
-	cgs, err := c.Adm.DescribeConsumerGroups(ctx, groups...)
-	if err != nil && len(cgs) == 0 {
-		var se *kadm.ShardErrors
-		if !errors.As(err, &se) {
-			return nil, err
-		}
+	cgs := c.describeConsumer(ctx, groups)
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	for _, g := range groups {
 		d, ok := cgs[g]
@@ -182,11 +182,11 @@ func (c *Client) Describe(ctx context.Context, groups []string) ([]Group, error)
 			res[g] = Group{Group: g, Err: d.Err}
 			continue
 		}
-		res[g] = fromConsumer(d)
+		res[g] = d
 	}
 	if len(classic) > 0 {
-		ds, err := c.Adm.DescribeGroups(ctx, classic...)
-		if err != nil && len(ds) == 0 {
+		ds, err := c.describeClassic(ctx, classic)
+		if err != nil {
 			return nil, err
 		}
 		for _, g := range classic {
@@ -201,13 +201,78 @@ func (c *Client) Describe(ctx context.Context, groups []string) ([]Group, error)
 			case d.State == "Dead":
 				res[g] = Group{Group: g, State: "Dead", Err: &ErrGroupNotFound{Group: g}}
 			default:
-				res[g] = fromClassic(d)
+				res[g] = d
 			}
 		}
 	}
 	out := make([]Group, 0, len(groups))
 	for _, g := range groups {
 		out = append(out, res[g])
+	}
+	return out, nil
+}
+
+// describeConsumer issues ConsumerGroupDescribe to the groups'
+// coordinators. A group whose request failed (an old broker, an
+// unreachable coordinator) is left out, so that the caller falls back to
+// DescribeGroups, which reports the failure.
+func (c *Client) describeConsumer(ctx context.Context, groups []string) map[string]Group {
+	req := kmsg.NewPtrConsumerGroupDescribeRequest()
+	req.Groups = groups
+	out := map[string]Group{}
+	for _, sh := range c.Kgo.RequestSharded(ctx, req) {
+		if sh.Err != nil {
+			continue
+		}
+		resp, ok := sh.Resp.(*kmsg.ConsumerGroupDescribeResponse)
+		if !ok {
+			continue
+		}
+		for _, rg := range resp.Groups {
+			if err := kerr.ErrorForCode(rg.ErrorCode); err != nil {
+				out[rg.Group] = Group{Group: rg.Group, Err: err}
+				continue
+			}
+			out[rg.Group] = fromConsumer(rg, sh.Meta)
+		}
+	}
+	return out
+}
+
+// describeClassic issues DescribeGroups to the groups' coordinators. A
+// group whose request failed carries that error; when every request failed
+// the first error is returned.
+func (c *Client) describeClassic(ctx context.Context, groups []string) (map[string]Group, error) {
+	req := kmsg.NewPtrDescribeGroupsRequest()
+	req.Groups = groups
+	out := map[string]Group{}
+	var firstErr error
+	answered := false
+	for _, sh := range c.Kgo.RequestSharded(ctx, req) {
+		if sh.Err == nil {
+			if resp, ok := sh.Resp.(*kmsg.DescribeGroupsResponse); ok {
+				answered = true
+				for _, rg := range resp.Groups {
+					out[rg.Group] = fromClassic(rg, sh.Meta)
+				}
+				continue
+			}
+		}
+		err := sh.Err
+		if err == nil {
+			err = fmt.Errorf("unexpected response %T", sh.Resp)
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+		if r, ok := sh.Req.(*kmsg.DescribeGroupsRequest); ok {
+			for _, g := range r.Groups {
+				out[g] = Group{Group: g, Err: err}
+			}
+		}
+	}
+	if !answered && firstErr != nil {
+		return nil, firstErr
 	}
 	return out, nil
 }
@@ -225,7 +290,7 @@ func uniqSorted(in []string) []string {
 	return out
 }
 
-func coordinator(b kadm.BrokerDetail) Coordinator {
+func coordinator(b kgo.BrokerMetadata) Coordinator {
 	return Coordinator{ID: b.NodeID, Host: b.Host, Port: b.Port}
 }
 
@@ -239,14 +304,21 @@ func tps(s kadm.TopicsSet) []TopicPartition {
 	return out
 }
 
-func fromConsumer(d kadm.DescribedConsumerGroup) Group {
-	ge, te := d.Epoch, d.AssignmentEpoch
-	g := Group{Group: d.Group, Type: TypeConsumer, State: d.State, Coordinator: coordinator(d.Coordinator),
-		AssignmentStrategy: d.AssignorName, GroupEpoch: &ge, TargetAssignmentEpoch: &te}
-	for _, m := range d.Members {
+func fromConsumer(rg kmsg.ConsumerGroupDescribeResponseGroup, b kgo.BrokerMetadata) Group {
+	ge, te := rg.Epoch, rg.AssignmentEpoch
+	g := Group{Group: rg.Group, Type: TypeConsumer, State: rg.State, Coordinator: coordinator(b),
+		AssignmentStrategy: rg.AssignorName, GroupEpoch: &ge, TargetAssignmentEpoch: &te}
+	set := func(a []kmsg.AssignmentTopicPartition) []TopicPartition {
+		s := make(kadm.TopicsSet)
+		for _, tp := range a {
+			s.Add(tp.Topic, tp.Partitions...)
+		}
+		return tps(s)
+	}
+	for _, m := range rg.Members {
 		ep := m.MemberEpoch
 		mm := Member{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost,
-			Assignment: tps(m.Assignment), Target: tps(m.TargetAssignment), Epoch: &ep}
+			Assignment: set(m.Assignment.TopicPartitions), Target: set(m.TargetAssignment.TopicPartitions), Epoch: &ep}
 		if m.InstanceID != nil {
 			mm.InstanceID = *m.InstanceID
 		}
@@ -263,19 +335,23 @@ func fromConsumer(d kadm.DescribedConsumerGroup) Group {
 	return g
 }
 
-func fromClassic(d kadm.DescribedGroup) Group {
-	g := Group{Group: d.Group, Type: TypeClassic, State: d.State, Coordinator: coordinator(d.Coordinator), AssignmentStrategy: d.Protocol}
-	for _, m := range d.Members {
+func fromClassic(rg kmsg.DescribeGroupsResponseGroup, b kgo.BrokerMetadata) Group {
+	g := Group{Group: rg.Group, Type: TypeClassic, State: rg.State, Coordinator: coordinator(b), AssignmentStrategy: rg.Protocol,
+		Err: kerr.ErrorForCode(rg.ErrorCode)}
+	for _, m := range rg.Members {
 		mm := Member{MemberID: m.MemberID, ClientID: m.ClientID, Host: m.ClientHost}
 		if m.InstanceID != nil {
 			mm.InstanceID = *m.InstanceID
 		}
-		if a, ok := m.Assigned.AsConsumer(); ok {
-			for _, t := range a.Topics {
-				ps := append([]int32(nil), t.Partitions...)
-				sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
-				for _, p := range ps {
-					mm.Assignment = append(mm.Assignment, TopicPartition{Topic: t.Topic, Partition: p})
+		if rg.ProtocolType == "consumer" {
+			var a kmsg.ConsumerMemberAssignment
+			if a.ReadFrom(m.MemberAssignment) == nil {
+				for _, t := range a.Topics {
+					ps := append([]int32(nil), t.Partitions...)
+					sort.Slice(ps, func(i, j int) bool { return ps[i] < ps[j] })
+					for _, p := range ps {
+						mm.Assignment = append(mm.Assignment, TopicPartition{Topic: t.Topic, Partition: p})
+					}
 				}
 			}
 		}

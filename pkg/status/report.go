@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/kboxdev/kbox/pkg/groups"
 )
 
 // Report is the status of every cluster checked, in the order asked
@@ -81,13 +83,18 @@ func diskCell(bs []Broker) string {
 	return strings.Join(parts, " ")
 }
 
-// lagCell names the most lagging group: "orders-app:1200" ("-": none
-// lagging or unknown).
+// lagCell names the most lagging group, its lag in records and, when
+// known, in time: "orders-app:1200 (4m05s)" ("-": none lagging or
+// unknown).
 func lagCell(gs []GroupLag) string {
 	if len(gs) == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%s:%d", gs[0].Group, gs[0].Lag)
+	s := fmt.Sprintf("%s:%d", gs[0].Group, gs[0].Lag)
+	if gs[0].TimeLagMs != nil {
+		s += " (" + groups.FormatTimeLag(gs[0].TimeLagMs, false) + ")"
+	}
+	return s
 }
 
 func rateCell(r *float64) string {

@@ -35,6 +35,10 @@ type Options struct {
 	Sample time.Duration
 	// Now is the clock (nil: time.Now); tests pin it.
 	Now func() time.Time
+	// Reader, when set, connects a consumer client without a group, which
+	// reads the record at the most lagging groups' committed offsets to
+	// measure their lag in time (pkg/groups Lag); nil: time lag unknown.
+	Reader func(ctx context.Context) (cl *kgo.Client, close func(), err error)
 }
 
 // Broker is one broker of the cluster.
@@ -94,7 +98,7 @@ type Cluster struct {
 // MaxLaggingGroups is how many lagging groups a status lists.
 const MaxLaggingGroups = 5
 
-// GroupLag is one consumer group's lag in records.
+// GroupLag is one consumer group's lag in records and in time.
 type GroupLag struct {
 	Group string `json:"group"`
 	State string `json:"state"`
@@ -102,6 +106,9 @@ type GroupLag struct {
 	// summed over the group's partitions.
 	Lag               int64 `json:"lag"`
 	LaggingPartitions int   `json:"lagging_partitions"`
+	// TimeLagMs is how long ago the group's oldest unconsumed record was
+	// written (the largest over its partitions); null when unknown.
+	TimeLagMs *int64 `json:"time_lag_ms"`
 }
 
 // Unreachable is the status of a cluster that could not be reached.
@@ -216,7 +223,7 @@ func Check(ctx context.Context, name string, cl *kgo.Client, o Options) *Cluster
 		c.Brokers = append(c.Brokers, *brokers[id])
 	}
 
-	c.LaggingGroups = laggingGroups(ctx, cl)
+	c.LaggingGroups = laggingGroups(ctx, adm, o.Reader, now)
 	if o.Sample > 0 {
 		c.SampleMs = o.Sample.Milliseconds()
 		c.ProduceRecordsPerSec, c.ConsumeRecordsPerSec = rates(ctx, adm, topicNames, o.Sample, now)
@@ -272,31 +279,21 @@ func joinStrings(v []string) string {
 	return s
 }
 
-// laggingGroups lists the consumer groups with the most lag in records
-// (pkg/groups measures it); nil when the groups could not be read.
-func laggingGroups(ctx context.Context, cl *kgo.Client) []GroupLag {
-	gc := groups.New(cl)
-	ls, err := gc.List(ctx, groups.ListFilter{})
+// laggingGroups lists the consumer groups with the most lag in records,
+// as pkg/groups Lag measures it; nil when the groups could not be read.
+// With a reader, a second Lag over just the listed groups reads their lag
+// in time (only a handful of groups: a status stays quick).
+func laggingGroups(ctx context.Context, adm *kadm.Client, reader func(context.Context) (*kgo.Client, func(), error), now func() time.Time) []GroupLag {
+	rep, err := groups.Lag(ctx, adm, groups.LagRequest{Now: now})
 	if err != nil {
 		return nil
 	}
 	out := []GroupLag{}
-	if len(ls) == 0 {
-		return out
-	}
-	names := make([]string, 0, len(ls))
-	for _, l := range ls {
-		names = append(names, l.Group)
-	}
-	offs, err := gc.Offsets(ctx, names)
-	if err != nil {
-		return nil
-	}
-	for _, g := range offs {
-		gl := GroupLag{Group: g.Group.Group, State: g.State}
+	for _, g := range rep.Groups {
+		gl := GroupLag{Group: g.Group, State: g.State}
 		for _, p := range g.Partitions {
-			if p.Lag != nil && *p.Lag > 0 {
-				gl.Lag += *p.Lag
+			if p.Error == "" && p.Lag > 0 {
+				gl.Lag += p.Lag
 				gl.LaggingPartitions++
 			}
 		}
@@ -312,6 +309,37 @@ func laggingGroups(ctx context.Context, cl *kgo.Client) []GroupLag {
 	})
 	if len(out) > MaxLaggingGroups {
 		out = out[:MaxLaggingGroups]
+	}
+	if len(out) == 0 || reader == nil {
+		return out
+	}
+	// Half the check's remaining time at most, for the record reads.
+	timeout := 5 * time.Second
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, time.Until(dl)/2)
+	}
+	if timeout <= 0 {
+		return out
+	}
+	rcl, closeFn, err := reader(ctx)
+	if err != nil {
+		return out
+	}
+	defer closeFn()
+	names := make([]string, len(out))
+	for i, g := range out {
+		names[i] = g.Group
+	}
+	timed, err := groups.Lag(ctx, adm, groups.LagRequest{Groups: names, Reader: rcl, TimeLagTimeout: timeout, Now: now})
+	if err != nil {
+		return out
+	}
+	byName := map[string]*int64{}
+	for _, g := range timed.Groups {
+		byName[g.Group] = g.TimeLagMs
+	}
+	for i := range out {
+		out[i].TimeLagMs = byName[out[i].Group]
 	}
 	return out
 }

@@ -44,7 +44,7 @@ func sample() *Report {
 			{ID: 2, Up: true, DiskUsedPercent: ptr(40.0), LogBytes: ptr(int64(1 << 30))},
 			{ID: 3, Up: true, DiskUsedPercent: ptr(42.25), LogBytes: ptr(int64(1 << 30))},
 		},
-		LaggingGroups:        []GroupLag{{Group: "billing", State: "Stable", Lag: 1200, LaggingPartitions: 3}, {Group: "audit", State: "Empty", Lag: 7, LaggingPartitions: 1}},
+		LaggingGroups:        []GroupLag{{Group: "billing", State: "Stable", Lag: 1200, LaggingPartitions: 3, TimeLagMs: ptr(int64(245000))}, {Group: "audit", State: "Empty", Lag: 7, LaggingPartitions: 1}},
 		ProduceRecordsPerSec: ptr(2000.0), ConsumeRecordsPerSec: ptr(1999.5), SampleMs: 1000, CheckedMs: 1100}
 	sick := &Cluster{Name: "staging", Reachable: true, ClusterID: "def", Controller: ptr(int32(2)),
 		BrokersUp: 2, BrokersExpected: 3, Topics: 2, Partitions: 6,
@@ -205,5 +205,63 @@ func TestCheckKfake(t *testing.T) {
 	got = Check(ctx, "pg", cl, Options{ExpectedBrokers: 5})
 	if got.Healthy || got.BrokersExpected != 5 || got.ProduceRecordsPerSec != nil || got.Problems[0] != "3 of 5 brokers up" {
 		t.Fatalf("expected 5: healthy=%v expected=%d problems=%q", got.Healthy, got.BrokersExpected, got.Problems)
+	}
+}
+
+// The most lagging groups carry their lag in time when a reader is given:
+// records written at known timestamps, a pinned clock.
+func TestCheckTimeLag(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	base := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for i := 0; i < 10; i++ {
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("v"), Timestamp: base.Add(time.Duration(i) * time.Second)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	adm := kadm.NewClient(cl)
+	for g, at := range map[string]int64{"far": 3, "near": 8, "done": 10} {
+		var offs kadm.Offsets
+		offs.Add(kadm.Offset{Topic: "t", Partition: 0, At: at, LeaderEpoch: -1})
+		if _, err := adm.CommitOffsets(ctx, g, offs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := func() time.Time { return base.Add(time.Minute) }
+	readers := 0
+	reader := func(context.Context) (*kgo.Client, func(), error) {
+		readers++
+		r, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+		if err != nil {
+			return nil, nil, err
+		}
+		return r, r.Close, nil
+	}
+	got := Check(ctx, "k", cl, Options{Now: now, Reader: reader})
+	lg := got.LaggingGroups
+	if len(lg) != 2 || lg[0].Group != "far" || lg[0].Lag != 7 || lg[1].Group != "near" || lg[1].Lag != 2 || readers != 1 {
+		t.Fatalf("lagging groups %+v (readers %d), want far:7 near:2", lg, readers)
+	}
+	// far's next record is offset 3 (written at base+3s), near's offset 8.
+	if lg[0].TimeLagMs == nil || *lg[0].TimeLagMs != 57000 || lg[1].TimeLagMs == nil || *lg[1].TimeLagMs != 52000 {
+		t.Fatalf("time lags %v %v, want 57000 52000", lg[0].TimeLagMs, lg[1].TimeLagMs)
+	}
+	if cell := lagCell(lg); cell != "far:7 (57.0s)" {
+		t.Fatalf("table cell %q", cell)
+	}
+	// Without a reader: lag in records only, time unknown.
+	got = Check(ctx, "k", cl, Options{Now: now})
+	if len(got.LaggingGroups) != 2 || got.LaggingGroups[0].TimeLagMs != nil || lagCell(got.LaggingGroups) != "far:7" {
+		t.Fatalf("without reader: %+v", got.LaggingGroups)
 	}
 }
