@@ -69,7 +69,7 @@ bash-completion's on-demand loading.`,
 // that prints into buffers.
 func docRoot() *cobra.Command {
 	ios, _, _, _ := output.Test()
-	root := newRoot(cmdutil.NewFactory(ios, func(string) string { return "" }, Version))
+	root := newRoot(cmdutil.NewFactory(ios, func(string) string { return "" }, Version), "")
 	root.InitDefaultCompletionCmd()
 	walk(root, func(c *cobra.Command) { c.DisableAutoGenTag = true })
 	return root

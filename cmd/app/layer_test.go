@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/app"
+	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/output"
 )
 
@@ -216,4 +217,54 @@ func blackhole(t *testing.T) string {
 		}
 	}()
 	return l.Addr().String()
+}
+
+// A drop-in's native subcommands (`kbox groups lag`, `kbox configs get`,
+// `kbox reassign status`) are reached through the layer like any native
+// command: --help is the subcommand's, an unknown profile is the one
+// error, a bad -o is refused before any request; under the link name the
+// same word is the Apache tool's argument.
+func TestDropInNativeSubcommands(t *testing.T) {
+	env := writeProfiles(t, "", map[string]string{"known": "127.0.0.1:1"})
+	wantProfile := fmt.Sprintf("kbox: error: profile %q not found in %s\n", "no-such-profile", env["KBOX_CONFIG"])
+	ios, _, _, _ := output.Test()
+	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
+	n := 0
+	for _, a := range app.Applets() {
+		if a.Native == nil {
+			continue
+		}
+		for _, sub := range a.Native(f).Commands() {
+			name := sub.Name()
+			if sub.Hidden || name == "help" || name == "completion" {
+				continue
+			}
+			n++
+			var pos []string // positional arguments the subcommand needs
+			if sub.Args != nil && sub.Args(sub, nil) != nil {
+				pos = []string{"x"}
+			}
+			if r := kbox(t, env, a.Alias, name, "--help"); r.code != 0 || !strings.Contains(r.out, "kbox "+a.Alias+" "+name) {
+				t.Errorf("kbox %s %s --help: exit %d\n%s%s", a.Alias, name, r.code, r.out, r.errOut)
+			}
+			if r := kbox(t, env, append([]string{"--profile", "no-such-profile", a.Alias, name}, pos...)...); r.code != 1 || r.errOut != wantProfile {
+				t.Errorf("kbox --profile no-such-profile %s %s: exit %d stderr %q", a.Alias, name, r.code, r.errOut)
+			}
+			if sub.Flags().Lookup("output") != nil {
+				start := time.Now()
+				r := kbox(t, env, append([]string{a.Alias, name, "--bootstrap-server", blackhole(t), "-o", "wide-and-bogus"}, pos...)...)
+				if r.code == 0 || !strings.Contains(r.errOut, `unknown output format "wide-and-bogus"`) || time.Since(start) > 3*time.Second {
+					t.Errorf("kbox %s %s -o wide-and-bogus: exit %d stderr %q", a.Alias, name, r.code, r.errOut)
+				}
+			}
+			// Under the link name it is an Apache argument, never the native command.
+			ios, _, out, errOut := output.Test()
+			if code := app.Main([]string{a.Name, name, "--help"}, ios, func(k string) string { return env[k] }); strings.Contains(out.String()+errOut.String(), "kbox "+a.Alias+" "+name) {
+				t.Errorf("%s %s --help ran the native command (exit %d)", a.Name, name, code)
+			}
+		}
+	}
+	if n < 3 {
+		t.Errorf("only %d native subcommands of drop-ins found", n)
+	}
 }

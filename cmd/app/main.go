@@ -57,11 +57,21 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 			f.Invoked = a.Name
 			if rest[0] == a.Alias {
 				f.Invoked = "kbox " + a.Alias
+				if len(rest) > 1 && a.NativeSub(f, rest[1]) {
+					// `kbox groups lag ...`: the drop-in's native tree.
+					args := rest
+					if rest[1] == "help" {
+						args = append([]string{"help", rest[0]}, rest[2:]...)
+					}
+					root := newRoot(f, a.Alias)
+					root.SetArgs(args)
+					return finish(f, root.Execute())
+				}
 			}
 			return runApplet(f, a, rest[1:])
 		}
 	}
-	root := newRoot(f)
+	root := newRoot(f, "")
 	// cobra's completion commands (completion, __complete) are added at
 	// Execute time, so Find does not know them yet.
 	isCompletion := len(rest) > 0 && (rest[0] == cobra.ShellCompRequestCmd || rest[0] == cobra.ShellCompNoDescRequestCmd || rest[0] == "completion")
@@ -160,7 +170,9 @@ const (
 // annotationNoProfile marks commands that run whatever profile is selected.
 const annotationNoProfile = "kbox/no-profile"
 
-func newRoot(f *cmdutil.Factory) *cobra.Command {
+// newRoot builds the cobra tree of every registry entry; the drop-in whose
+// alias is native stands there as its native tree (Applet.Native).
+func newRoot(f *cmdutil.Factory, native string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "kbox",
 		Short: "Kafka admin, diagnostic, verification and load-test tools in one binary",
@@ -205,6 +217,9 @@ Invoked as "kbox APPLET ..." it is the same program.`,
 	root.AddGroup(&cobra.Group{ID: groupNative, Title: "Native commands:"})
 	for _, a := range applets {
 		cmd := a.Command(f)
+		if a.Native != nil && a.Alias == native {
+			cmd = a.Native(f)
+		}
 		cmd.Use = a.Display()
 		cmd.Short = a.Short
 		cmd.Hidden = cmd.Hidden || a.Hidden

@@ -33,6 +33,12 @@ type Applet struct {
 	// Run is an Apache drop-in: it parses the Apache tool's arguments
 	// itself (the layer builds its command with flag parsing off).
 	Run func(ctx context.Context, f *Factory, args []string) error
+	// Native, for a drop-in, builds the native subcommands of its native
+	// name: `kbox ALIAS SUB ...`, where SUB names one of the tree's
+	// subcommands (or is "help"), runs SUB like any native command (the
+	// profile check, the -o decision, flag errors as exit 2). Anything
+	// else, and every argument under the link name, is the Apache tool's.
+	Native func(f *Factory) *cobra.Command
 	// Complete, for a drop-in, completes its arguments in shells.
 	Complete func(ctx context.Context, f *Factory, args []string, toComplete string) ([]string, cobra.ShellCompDirective)
 	// NoProfile marks native entries that must work whatever profile is
@@ -72,6 +78,23 @@ func ctxOf(cmd *cobra.Command) context.Context {
 	return context.Background()
 }
 
+// NativeSub reports whether name is one of the subcommands of the
+// entry's native tree (Native), or "help" when it has one.
+func (a Applet) NativeSub(f *Factory, name string) bool {
+	if a.Native == nil || name == "" {
+		return false
+	}
+	if name == "help" {
+		return true
+	}
+	for _, c := range a.Native(f).Commands() {
+		if c.Name() == name || c.HasAlias(name) {
+			return true
+		}
+	}
+	return false
+}
+
 // Display is the name an entry is listed under: the native name.
 func (a Applet) Display() string {
 	if a.Alias != "" {
@@ -83,3 +106,23 @@ func (a Applet) Display() string {
 // ApacheVersion is the Apache Kafka version whose tools the drop-ins
 // follow (their --version output, texts and exit codes).
 const ApacheVersion = "4.4.0"
+
+// ExecuteNative runs a native command tree on its own, as the layer's root
+// runs it (flag errors are FlagErrors, exit 2; errors and usage are not
+// printed by cobra): for the unit tests of a drop-in's native tree.
+func ExecuteNative(ctx context.Context, f *Factory, cmd *cobra.Command, args []string) error {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &FlagError{Err: err} })
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(cmd)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	cmd.SetArgs(args)
+	cmd.SetIn(f.IO.In)
+	cmd.SetOut(f.IO.Out)
+	cmd.SetErr(f.IO.ErrOut)
+	return cmd.ExecuteContext(ctx)
+}

@@ -44,7 +44,7 @@ const helpMessage = "This tool helps to manipulate and describe entity config fo
 const short = "Describe or change the configs of topics, brokers, loggers, clients, users, IPs, client-metrics and groups"
 
 // Applet is the registry entry: `kafka-configs` and `kbox configs`.
-var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-configs", Alias: "configs", Short: short, Run: Run}
+var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-configs", Alias: "configs", Short: short, Run: Run, Native: NewNativeCmd}
 
 type runner struct {
 	f    *cmdutil.Factory
@@ -94,18 +94,11 @@ func causeLine(err error) string {
 	return err.Error()
 }
 
-// Run executes kafka-configs with Apache's argv, or a native subcommand.
+// Run executes kafka-configs with Apache's argv (`kbox configs get ...` is
+// the native tree, NewNativeCmd, which the command layer runs).
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if ctx == nil {
 		ctx = context.Background()
-	}
-	if len(args) > 0 && isNative(args[0]) {
-		return runNative(ctx, f, args)
-	}
-	// The layer puts a profile's bootstrap list in front of the arguments
-	// (PrepareApache); a native command takes the profile itself.
-	if len(args) > 2 && args[0] == "--bootstrap-server" && isNative(args[2]) {
-		return runNative(ctx, f, args[2:])
 	}
 	r := &runner{f: f, args: args, out: f.IO.Out, err: f.IO.ErrOut}
 	s, err := parser.Parse(args)

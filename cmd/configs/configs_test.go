@@ -25,7 +25,12 @@ func run(t *testing.T, invoked string, args ...string) (stdout, stderr string, c
 		return ""
 	}, "test")
 	f.Invoked = invoked
-	err := Run(context.Background(), f, args)
+	var err error
+	if invoked == "kbox configs" && len(args) > 0 && Applet.NativeSub(f, args[0]) {
+		err = cmdutil.ExecuteNative(context.Background(), f, NewNativeCmd(f), args)
+	} else {
+		err = Run(context.Background(), f, args)
+	}
 	code, msg := cmdutil.ExitCode(err)
 	if msg != "" {
 		errb.WriteString("kbox: error: " + msg + "\n")

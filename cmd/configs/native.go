@@ -24,26 +24,6 @@ kbox native subcommands (kbox configs SUBCOMMAND --help):
   --profile NAME    connection profile (see "kbox profile")
 `
 
-var nativeNames = []string{"get", "set", "unset", "diff", "explain", "help"}
-
-func isNative(a string) bool { return contains(nativeNames, a) }
-
-// runNative runs `kbox configs SUBCOMMAND ...` through the native cobra
-// tree, so the layer's -o decision and flag errors apply.
-func runNative(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	cmd := NewNativeCmd(f)
-	cmd.SetArgs(args)
-	cmd.SetOut(f.IO.Out)
-	cmd.SetErr(f.IO.ErrOut)
-	cmd.SilenceUsage = true
-	cmd.SilenceErrors = true
-	_, err := cmd.ExecuteContextC(ctx)
-	if err != nil && strings.HasPrefix(err.Error(), "unknown flag") || err != nil && strings.Contains(err.Error(), "flag needs an argument") {
-		return &cmdutil.FlagError{Err: err}
-	}
-	return err
-}
-
 // NewNativeCmd builds the native `kbox configs` tree.
 func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{

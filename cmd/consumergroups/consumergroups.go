@@ -53,7 +53,7 @@ const short = "List, describe, delete consumer groups and manage their offsets"
 const title = "This tool helps to list, describe, delete and manage the offsets of consumer groups."
 
 // Applet is the registry entry: kafka-consumer-groups, `kbox groups`.
-var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-consumer-groups", Alias: "groups", Short: short, Run: Run}
+var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-consumer-groups", Alias: "groups", Short: short, Run: Run, Native: groupsnative.NewNativeCmd}
 
 // Run is the applet's entry point. As `kbox groups`, native subcommands
 // (`kbox groups lag ...`, see cmd/groupsnative) run the native tree, and
@@ -62,9 +62,6 @@ var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-consumer-groups",
 // Apache's script byte for byte), is Apache's command line (RunApache).
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	asKbox := strings.HasPrefix(f.Invoked, "kbox ")
-	if native, ok := groupsnative.NativeArgs(args); ok && asKbox {
-		return groupsnative.RunNative(ctx, f, native)
-	}
 	err := RunApache(ctx, f, args)
 	if asKbox && (len(args) == 0 || slices.Contains(args, "--help")) {
 		groupsnative.WriteNativeHelp(f.IO.ErrOut)

@@ -215,25 +215,7 @@ func TestLagAndViewsOnKfake(t *testing.T) {
 	}
 }
 
-func TestNativeArgs(t *testing.T) {
-	for _, c := range []struct {
-		in   []string
-		want []string
-		ok   bool
-	}{
-		{[]string{"lag", "--watch"}, []string{"lag", "--watch"}, true},
-		{[]string{"--bootstrap-server", "h:1", "reset", "g"}, []string{"reset", "--bootstrap-server", "h:1", "g"}, true},
-		{[]string{"help"}, []string{"help"}, true},
-		{[]string{"--describe", "--group", "g"}, nil, false},
-		{[]string{"--bootstrap-server", "h:1", "--list"}, nil, false},
-		{[]string{"lagging"}, nil, false},
-		{nil, nil, false},
-	} {
-		got, ok := NativeArgs(c.in)
-		if ok != c.ok || strings.Join(got, " ") != strings.Join(c.want, " ") {
-			t.Errorf("%v: %v %v, want %v %v", c.in, got, ok, c.want, c.ok)
-		}
-	}
+func TestNativeHelp(t *testing.T) {
 	var b strings.Builder
 	WriteNativeHelp(&b)
 	for _, n := range []string{"list", "describe", "lag", "reset", "delete"} {

@@ -18,10 +18,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/reassign"
 )
 
-// nativeNames are the subcommands of kbox reassign; any other first
-// argument is Apache's tool.
-var nativeNames = map[string]bool{"status": true, "execute": true, "plan": true, "help": true}
-
 const nativeList = `
 kbox subcommands (kbox reassign NAME --help):
   status [--plan F] [--watch]   bytes copied per reassignment, rate and ETA;
@@ -33,19 +29,6 @@ kbox subcommands (kbox reassign NAME --help):
                                 least-movement, rack-aware plan: diff of
                                 replica sets and bytes to copy
 `
-
-// nativeArgs returns the args for the native tree when they name a
-// subcommand (a profile's --bootstrap-server added in front is moved
-// behind it).
-func nativeArgs(args []string) ([]string, bool) {
-	if len(args) > 0 && nativeNames[args[0]] {
-		return args, true
-	}
-	if len(args) > 2 && args[0] == "--bootstrap-server" && nativeNames[args[2]] {
-		return append([]string{args[2], args[0], args[1]}, args[3:]...), true
-	}
-	return nil, false
-}
 
 // NewNativeCmd builds the native tree: kbox reassign status.
 func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {

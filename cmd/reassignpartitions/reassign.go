@@ -27,11 +27,12 @@ var apacheHelp string
 
 // Applet registers kafka-reassign-partitions (kbox reassign).
 var Applet = cmdutil.Applet{
-	Kind:  cmdutil.Apache,
-	Name:  apacheName,
-	Alias: "reassign",
-	Short: short,
-	Run:   run,
+	Kind:   cmdutil.Apache,
+	Name:   apacheName,
+	Alias:  "reassign",
+	Short:  short,
+	Run:    run,
+	Native: NewNativeCmd,
 }
 
 const apacheName = "kafka-reassign-partitions"
@@ -108,13 +109,6 @@ type opts struct {
 }
 
 func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	if nargs, ok := nativeArgs(args); ok {
-		cmd := NewNativeCmd(f)
-		cmd.SetArgs(nargs)
-		cmd.SetOut(f.IO.Out)
-		cmd.SetErr(f.IO.ErrOut)
-		return cmd.ExecuteContext(ctx)
-	}
 	s, err := parser.Parse(args)
 	if err != nil {
 		exc := "joptsimple.OptionException"
