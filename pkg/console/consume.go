@@ -176,6 +176,9 @@ type Consumer struct {
 	OnSkip func(error)
 	// Stop, when closed or sent on, ends the run (a signal).
 	Stop <-chan struct{}
+	// Recycle gives each record back (kgo.Record.Recycle) once it was
+	// written or skipped: set it when Client decodes into a RecordPool.
+	Recycle bool
 
 	stats Stats
 	ends  map[string]map[int32]int64 // exit-at-end: the end offset per partition still open
@@ -394,30 +397,9 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 						delete(c.ends[r.Topic], r.Partition)
 					}
 				}
-				if req.Grep != nil && !grepMatch(req.Grep, r) {
-					continue
-				}
-				// Counted before formatting, as Java's messageCount is.
-				c.stats.Records++
-				var err error
-				buf, err = c.Format.Append(buf[:0], r)
-				if err != nil {
-					if !req.SkipOnError {
-						ferr = err
-						return
-					}
-					if c.OnSkip != nil {
-						c.OnSkip(err)
-					}
-				} else {
-					if _, err := w.Write(buf); err != nil {
-						ferr = err
-						return
-					}
-				}
-				c.stats.Bytes += int64(len(r.Value))
-				if req.MarkCommits {
-					c.Client.MarkCommitRecords(r)
+				ferr = c.write(w, &buf, req, r)
+				if c.Recycle {
+					r.Recycle()
 				}
 			}
 		})
@@ -440,6 +422,33 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 			return ErrTimeout
 		}
 	}
+}
+
+// write formats and writes one record (unless --grep drops it), with buf
+// as scratch space.
+func (c *Consumer) write(w *bufio.Writer, buf *[]byte, req *Request, r *kgo.Record) error {
+	if req.Grep != nil && !grepMatch(req.Grep, r) {
+		return nil
+	}
+	// Counted before formatting, as Java's messageCount is.
+	c.stats.Records++
+	var err error
+	*buf, err = c.Format.Append((*buf)[:0], r)
+	if err != nil {
+		if !req.SkipOnError {
+			return err
+		}
+		if c.OnSkip != nil {
+			c.OnSkip(err)
+		}
+	} else if _, err := w.Write(*buf); err != nil {
+		return err
+	}
+	c.stats.Bytes += int64(len(r.Value))
+	if req.MarkCommits {
+		c.Client.MarkCommitRecords(r)
+	}
+	return nil
 }
 
 // fatalFetchError is the first error a consumer cannot go on after; the

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,6 +49,12 @@ func fakeTopic(t *testing.T) []string {
 
 func consume(t *testing.T, addrs []string, req *Request, extra ...kgo.Opt) ([]string, error) {
 	t.Helper()
+	return consumeWith(t, addrs, req, false, extra...)
+}
+
+// consumeWith is consume; recycle sets Consumer.Recycle.
+func consumeWith(t *testing.T, addrs []string, req *Request, recycle bool, extra ...kgo.Opt) ([]string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	pre, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
@@ -55,7 +62,7 @@ func consume(t *testing.T, addrs []string, req *Request, extra ...kgo.Opt) ([]st
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	c := &Consumer{Format: mustFormat(t, `%p:%o:%v\n`), Out: &out}
+	c := &Consumer{Format: mustFormat(t, `%p:%o:%v\n`), Out: &out, Recycle: recycle}
 	parts, err := c.Prepare(ctx, kadm.NewClient(pre), req)
 	pre.Close()
 	if err != nil {
@@ -142,5 +149,69 @@ func TestConsumerStartsAndStops(t *testing.T) {
 	// Errors: a partition that does not exist, a topic that does not.
 	if _, err := consume(t, addrs, &Request{Topics: []string{"t"}, Assign: true, Partitions: []int32{7}, MaxMessages: -1}); err == nil || !strings.Contains(err.Error(), "partition 7") {
 		t.Errorf("partition 7: %v", err)
+	}
+}
+
+// countingPool is a RecordPool that counts the slices taken and given back.
+type countingPool struct {
+	RecordPool
+	gets, puts atomic.Int64
+}
+
+func (p *countingPool) GetRecords(n int) []kgo.Record {
+	p.gets.Add(1)
+	return p.RecordPool.GetRecords(n)
+}
+
+func (p *countingPool) PutRecords(s []kgo.Record) {
+	p.puts.Add(1)
+	p.RecordPool.PutRecords(s)
+}
+
+func TestConsumerRecyclesPooledRecords(t *testing.T) {
+	addrs := fakeTopic(t)
+	for _, grep := range []*regexp.Regexp{nil, regexp.MustCompile("need")} {
+		pool := &countingPool{}
+		req := &Request{Topics: []string{"t"}, Assign: true, Start: Start{Kind: StartEarliest}, ExitAtEnd: true, MaxMessages: -1, Grep: grep}
+		got, err := consumeWith(t, addrs, req, true, kgo.WithPools(pool))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 10
+		if grep != nil {
+			want = 2 // the dropped records are given back too
+		}
+		if len(got) != want || !strings.HasPrefix(got[0], "0:") {
+			t.Errorf("grep %v: got %q", grep, got)
+		}
+		// Every batch slice the client took came back once all its records
+		// were written or dropped.
+		if g, p := pool.gets.Load(), pool.puts.Load(); g == 0 || g != p {
+			t.Errorf("grep %v: %d slices taken, %d given back", grep, g, p)
+		}
+	}
+}
+
+func TestRecordPoolSizeClasses(t *testing.T) {
+	var p RecordPool
+	for _, n := range []int{1, 2, 3, 1000, 1024, 1025} {
+		s := p.GetRecords(n)
+		if len(s) != 0 || cap(s) < n || cap(s) >= 2*n+1 {
+			t.Errorf("GetRecords(%d): len %d cap %d", n, len(s), cap(s))
+		}
+		p.PutRecords(s[:cap(s)])
+	}
+	if s := p.GetRecords(0); s != nil {
+		t.Errorf("GetRecords(0) = %v", s)
+	}
+	// A slice given back serves a later request of its class or smaller.
+	big := p.GetRecords(3000)
+	big = big[:cap(big)]
+	big[0].Offset = 7
+	p.PutRecords(big)
+	for i := 0; i < 3; i++ { // sync.Pool may drop it; it must never hand out a smaller one
+		if s := p.GetRecords(2049); cap(s) < 2049 {
+			t.Fatalf("GetRecords(2049) cap %d", cap(s))
+		}
 	}
 }
