@@ -359,9 +359,8 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 			}
 		}()
 	}
-	w := bufio.NewWriterSize(c.Out, 256<<10)
+	w := bufio.NewWriterSize(c.Out, outBuffer)
 	defer w.Flush()
-	var buf []byte
 	last := time.Now() // the last record (or the start), for Timeout
 	if req.ExitAtEnd && c.atEnd() {
 		return nil
@@ -397,7 +396,7 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 						delete(c.ends[r.Topic], r.Partition)
 					}
 				}
-				ferr = c.write(w, &buf, req, r)
+				ferr = c.write(w, req, r)
 				if c.Recycle {
 					r.Recycle()
 				}
@@ -424,16 +423,28 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 	}
 }
 
-// write formats and writes one record (unless --grep drops it), with buf
-// as scratch space.
-func (c *Consumer) write(w *bufio.Writer, buf *[]byte, req *Request, r *kgo.Record) error {
+// Output buffering: the buffer is flushed after every poll, and before a
+// record when less than minFree bytes are free.
+const (
+	outBuffer = 256 << 10
+	minFree   = 4 << 10
+)
+
+// write formats and writes one record (unless --grep drops it).
+func (c *Consumer) write(w *bufio.Writer, req *Request, r *kgo.Record) error {
 	if req.Grep != nil && !grepMatch(req.Grep, r) {
 		return nil
 	}
 	// Counted before formatting, as Java's messageCount is.
 	c.stats.Records++
-	var err error
-	*buf, err = c.Format.Append((*buf)[:0], r)
+	// Format straight into the writer's free space: Write then has nothing
+	// to copy unless the record did not fit.
+	if w.Available() < minFree {
+		if err := w.Flush(); err != nil {
+			return err
+		}
+	}
+	out, err := c.Format.Append(w.AvailableBuffer(), r)
 	if err != nil {
 		if !req.SkipOnError {
 			return err
@@ -441,7 +452,7 @@ func (c *Consumer) write(w *bufio.Writer, buf *[]byte, req *Request, r *kgo.Reco
 		if c.OnSkip != nil {
 			c.OnSkip(err)
 		}
-	} else if _, err := w.Write(*buf); err != nil {
+	} else if _, err := w.Write(out); err != nil {
 		return err
 	}
 	c.stats.Bytes += int64(len(r.Value))

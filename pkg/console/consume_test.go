@@ -1,6 +1,7 @@
 package console
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -212,6 +213,37 @@ func TestRecordPoolSizeClasses(t *testing.T) {
 	for i := 0; i < 3; i++ { // sync.Pool may drop it; it must never hand out a smaller one
 		if s := p.GetRecords(2049); cap(s) < 2049 {
 			t.Fatalf("GetRecords(2049) cap %d", cap(s))
+		}
+	}
+}
+
+// write formats into the writer's free space: records smaller and larger
+// than what is free, and than the whole buffer, come out whole and in order.
+func TestConsumerWriteIntoBuffer(t *testing.T) {
+	f, _ := NewDefaultFormatter(map[string]string{"print.key": "true", "print.offset": "true"})
+	for _, size := range []int{16, minFree, 3 * minFree, outBuffer} {
+		var out bytes.Buffer
+		w := bufio.NewWriterSize(&out, size)
+		c := &Consumer{Format: f}
+		var want []byte
+		for i, n := range []int{0, 1, 100, minFree - 10, minFree, 2 * minFree, 7, outBuffer + 3, 5} {
+			r := &kgo.Record{Offset: int64(i), Key: []byte(fmt.Sprint("k", i)), Value: bytes.Repeat([]byte{byte('a' + i)}, n)}
+			if i == 0 {
+				r.Value = nil
+			}
+			want, _ = f.Append(want, r)
+			if err := c.write(w, &Request{}, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Errorf("buffer %d: %d bytes written, want %d (equal length: %v)", size, out.Len(), len(want), out.Len() == len(want))
+		}
+		if c.Stats().Records != 9 {
+			t.Errorf("buffer %d: %d records counted", size, c.Stats().Records)
 		}
 	}
 }
