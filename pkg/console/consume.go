@@ -386,9 +386,13 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 		got := 0
 		var ferr error
 		fetches.EachPartition(func(p kgo.FetchTopicPartition) {
+			// The last record to mark for the group's commit: marking it
+			// alone marks every one before it in the partition.
+			var mark kgo.Record
+			marked := false
 			for _, r := range p.Records {
 				if ferr != nil || (req.MaxMessages >= 0 && c.stats.Records >= req.MaxMessages) {
-					return
+					break
 				}
 				got++
 				if c.ends != nil {
@@ -396,10 +400,18 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 						delete(c.ends[r.Topic], r.Partition)
 					}
 				}
-				ferr = c.write(w, req, r)
+				var m bool
+				m, ferr = c.write(w, req, r)
+				if m && req.MarkCommits {
+					mark = kgo.Record{Topic: r.Topic, Partition: r.Partition, LeaderEpoch: r.LeaderEpoch, Offset: r.Offset}
+					marked = true
+				}
 				if c.Recycle {
 					r.Recycle()
 				}
+			}
+			if marked {
+				c.Client.MarkCommitRecords(&mark)
 			}
 		})
 		if ferr != nil {
@@ -430,10 +442,12 @@ const (
 	minFree   = 4 << 10
 )
 
-// write formats and writes one record (unless --grep drops it).
-func (c *Consumer) write(w *bufio.Writer, req *Request, r *kgo.Record) error {
+// write formats and writes one record (unless --grep drops it). mark says
+// whether the record counts as consumed for the group's commit: written, or
+// skipped after a formatter error (--skip-message-on-error).
+func (c *Consumer) write(w *bufio.Writer, req *Request, r *kgo.Record) (mark bool, err error) {
 	if req.Grep != nil && !grepMatch(req.Grep, r) {
-		return nil
+		return false, nil
 	}
 	// Counted before formatting, as Java's messageCount is.
 	c.stats.Records++
@@ -441,25 +455,22 @@ func (c *Consumer) write(w *bufio.Writer, req *Request, r *kgo.Record) error {
 	// to copy unless the record did not fit.
 	if w.Available() < minFree {
 		if err := w.Flush(); err != nil {
-			return err
+			return false, err
 		}
 	}
 	out, err := c.Format.Append(w.AvailableBuffer(), r)
 	if err != nil {
 		if !req.SkipOnError {
-			return err
+			return false, err
 		}
 		if c.OnSkip != nil {
 			c.OnSkip(err)
 		}
 	} else if _, err := w.Write(out); err != nil {
-		return err
+		return false, err
 	}
 	c.stats.Bytes += int64(len(r.Value))
-	if req.MarkCommits {
-		c.Client.MarkCommitRecords(r)
-	}
-	return nil
+	return true, nil
 }
 
 // fatalFetchError is the first error a consumer cannot go on after; the

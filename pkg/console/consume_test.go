@@ -232,7 +232,7 @@ func TestConsumerWriteIntoBuffer(t *testing.T) {
 				r.Value = nil
 			}
 			want, _ = f.Append(want, r)
-			if err := c.write(w, &Request{}, r); err != nil {
+			if m, err := c.write(w, &Request{}, r); err != nil || !m {
 				t.Fatal(err)
 			}
 		}
@@ -245,5 +245,59 @@ func TestConsumerWriteIntoBuffer(t *testing.T) {
 		if c.Stats().Records != 9 {
 			t.Errorf("buffer %d: %d records counted", size, c.Stats().Records)
 		}
+	}
+}
+
+// With MarkCommits the group commits exactly the records written: the
+// last written one per partition, none that --grep dropped after it.
+func TestConsumerMarksWhatItWrote(t *testing.T) {
+	addrs := fakeTopic(t)
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want int64 // records counted as consumed, over both partitions
+	}{
+		{"max 3", Request{MaxMessages: 3}, 3},
+		{"max 7", Request{MaxMessages: 7}, 7},
+		{"grep drops the tail", Request{MaxMessages: -1, Grep: regexp.MustCompile(`-[0-3]$`), ExitAtEnd: true}, 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			group := "g-" + strings.ReplaceAll(tc.name, " ", "-")
+			cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup(group), kgo.ConsumeTopics("t"),
+				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.AutoCommitMarks(), kgo.AutoCommitInterval(time.Hour),
+				kgo.WithPools(new(RecordPool)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			adm := kadm.NewClient(cl)
+			req := tc.req
+			req.Topics, req.MarkCommits = []string{"t"}, true
+			var out bytes.Buffer
+			c := &Consumer{Client: cl, Format: mustFormat(t, `%p:%o\n`), Out: &out, Recycle: true}
+			if _, err := c.Prepare(ctx, adm, &req); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Run(ctx, &req); err != nil {
+				t.Fatal(err)
+			}
+			if err := cl.CommitMarkedOffsets(ctx); err != nil {
+				t.Fatal(err)
+			}
+			offs, err := adm.FetchOffsets(ctx, group)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var committed int64
+			offs.Each(func(o kadm.OffsetResponse) { committed += o.At })
+			// Each partition's commit is one past the last record written
+			// there; with grep, records 0..3 of each partition are written.
+			lines := strings.Fields(out.String())
+			if committed != tc.want {
+				t.Errorf("committed offsets sum to %d, want %d (written: %q)", committed, tc.want, lines)
+			}
+		})
 	}
 }
