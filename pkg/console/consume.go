@@ -176,6 +176,9 @@ type Consumer struct {
 	OnSkip func(error)
 	// Stop, when closed or sent on, ends the run (a signal).
 	Stop <-chan struct{}
+	// Recycle gives each record back (kgo.Record.Recycle) once it was
+	// written or skipped: set it when Client decodes into a RecordPool.
+	Recycle bool
 
 	stats Stats
 	ends  map[string]map[int32]int64 // exit-at-end: the end offset per partition still open
@@ -356,9 +359,8 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 			}
 		}()
 	}
-	w := bufio.NewWriterSize(c.Out, 256<<10)
+	w := bufio.NewWriterSize(c.Out, outBuffer)
 	defer w.Flush()
-	var buf []byte
 	last := time.Now() // the last record (or the start), for Timeout
 	if req.ExitAtEnd && c.atEnd() {
 		return nil
@@ -384,9 +386,13 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 		got := 0
 		var ferr error
 		fetches.EachPartition(func(p kgo.FetchTopicPartition) {
+			// The last record to mark for the group's commit: marking it
+			// alone marks every one before it in the partition.
+			var mark kgo.Record
+			marked := false
 			for _, r := range p.Records {
 				if ferr != nil || (req.MaxMessages >= 0 && c.stats.Records >= req.MaxMessages) {
-					return
+					break
 				}
 				got++
 				if c.ends != nil {
@@ -394,31 +400,18 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 						delete(c.ends[r.Topic], r.Partition)
 					}
 				}
-				if req.Grep != nil && !grepMatch(req.Grep, r) {
-					continue
+				var m bool
+				m, ferr = c.write(w, req, r)
+				if m && req.MarkCommits {
+					mark = kgo.Record{Topic: r.Topic, Partition: r.Partition, LeaderEpoch: r.LeaderEpoch, Offset: r.Offset}
+					marked = true
 				}
-				// Counted before formatting, as Java's messageCount is.
-				c.stats.Records++
-				var err error
-				buf, err = c.Format.Append(buf[:0], r)
-				if err != nil {
-					if !req.SkipOnError {
-						ferr = err
-						return
-					}
-					if c.OnSkip != nil {
-						c.OnSkip(err)
-					}
-				} else {
-					if _, err := w.Write(buf); err != nil {
-						ferr = err
-						return
-					}
+				if c.Recycle {
+					r.Recycle()
 				}
-				c.stats.Bytes += int64(len(r.Value))
-				if req.MarkCommits {
-					c.Client.MarkCommitRecords(r)
-				}
+			}
+			if marked {
+				c.Client.MarkCommitRecords(&mark)
 			}
 		})
 		if ferr != nil {
@@ -440,6 +433,44 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 			return ErrTimeout
 		}
 	}
+}
+
+// Output buffering: the buffer is flushed after every poll, and before a
+// record when less than minFree bytes are free.
+const (
+	outBuffer = 256 << 10
+	minFree   = 4 << 10
+)
+
+// write formats and writes one record (unless --grep drops it). mark says
+// whether the record counts as consumed for the group's commit: written, or
+// skipped after a formatter error (--skip-message-on-error).
+func (c *Consumer) write(w *bufio.Writer, req *Request, r *kgo.Record) (mark bool, err error) {
+	if req.Grep != nil && !grepMatch(req.Grep, r) {
+		return false, nil
+	}
+	// Counted before formatting, as Java's messageCount is.
+	c.stats.Records++
+	// Format straight into the writer's free space: Write then has nothing
+	// to copy unless the record did not fit.
+	if w.Available() < minFree {
+		if err := w.Flush(); err != nil {
+			return false, err
+		}
+	}
+	out, err := c.Format.Append(w.AvailableBuffer(), r)
+	if err != nil {
+		if !req.SkipOnError {
+			return false, err
+		}
+		if c.OnSkip != nil {
+			c.OnSkip(err)
+		}
+	} else if _, err := w.Write(out); err != nil {
+		return false, err
+	}
+	c.stats.Bytes += int64(len(r.Value))
+	return true, nil
 }
 
 // fatalFetchError is the first error a consumer cannot go on after; the

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -48,6 +50,12 @@ func fakeTopic(t *testing.T) []string {
 
 func consume(t *testing.T, addrs []string, req *Request, extra ...kgo.Opt) ([]string, error) {
 	t.Helper()
+	return consumeWith(t, addrs, req, false, extra...)
+}
+
+// consumeWith is consume; recycle sets Consumer.Recycle.
+func consumeWith(t *testing.T, addrs []string, req *Request, recycle bool, extra ...kgo.Opt) ([]string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	pre, err := kgo.NewClient(kgo.SeedBrokers(addrs...))
@@ -55,7 +63,7 @@ func consume(t *testing.T, addrs []string, req *Request, extra ...kgo.Opt) ([]st
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	c := &Consumer{Format: mustFormat(t, `%p:%o:%v\n`), Out: &out}
+	c := &Consumer{Format: mustFormat(t, `%p:%o:%v\n`), Out: &out, Recycle: recycle}
 	parts, err := c.Prepare(ctx, kadm.NewClient(pre), req)
 	pre.Close()
 	if err != nil {
@@ -142,5 +150,154 @@ func TestConsumerStartsAndStops(t *testing.T) {
 	// Errors: a partition that does not exist, a topic that does not.
 	if _, err := consume(t, addrs, &Request{Topics: []string{"t"}, Assign: true, Partitions: []int32{7}, MaxMessages: -1}); err == nil || !strings.Contains(err.Error(), "partition 7") {
 		t.Errorf("partition 7: %v", err)
+	}
+}
+
+// countingPool is a RecordPool that counts the slices taken and given back.
+type countingPool struct {
+	RecordPool
+	gets, puts atomic.Int64
+}
+
+func (p *countingPool) GetRecords(n int) []kgo.Record {
+	p.gets.Add(1)
+	return p.RecordPool.GetRecords(n)
+}
+
+func (p *countingPool) PutRecords(s []kgo.Record) {
+	p.puts.Add(1)
+	p.RecordPool.PutRecords(s)
+}
+
+func TestConsumerRecyclesPooledRecords(t *testing.T) {
+	addrs := fakeTopic(t)
+	for _, grep := range []*regexp.Regexp{nil, regexp.MustCompile("need")} {
+		pool := &countingPool{}
+		req := &Request{Topics: []string{"t"}, Assign: true, Start: Start{Kind: StartEarliest}, ExitAtEnd: true, MaxMessages: -1, Grep: grep}
+		got, err := consumeWith(t, addrs, req, true, kgo.WithPools(pool))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 10
+		if grep != nil {
+			want = 2 // the dropped records are given back too
+		}
+		if len(got) != want || !strings.HasPrefix(got[0], "0:") {
+			t.Errorf("grep %v: got %q", grep, got)
+		}
+		// Every batch slice the client took came back once all its records
+		// were written or dropped.
+		if g, p := pool.gets.Load(), pool.puts.Load(); g == 0 || g != p {
+			t.Errorf("grep %v: %d slices taken, %d given back", grep, g, p)
+		}
+	}
+}
+
+func TestRecordPoolSizeClasses(t *testing.T) {
+	var p RecordPool
+	for _, n := range []int{1, 2, 3, 1000, 1024, 1025} {
+		s := p.GetRecords(n)
+		if len(s) != 0 || cap(s) < n || cap(s) >= 2*n+1 {
+			t.Errorf("GetRecords(%d): len %d cap %d", n, len(s), cap(s))
+		}
+		p.PutRecords(s[:cap(s)])
+	}
+	if s := p.GetRecords(0); s != nil {
+		t.Errorf("GetRecords(0) = %v", s)
+	}
+	// A slice given back serves a later request of its class or smaller.
+	big := p.GetRecords(3000)
+	big = big[:cap(big)]
+	big[0].Offset = 7
+	p.PutRecords(big)
+	for i := 0; i < 3; i++ { // sync.Pool may drop it; it must never hand out a smaller one
+		if s := p.GetRecords(2049); cap(s) < 2049 {
+			t.Fatalf("GetRecords(2049) cap %d", cap(s))
+		}
+	}
+}
+
+// write formats into the writer's free space: records smaller and larger
+// than what is free, and than the whole buffer, come out whole and in order.
+func TestConsumerWriteIntoBuffer(t *testing.T) {
+	f, _ := NewDefaultFormatter(map[string]string{"print.key": "true", "print.offset": "true"})
+	for _, size := range []int{16, minFree, 3 * minFree, outBuffer} {
+		var out bytes.Buffer
+		w := bufio.NewWriterSize(&out, size)
+		c := &Consumer{Format: f}
+		var want []byte
+		for i, n := range []int{0, 1, 100, minFree - 10, minFree, 2 * minFree, 7, outBuffer + 3, 5} {
+			r := &kgo.Record{Offset: int64(i), Key: []byte(fmt.Sprint("k", i)), Value: bytes.Repeat([]byte{byte('a' + i)}, n)}
+			if i == 0 {
+				r.Value = nil
+			}
+			want, _ = f.Append(want, r)
+			if m, err := c.write(w, &Request{}, r); err != nil || !m {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), want) {
+			t.Errorf("buffer %d: %d bytes written, want %d (equal length: %v)", size, out.Len(), len(want), out.Len() == len(want))
+		}
+		if c.Stats().Records != 9 {
+			t.Errorf("buffer %d: %d records counted", size, c.Stats().Records)
+		}
+	}
+}
+
+// With MarkCommits the group commits exactly the records written: the
+// last written one per partition, none that --grep dropped after it.
+func TestConsumerMarksWhatItWrote(t *testing.T) {
+	addrs := fakeTopic(t)
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want int64 // records counted as consumed, over both partitions
+	}{
+		{"max 3", Request{MaxMessages: 3}, 3},
+		{"max 7", Request{MaxMessages: 7}, 7},
+		{"grep drops the tail", Request{MaxMessages: -1, Grep: regexp.MustCompile(`-[0-3]$`), ExitAtEnd: true}, 8},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			group := "g-" + strings.ReplaceAll(tc.name, " ", "-")
+			cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.ConsumerGroup(group), kgo.ConsumeTopics("t"),
+				kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.AutoCommitMarks(), kgo.AutoCommitInterval(time.Hour),
+				kgo.WithPools(new(RecordPool)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			adm := kadm.NewClient(cl)
+			req := tc.req
+			req.Topics, req.MarkCommits = []string{"t"}, true
+			var out bytes.Buffer
+			c := &Consumer{Client: cl, Format: mustFormat(t, `%p:%o\n`), Out: &out, Recycle: true}
+			if _, err := c.Prepare(ctx, adm, &req); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Run(ctx, &req); err != nil {
+				t.Fatal(err)
+			}
+			if err := cl.CommitMarkedOffsets(ctx); err != nil {
+				t.Fatal(err)
+			}
+			offs, err := adm.FetchOffsets(ctx, group)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var committed int64
+			offs.Each(func(o kadm.OffsetResponse) { committed += o.At })
+			// Each partition's commit is one past the last record written
+			// there; with grep, records 0..3 of each partition are written.
+			lines := strings.Fields(out.String())
+			if committed != tc.want {
+				t.Errorf("committed offsets sum to %d, want %d (written: %q)", committed, tc.want, lines)
+			}
+		})
 	}
 }
