@@ -2,10 +2,10 @@
 # console-consumer.sh: consuming N records (default 1,000,000) of 100 bytes
 # to /dev/null with kbox's kafka-console-consumer, Apache's (4.4, JVM) and
 # kcat -C (Debian's kcat): records/s, CPU seconds, peak RSS, the median of
-# RUNS runs (default 3) each, and the ratios, as a markdown table on stdout
+# RUNS runs (default 5) each, and the ratios, as a markdown table on stdout
 # (see docs/benchmarks.md). Not part of `make test`.
 #
-#   N=1000000 RUNS=3 test/bench/console-consumer.sh
+#   N=1000000 RUNS=5 test/bench/console-consumer.sh
 #
 # Uses the test bed in $KBOX_TESTBED_DIR when one runs there, else starts a
 # 1-broker one and stops it at the end. The topic (3 partitions) is filled
@@ -13,7 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 N=${N:-1000000}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 KBOX=${KBOX_BIN:-$PWD/bin/kbox}
 TB=${KBOX_TESTBED_DIR:-${TMPDIR:-/tmp}/kbox-bench-console-$(id -u)}
 export KBOX_TESTBED_DIR=$TB
