@@ -2,8 +2,9 @@
 
 // Package reassign_test checks kafka-reassign-partitions and
 // kafka-leader-election against the real Apache 4.4 tools on a 3-broker
-// cluster: every mode, the throttles they set and clear, and a preferred
-// election after a leader restart.
+// cluster (two log dirs per broker): every mode, the throttles they set
+// and clear, a log-dir move, and a preferred election after a leader
+// restart.
 package reassign_test
 
 import (
@@ -39,7 +40,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testbed.Main(m, testbed.Options{Name: "reassign", Applets: []string{rp, le, "kbox"}, Brokers: 3, Ready: func(e testbed.Env) error {
+	os.Exit(testbed.Main(m, testbed.Options{Name: "reassign", Applets: []string{rp, le, "kbox"}, Brokers: 3, LogDirs: 2, Ready: func(e testbed.Env) error {
 		binDir, cluster = e.BinDir, e.Cluster
 		return seed()
 	}}))
