@@ -36,7 +36,7 @@ test-integration: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -race -tags integration -count=1 -p 1 -timeout $(IT_TIMEOUT) ./test/integration/...
 
 # Long measurements kept out of make test. `make bench` runs them all.
-bench: bench-sweep bench-verify bench-groups bench-console
+bench: bench-sweep bench-verify bench-groups bench-console bench-reassign
 
 # The trustworthy perf sweep on a fresh 3-broker test bed (issue 21; 5-12
 # minutes on 2 cores).
@@ -91,3 +91,10 @@ clean:
 # docs/benchmarks.md by hand.
 bench-groups: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/groups.sh
+
+# kafka-reassign-partitions --generate and --verify over 10,000 partitions,
+# kbox against Apache (wall, CPU, RSS; medians of 3); the table goes to
+# docs/benchmarks.md by hand.
+.PHONY: bench-reassign
+bench-reassign: build deps-integration
+	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/reassign.sh

@@ -53,7 +53,9 @@ func newStatusCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Reassignments in progress: bytes copied, rate, ETA, stuck partitions",
 		Long: `Shows every reassignment in progress (or those of --plan): per partition the
 bytes the adding replicas hold against the leader's (from DescribeLogDirs),
-the copy rate over --interval, and an ETA; a partition that copied nothing
+the copy rate over --interval, and an ETA (from the rate, capped at the adding
+broker's follower throttle when one is set: a throttled broker copies its
+first few MB at once, then at the throttle); a partition that copied nothing
 is reported as stuck, with why. --watch repeats until no reassignment is
 left, then clears the replication throttles (broker rates on every broker,
 throttled replicas of the topics it saw move) unless --preserve-throttles,

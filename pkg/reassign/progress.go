@@ -128,6 +128,15 @@ func pct(done, target int64) float64 {
 }
 
 // BuildProgress compares two snapshots (prev may be nil: no rate).
+//
+// BytesPerSec is the rate observed between the snapshots. The ETA uses it
+// capped by the follower throttle: a throttled broker lets its first few
+// MB through at once (the quota is an average over a window of samples),
+// so an early sample shows a rate far above the one the move keeps up. The
+// cap is per adding broker (the throttle is the broker's, shared by every
+// replica it copies): when the replicas a broker adds were observed faster
+// than its follower.replication.throttled.rate together, each one's rate
+// is scaled down to fit it.
 func BuildProgress(prev, cur *Snapshot) *Progress {
 	p := &Progress{Partitions: []PartitionProgress{}}
 	var dt float64
@@ -135,7 +144,40 @@ func BuildProgress(prev, cur *Snapshot) *Progress {
 		dt = cur.At.Sub(prev.At).Seconds()
 		p.SampleSec = math.Round(dt*10) / 10
 	}
-	for _, tp := range SortedTPs(cur.Ongoing) {
+	tps := SortedTPs(cur.Ongoing)
+	// Per adding replica: the bytes per second observed; per broker their sum.
+	repRate := map[Replica]float64{}
+	brokerRate := map[int32]float64{}
+	if prev != nil && dt > 0 {
+		for _, tp := range tps {
+			po, ok := prev.Ongoing[tp]
+			if !ok {
+				continue
+			}
+			leader, before := cur.Sizes[Replica{tp.Topic, tp.Partition, cur.Leaders[tp]}], prev.Sizes[Replica{tp.Topic, tp.Partition, prev.Leaders[tp]}]
+			for _, b := range cur.Ongoing[tp].Adding {
+				if !contains32(po.Adding, b) {
+					continue
+				}
+				r := Replica{tp.Topic, tp.Partition, b}
+				d := float64(min(cur.Sizes[r], leader)-min(prev.Sizes[r], before)) / dt
+				if d > 0 {
+					repRate[r] = d
+					brokerRate[b] += d
+				}
+			}
+		}
+	}
+	// The factor that fits each broker's observed rate into its throttle.
+	scale := map[int32]float64{}
+	for b, r := range brokerRate {
+		scale[b] = 1
+		if t, err := strconv.ParseFloat(cur.Throttle[b], 64); err == nil && t > 0 && r > t {
+			scale[b] = t / r
+		}
+	}
+	var etaRate float64
+	for _, tp := range tps {
 		o := cur.Ongoing[tp]
 		target, done := copied(cur, tp, o)
 		pp := PartitionProgress{Topic: tp.Topic, Partition: tp.Partition, Replicas: o.Replicas, Adding: nonNil(o.Adding), Removing: nonNil(o.Removing),
@@ -150,9 +192,17 @@ func BuildProgress(prev, cur *Snapshot) *Progress {
 				_, before := copied(prev, tp, po)
 				pp.BytesPerSec = math.Max(0, float64(done-before)/dt)
 			}
+			var r float64
+			for _, b := range o.Adding {
+				r += repRate[Replica{tp.Topic, tp.Partition, b}] * scale[b]
+			}
 			if pp.BytesPerSec > 0 {
-				eta := math.Ceil(float64(target-done) / pp.BytesPerSec)
+				if r <= 0 || r > pp.BytesPerSec {
+					r = pp.BytesPerSec
+				}
+				eta := math.Ceil(float64(target-done) / r)
 				pp.EtaSec = &eta
+				etaRate += r
 			} else if done < target {
 				pp.Stuck = stuckReason(cur, tp, o, dt)
 			}
@@ -163,11 +213,20 @@ func BuildProgress(prev, cur *Snapshot) *Progress {
 		p.BytesPerSec += pp.BytesPerSec
 	}
 	p.Percent = pct(p.CopiedBytes, p.TargetBytes)
-	if p.BytesPerSec > 0 {
-		eta := math.Ceil(float64(p.TargetBytes-p.CopiedBytes) / p.BytesPerSec)
+	if etaRate > 0 {
+		eta := math.Ceil(float64(p.TargetBytes-p.CopiedBytes) / etaRate)
 		p.EtaSec = &eta
 	}
 	return p
+}
+
+func contains32(ids []int32, id int32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
 }
 
 func nonNil(ids []int32) []int32 {

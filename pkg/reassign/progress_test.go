@@ -1,6 +1,7 @@
 package reassign
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -49,5 +50,43 @@ func TestBuildProgress(t *testing.T) {
 	// One look only: no rate, no ETA.
 	if p := BuildProgress(nil, cur); p.SampleSec != 0 || p.EtaSec != nil || p.Partitions[0].Stuck != "" {
 		t.Errorf("single snapshot: %+v", p)
+	}
+	// A burst above the throttle (the quota's first window): the rate shows
+	// what was observed, the ETA what the throttle lets through.
+	cur.Sizes[Replica{"t", 0, 3}] = 8000
+	p = BuildProgress(prev, cur)
+	if a := p.Partitions[0]; a.BytesPerSec != 3000 || a.EtaSec == nil || *a.EtaSec != 2 {
+		t.Errorf("burst above the throttle: %+v", a)
+	}
+	if p.BytesPerSec != 3000 || p.EtaSec == nil || *p.EtaSec != 7 {
+		t.Errorf("total with a burst above the throttle: %+v", p)
+	}
+}
+
+// The throttle is the broker's: two replicas it adds share it.
+func TestBuildProgressSharedThrottle(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	mk := func(at time.Time, s0, s1 int64) *Snapshot {
+		return &Snapshot{At: at, Live: map[int32]bool{1: true, 2: true, 3: true}, Throttle: map[int32]string{3: "1000"},
+			Leaders: map[TP]int32{{"t", 0}: 1, {"t", 1}: 2},
+			Ongoing: map[TP]Ongoing{
+				{"t", 0}: {Replicas: []int32{3, 1}, Adding: []int32{3}, Removing: []int32{1}},
+				{"t", 1}: {Replicas: []int32{3, 2}, Adding: []int32{3}, Removing: []int32{2}},
+			},
+			Sizes: map[Replica]int64{{"t", 0, 1}: 100000, {"t", 1, 2}: 100000, {"t", 0, 3}: s0, {"t", 1, 3}: s1}}
+	}
+	// 3000 + 1000 B/s observed on broker 3, throttled at 1000: 750 + 250.
+	p := BuildProgress(mk(t0, 0, 0), mk(t0.Add(time.Second), 3000, 1000))
+	a, b := p.Partitions[0], p.Partitions[1]
+	if a.BytesPerSec != 3000 || *a.EtaSec != math.Ceil(97000/750.) || b.BytesPerSec != 1000 || *b.EtaSec != math.Ceil(99000/250.) {
+		t.Errorf("partitions: %+v %+v", a, b)
+	}
+	if p.BytesPerSec != 4000 || *p.EtaSec != 196 {
+		t.Errorf("total: %+v", p)
+	}
+	// Under the throttle: the observed rates.
+	p = BuildProgress(mk(t0, 0, 0), mk(t0.Add(10*time.Second), 3000, 1000))
+	if *p.Partitions[0].EtaSec != math.Ceil(97000/300.) || *p.EtaSec != math.Ceil(196000/400.) {
+		t.Errorf("under the throttle: %+v", p)
 	}
 }

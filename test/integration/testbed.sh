@@ -3,9 +3,11 @@
 # run as plain JVMs on loopback from the Maven Central jars (no Docker).
 #
 # Usage:
-#   testbed.sh up [--brokers N] [--security plaintext|sasl_ssl]
+#   testbed.sh up [--brokers N] [--security plaintext|sasl_ssl] [--log-dirs D]
 #       Start N combined broker+controller nodes (IDs 1..N; default 1,
-#       plaintext) and wait until all are registered. Prints
+#       plaintext) and wait until all are registered. Each node gets D
+#       log.dirs (default 1: nN/data; D > 1 adds nN/data2 .. nN/dataD, e.g.
+#       for log-dir moves). Prints
 #         export KAFKA_BOOTSTRAP=127.0.0.1:p1,...
 #       and with sasl_ssl also
 #         export KAFKA_CLIENT_PROPERTIES=<file>
@@ -70,7 +72,7 @@
 #   client.properties      SASL_SSL/SCRAM-SHA-512 admin client config (sasl_ssl only)
 #   ssl-client.properties  SSL listener client config with the client cert (sasl_ssl only)
 #   tls/                   ca.pem ca-key.pem broker.pem client-cert.pem client-key.pem client.pem
-#   nN/server.properties nN/server.log nN/stdout.log nN/data/ nN/pid
+#   nN/server.properties nN/server.log nN/stdout.log nN/data/ [nN/data2/..] nN/pid
 #   trogdor/{trogdor.conf,env,NAME.pid,NAME.log}  (trogdor up)
 #   log4j2.properties bin/tbtool tmp/
 #
@@ -98,7 +100,7 @@ die() { printf 'testbed: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
   cat >&2 <<'EOF'
-usage: testbed.sh up [--brokers N] [--security plaintext|sasl_ssl]
+usage: testbed.sh up [--brokers N] [--security plaintext|sasl_ssl] [--log-dirs D]
        testbed.sh down
        testbed.sh stop-broker ID [--kill]
        testbed.sh start-broker ID
@@ -396,6 +398,13 @@ up_cleanup() {
   exit $rc
 }
 
+# log_dirs ID: the comma-separated log.dirs of node ID (LOG_DIRS of them).
+log_dirs() {
+  local out="$TB/n$1/data" d
+  for ((d = 2; d <= LOG_DIRS; d++)); do out+=",$TB/n$1/data$d"; done
+  printf '%s' "$out"
+}
+
 write_server_props() {
   local id=$1 f="$TB/n$1/server.properties" listeners advertised protomap i
   local rf=$((BROKERS < 3 ? BROKERS : 3))
@@ -418,7 +427,7 @@ write_server_props() {
     echo "listener.security.protocol.map=$protomap"
     echo "controller.listener.names=CONTROLLER"
     echo "inter.broker.listener.name=PLAINTEXT"
-    echo "log.dirs=$TB/n$id/data"
+    echo "log.dirs=$(log_dirs "$id")"
     echo
     echo "# internal topics: RF min(N,3)"
     echo "offsets.topic.replication.factor=$rf"
@@ -493,17 +502,20 @@ join_addrs() { # join_addrs PORTARRAYNAME
 }
 
 cmd_up() {
-  local brokers=1 security=plaintext
+  local brokers=1 security=plaintext logdirs=1
   while [[ $# -gt 0 ]]; do
     case "$1" in
       --brokers) [[ $# -ge 2 ]] || usage; brokers=$2; shift 2 ;;
       --brokers=*) brokers=${1#*=}; shift ;;
       --security) [[ $# -ge 2 ]] || usage; security=$2; shift 2 ;;
       --security=*) security=${1#*=}; shift ;;
+      --log-dirs) [[ $# -ge 2 ]] || usage; logdirs=$2; shift 2 ;;
+      --log-dirs=*) logdirs=${1#*=}; shift ;;
       *) die "up: unknown argument '$1'" ;;
     esac
   done
   [[ "$brokers" =~ ^[1-9][0-9]?$ ]] || die "up: --brokers must be a number from 1 to 99"
+  [[ "$logdirs" =~ ^[1-9]$ ]] || die "up: --log-dirs must be a number from 1 to 9"
   security=${security,,}
   [[ "$security" == plaintext || "$security" == sasl_ssl ]] || die "up: --security must be plaintext or sasl_ssl"
 
@@ -527,6 +539,7 @@ cmd_up() {
 
   BROKERS=$brokers
   SECURITY=$security
+  LOG_DIRS=$logdirs
   log "starting $BROKERS-node Apache Kafka $KAFKA_VERSION ($SECURITY) in $TB"
   fetch_jars
   build_tbtool

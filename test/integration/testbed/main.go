@@ -17,6 +17,8 @@ type Options struct {
 	Brokers int
 	// Security is the cluster's security, "plaintext" (or "") or "sasl_ssl".
 	Security string
+	// LogDirs is the number of log.dirs per broker (0 or 1: one).
+	LogDirs int
 	// Ready, if set, gets what Main set up before m.Run: the place to keep
 	// it in package variables and to seed the cluster. An error ends the
 	// run with exit status 1.
@@ -71,7 +73,7 @@ func Main(m *testing.M, opts Options) int {
 				fmt.Fprintln(os.Stderr, "testbed down:", err)
 			}
 		}()
-		if env.Cluster, err = Up(opts.Brokers, opts.Security, tb); err != nil {
+		if env.Cluster, err = UpWith(opts.Brokers, opts.Security, tb, UpOptions{LogDirs: opts.LogDirs}); err != nil {
 			fmt.Fprintln(os.Stderr, "testbed up:", err)
 			return 1
 		}

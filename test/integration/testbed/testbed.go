@@ -118,6 +118,17 @@ func Script() string {
 // dir) and waits until every broker is registered. It fails if a cluster
 // already runs in dir.
 func Up(brokers int, security string, dir string) (*Cluster, error) {
+	return UpWith(brokers, security, dir, UpOptions{})
+}
+
+// UpOptions are the optional settings of UpWith.
+type UpOptions struct {
+	// LogDirs is the number of log.dirs per node (0 or 1: one).
+	LogDirs int
+}
+
+// UpWith is Up with options (testbed.sh up --log-dirs).
+func UpWith(brokers int, security string, dir string, o UpOptions) (*Cluster, error) {
 	if security == "" {
 		security = "plaintext"
 	}
@@ -128,7 +139,11 @@ func Up(brokers int, security string, dir string) (*Cluster, error) {
 		}
 		dir = abs
 	}
-	stdout, stderr, err := run(dir, nil, "up", "--brokers", strconv.Itoa(brokers), "--security", security)
+	args := []string{"up", "--brokers", strconv.Itoa(brokers), "--security", security}
+	if o.LogDirs > 1 {
+		args = append(args, "--log-dirs", strconv.Itoa(o.LogDirs))
+	}
+	stdout, stderr, err := run(dir, nil, args...)
 	if err != nil {
 		return nil, fmt.Errorf("testbed.sh up: %w\n%s", err, tail(stderr, 8000))
 	}
