@@ -8,7 +8,7 @@ LDFLAGS := -s -w -X $(PKG)/cmd/app.Version=$(VERSION) -X $(PKG)/cmd/app.Commit=$
 # Integration tests start real Kafka brokers; give them room but bound them.
 IT_TIMEOUT ?= 70m
 
-.PHONY: all build test test-unit test-integration soak lint install deps-integration clean demo bench bench-sweep bench-verify bench-groups bench-console dist
+.PHONY: all build test test-unit test-integration soak lint install deps-integration clean demo bench bench-sweep bench-verify bench-groups bench-console bench-reassign dist
 
 all: build
 
@@ -95,6 +95,5 @@ bench-groups: build deps-integration
 # kafka-reassign-partitions --generate and --verify over 10,000 partitions,
 # kbox against Apache (wall, CPU, RSS; medians of 3); the table goes to
 # docs/benchmarks.md by hand.
-.PHONY: bench-reassign
 bench-reassign: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/reassign.sh
