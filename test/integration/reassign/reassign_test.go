@@ -804,3 +804,57 @@ func TestPreferredElectionAfterRestart(t *testing.T) {
 		return true
 	})
 }
+
+// kbox reassign plan --add-broker on the 3-broker bed: a topic placed on
+// brokers 1 and 2 only (as if broker 3 were new) gets broker 3's share of
+// its replicas with the fewest moves, each partition keeping its
+// replication factor; the plan runs in waves and the broker then holds
+// what the plan said.
+func TestPlanAddBroker(t *testing.T) {
+	bs := cluster.Bootstrap
+	adm, _ := adminClient(t)
+	if r := kbox(t, "kbox", "topics", "--bootstrap-server", bs, "--create", "--topic", "grow", "--replica-assignment", "1:2,2:1,1:2,2:1,1:2,2:1"); r.code != 0 {
+		t.Fatalf("create: %d %s %s", r.code, r.out, r.err)
+	}
+	defer adm.DeleteTopics(context.Background(), "grow") //nolint:errcheck
+	plan := filepath.Join(t.TempDir(), "add3.json")
+	r := kbox(t, "kbox", "reassign", "plan", "--add-broker", "3", "--topic", "grow", "--write", plan, "-o", "json", "--bootstrap-server", bs)
+	var bp struct {
+		Changes []struct {
+			Partition int32   `json:"partition"`
+			Current   []int32 `json:"current"`
+			Proposed  []int32 `json:"proposed"`
+		} `json:"changes"`
+	}
+	if err := json.Unmarshal([]byte(r.out), &bp); err != nil || r.code != 0 {
+		t.Fatalf("plan: %d %v\n%s\n%s", r.code, err, r.out, r.err)
+	}
+	// 12 replicas over 3 brokers: broker 3's share is 4, one move each.
+	if len(bp.Changes) != 4 {
+		t.Errorf("%d partitions move, want 4: %s", len(bp.Changes), r.out)
+	}
+	for _, c := range bp.Changes {
+		if len(c.Proposed) != 2 || !contains(c.Proposed, 3) || c.Proposed[0] == c.Proposed[1] {
+			t.Errorf("grow-%d: %v -> %v", c.Partition, c.Current, c.Proposed)
+		}
+	}
+	if r := kbox(t, "kbox", "reassign", "execute", "--plan", plan, "--max-moves", "2", "--interval", "500ms", "--bootstrap-server", bs); r.code != 0 {
+		t.Fatalf("execute: %d\n%s\n%s", r.code, r.out, r.err)
+	}
+	md, err := adm.Metadata(context.Background(), "grow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[int32]int{}
+	for _, pd := range md.Topics["grow"].Partitions {
+		if len(pd.Replicas) != 2 {
+			t.Errorf("grow-%d: replicas %v", pd.Partition, pd.Replicas)
+		}
+		for _, b := range pd.Replicas {
+			per[b]++
+		}
+	}
+	if per[1] != 4 || per[2] != 4 || per[3] != 4 {
+		t.Errorf("replicas per broker after the plan: %v", per)
+	}
+}
