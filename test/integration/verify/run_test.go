@@ -243,21 +243,25 @@ func TestRunFaults(t *testing.T) {
 	cases := []struct {
 		name       string
 		idempotent bool
+		long       bool // only under `make soak` (the idempotent case covers it in make test)
 		messages   int
 		fault      func(leader int) string
 	}{
-		{"leader-kill", false, 45000, func(id int) string {
+		{"leader-kill", false, false, 45000, func(id int) string {
 			return "sleep 2; " + script + " stop-broker " + strconv.Itoa(id) + " --kill; sleep 2; " + script + " start-broker " + strconv.Itoa(id)
 		}},
-		{"rolling-restart", false, 75000, func(int) string {
+		{"rolling-restart", false, true, 75000, func(int) string {
 			return "sleep 2; for i in 1 2 3; do " + script + " stop-broker $i && " + script + " start-broker $i || exit 1; done"
 		}},
-		{"rolling-restart-idempotent", true, 75000, func(int) string {
+		{"rolling-restart-idempotent", true, false, 75000, func(int) string {
 			return "sleep 2; for i in 1 2 3; do " + script + " stop-broker $i && " + script + " start-broker $i || exit 1; done"
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if c.long && !long {
+				t.Skip("runs under make soak")
+			}
 			topic := "run-" + c.name
 			createTopic(t, topic)
 			during := c.fault(leaderOfP0(t, topic))
