@@ -444,9 +444,8 @@ func (r *runner) buildFormatter() (console.Formatter, error) {
 		return console.NewOffsetsFormatter(), nil
 	case console.GroupMetadataFormatterClass:
 		return console.NewGroupMetadataFormatter(), nil
-	case "org.apache.kafka.tools.consumer.TransactionLogMessageFormatter":
-		fmt.Fprintf(r.err, "kbox: error: --formatter %s is not supported by kbox yet (supported: %s, its LoggingMessageFormatter, NoOpMessageFormatter, OffsetsMessageFormatter and GroupMetadataMessageFormatter)\n", class, console.DefaultFormatterClass)
-		return nil, cmdutil.Exit(1)
+	case console.TransactionLogFormatterClass:
+		return console.NewTransactionLogFormatter(), nil
 	}
 	// Class.forName fails: the message is the class name.
 	return nil, r.usage(class)

@@ -25,8 +25,9 @@ import (
 
 // Class names of the internal-topic formatters.
 const (
-	OffsetsFormatterClass       = "org.apache.kafka.tools.consumer.OffsetsMessageFormatter"
-	GroupMetadataFormatterClass = "org.apache.kafka.tools.consumer.GroupMetadataMessageFormatter"
+	OffsetsFormatterClass        = "org.apache.kafka.tools.consumer.OffsetsMessageFormatter"
+	GroupMetadataFormatterClass  = "org.apache.kafka.tools.consumer.GroupMetadataMessageFormatter"
+	TransactionLogFormatterClass = "org.apache.kafka.tools.consumer.TransactionLogMessageFormatter"
 )
 
 // Group coordinator record types (CoordinatorRecordType).
@@ -46,21 +47,33 @@ var groupValueVersions = map[int16][2]int16{
 	16: {0, 0}, 17: {0, 0}, 19: {0, 0}, 20: {0, 0}, 21: {0, 0}, 22: {0, 0}, 23: {0, 0},
 }
 
-// CoordinatorFormatter prints the group coordinator records of the types it
-// is made for.
+// txnValueVersions are the record types of the transaction coordinator
+// (__transaction_state): only TransactionLog (type 0, values 0-1).
+var txnValueVersions = map[int16][2]int16{0: {0, 1}}
+
+// CoordinatorFormatter prints the coordinator records of the types it is
+// made for.
 type CoordinatorFormatter struct {
-	allowed map[int16]bool
+	allowed  map[int16]bool
+	versions map[int16][2]int16
+	txn      bool // the transaction coordinator's records
 }
 
 // NewOffsetsFormatter is OffsetsMessageFormatter: offset commits.
 func NewOffsetsFormatter() *CoordinatorFormatter {
-	return &CoordinatorFormatter{allowed: map[int16]bool{recLegacyOffsetCommit: true, recOffsetCommit: true}}
+	return &CoordinatorFormatter{allowed: map[int16]bool{recLegacyOffsetCommit: true, recOffsetCommit: true}, versions: groupValueVersions}
 }
 
 // NewGroupMetadataFormatter is GroupMetadataMessageFormatter: classic group
 // metadata.
 func NewGroupMetadataFormatter() *CoordinatorFormatter {
-	return &CoordinatorFormatter{allowed: map[int16]bool{recGroupMetadata: true}}
+	return &CoordinatorFormatter{allowed: map[int16]bool{recGroupMetadata: true}, versions: groupValueVersions}
+}
+
+// NewTransactionLogFormatter is TransactionLogMessageFormatter: the
+// records of __transaction_state.
+func NewTransactionLogFormatter() *CoordinatorFormatter {
+	return &CoordinatorFormatter{allowed: map[int16]bool{0: true}, versions: txnValueVersions, txn: true}
 }
 
 // Append implements Formatter.
@@ -86,7 +99,7 @@ func (f *CoordinatorFormatter) appendRecord(dst, key, value []byte) (out []byte,
 	if kr.err != nil {
 		return nil, false, errors.New("Could not read version from key's buffer.")
 	}
-	versions, known := groupValueVersions[typ]
+	versions, known := f.versions[typ]
 	if !known {
 		return nil, true, nil // UnknownRecordTypeException: skipped.
 	}
@@ -107,10 +120,12 @@ func (f *CoordinatorFormatter) appendRecord(dst, key, value []byte) (out []byte,
 		return nil, true, nil
 	}
 	var kj []byte
-	switch typ {
-	case recLegacyOffsetCommit, recOffsetCommit:
+	switch {
+	case f.txn:
+		kj = transactionLogKeyJSON(nil, kr)
+	case typ == recLegacyOffsetCommit, typ == recOffsetCommit:
 		kj = offsetCommitKeyJSON(nil, kr)
-	case recGroupMetadata:
+	case typ == recGroupMetadata:
 		kj = groupMetadataKeyJSON(nil, kr)
 	}
 	if kr.err != nil {
@@ -127,10 +142,12 @@ func (f *CoordinatorFormatter) appendRecord(dst, key, value []byte) (out []byte,
 		if version < versions[0] || version > versions[1] {
 			return nil, false, fmt.Errorf("Found an unknown record version %d for %d type", version, typ)
 		}
-		switch typ {
-		case recLegacyOffsetCommit, recOffsetCommit:
+		switch {
+		case f.txn:
+			vj = transactionLogValueJSON(nil, vr, version)
+		case typ == recLegacyOffsetCommit, typ == recOffsetCommit:
 			vj = offsetCommitValueJSON(nil, vr, version)
-		case recGroupMetadata:
+		case typ == recGroupMetadata:
 			vj = groupMetadataValueJSON(nil, vr, version)
 		}
 		if vr.err != nil {
@@ -278,6 +295,113 @@ func groupMetadataValueJSON(dst []byte, r *reader, v int16) []byte {
 	return append(dst, '}')
 }
 
+// TransactionLogKey (version 0).
+func transactionLogKeyJSON(dst []byte, r *reader) []byte {
+	id := r.str(false, "transactionalId")
+	dst = append(dst, `{"transactionalId":`...)
+	dst = appendJacksonString(dst, id.s)
+	return append(dst, '}')
+}
+
+// txnStates are TransactionState.stateName by id.
+var txnStates = []string{"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead", "PrepareEpochFence"}
+
+// TransactionLogValue versions 0-1, with TransactionLogMessageFormatter's
+// state name in place of transactionStatus (the number, as a string, when
+// the id is unknown).
+func transactionLogValueJSON(dst []byte, r *reader, v int16) []byte {
+	flex := v >= 1
+	pid := r.i64()
+	epoch := r.i16()
+	timeout := r.i32()
+	status := int8(r.take1())
+	var parts []byte
+	n := r.nullableArrayLen(flex)
+	if n < 0 {
+		parts = append(parts, "null"...)
+	} else {
+		parts = append(parts, '[')
+		for i := 0; i < n && r.err == nil; i++ {
+			if i > 0 {
+				parts = append(parts, ',')
+			}
+			parts = append(parts, `{"topic":`...)
+			parts = appendJacksonString(parts, r.strf(flex, false, "topic").s)
+			parts = append(parts, `,"partitionIds":[`...)
+			m := r.arrayLen(flex, "partitionIds")
+			for j := 0; j < m && r.err == nil; j++ {
+				if j > 0 {
+					parts = append(parts, ',')
+				}
+				parts = strconv.AppendInt(parts, int64(r.i32()), 10)
+			}
+			parts = append(parts, "]}"...)
+			if flex {
+				r.tags(nil)
+			}
+		}
+		parts = append(parts, ']')
+	}
+	lastUpdate := r.i64()
+	start := r.i64()
+	prevPid, nextPid, nextEpoch, clientTV := int64(-1), int64(-1), int16(-1), int16(0)
+	if flex {
+		r.tags(func(tag uint64, data []byte) {
+			tr := &reader{b: data}
+			switch tag {
+			case 0:
+				prevPid = tr.i64()
+			case 1:
+				nextPid = tr.i64()
+			case 2:
+				clientTV = tr.i16()
+			case 3:
+				nextEpoch = tr.i16()
+			default:
+				return
+			}
+			if tr.err != nil {
+				r.fail(tr.err.Error())
+			}
+		})
+	}
+	dst = append(dst, `{"producerId":`...)
+	dst = strconv.AppendInt(dst, pid, 10)
+	if flex && prevPid != -1 {
+		dst = append(dst, `,"previousProducerId":`...)
+		dst = strconv.AppendInt(dst, prevPid, 10)
+	}
+	if flex && nextPid != -1 {
+		dst = append(dst, `,"nextProducerId":`...)
+		dst = strconv.AppendInt(dst, nextPid, 10)
+	}
+	dst = append(dst, `,"producerEpoch":`...)
+	dst = strconv.AppendInt(dst, int64(epoch), 10)
+	if flex && nextEpoch != -1 {
+		dst = append(dst, `,"nextProducerEpoch":`...)
+		dst = strconv.AppendInt(dst, int64(nextEpoch), 10)
+	}
+	dst = append(dst, `,"transactionTimeoutMs":`...)
+	dst = strconv.AppendInt(dst, int64(timeout), 10)
+	dst = append(dst, `,"transactionStatus":"`...)
+	if status >= 0 && int(status) < len(txnStates) {
+		dst = append(dst, txnStates[status]...)
+	} else {
+		dst = strconv.AppendInt(dst, int64(status), 10)
+	}
+	dst = append(dst, `","transactionPartitions":`...)
+	dst = append(dst, parts...)
+	dst = append(dst, `,"transactionLastUpdateTimestampMs":`...)
+	dst = strconv.AppendInt(dst, lastUpdate, 10)
+	dst = append(dst, `,"transactionStartTimestampMs":`...)
+	dst = strconv.AppendInt(dst, start, 10)
+	if flex && clientTV != 0 {
+		dst = append(dst, `,"clientTransactionVersion":`...)
+		dst = strconv.AppendInt(dst, int64(clientTV), 10)
+	}
+	return append(dst, '}')
+}
+
 // reader reads Kafka's message encoding as the generated Java readers do;
 // the first failure sticks.
 type reader struct {
@@ -303,6 +427,31 @@ func (r *reader) take(n int) []byte {
 	out := r.b[:n]
 	r.b = r.b[n:]
 	return out
+}
+
+func (r *reader) take1() byte {
+	b := r.take(1)
+	if b == nil {
+		return 0
+	}
+	return b[0]
+}
+
+// nullableArrayLen is an array length, -1 for null.
+func (r *reader) nullableArrayLen(flex bool) int {
+	var n int
+	if flex {
+		n = int(r.uvarint()) - 1
+	} else {
+		n = int(r.i32())
+	}
+	if r.err != nil {
+		return 0
+	}
+	if n < 0 {
+		return -1
+	}
+	return n
 }
 
 func (r *reader) i16() int16 {

@@ -180,3 +180,48 @@ func TestAppendJacksonString(t *testing.T) {
 		t.Fatalf("got %s want %s", got, want)
 	}
 }
+
+// TestTransactionLogFormatter checks TransactionLogMessageFormatter on
+// values encoded with kmsg: versions 0 and 1, tagged fields at and off
+// their defaults, the state names, null partitions and a tombstone.
+func TestTransactionLogFormatter(t *testing.T) {
+	f := NewTransactionLogFormatter()
+	k := key(0, str16("tx\"1"))
+	val := func(v int16, state int8, topics []kmsg.TxnMetadataValueTopic, tagged bool) []byte {
+		m := kmsg.NewTxnMetadataValue()
+		m.Version = v
+		m.ProducerID, m.ProducerEpoch, m.TimeoutMillis = 7, 2, 60000
+		m.State = kmsg.TransactionState(state)
+		m.Topics = topics
+		m.LastUpdateTimestamp, m.StartTimestamp = 100, -1
+		if tagged {
+			m.PreviousProducerID, m.NextProducerID, m.NextProducerEpoch, m.ClientTransactionVersion = 6, 8, 3, 2
+		}
+		return m.AppendTo(nil)
+	}
+	topics := []kmsg.TxnMetadataValueTopic{{Topic: "a", Partitions: []int32{0, 2}}, {Topic: "b", Partitions: []int32{}}}
+	const kj = `{"key":{"type":0,"data":{"transactionalId":"tx\"1"}},"value":`
+	cases := []struct {
+		name string
+		val  []byte
+		want string
+	}{
+		{"v0", val(0, 1, topics, false), kj + `{"version":0,"data":{"producerId":7,"producerEpoch":2,"transactionTimeoutMs":60000,"transactionStatus":"Ongoing","transactionPartitions":[{"topic":"a","partitionIds":[0,2]},{"topic":"b","partitionIds":[]}],"transactionLastUpdateTimestampMs":100,"transactionStartTimestampMs":-1}}}`},
+		{"v1 defaults", val(1, 0, nil, false), kj + `{"version":1,"data":{"producerId":7,"producerEpoch":2,"transactionTimeoutMs":60000,"transactionStatus":"Empty","transactionPartitions":null,"transactionLastUpdateTimestampMs":100,"transactionStartTimestampMs":-1}}}`},
+		{"v1 tagged", val(1, 7, topics[:1], true), kj + `{"version":1,"data":{"producerId":7,"previousProducerId":6,"nextProducerId":8,"producerEpoch":2,"nextProducerEpoch":3,"transactionTimeoutMs":60000,"transactionStatus":"PrepareEpochFence","transactionPartitions":[{"topic":"a","partitionIds":[0,2]}],"transactionLastUpdateTimestampMs":100,"transactionStartTimestampMs":-1,"clientTransactionVersion":2}}}`},
+		{"unknown state", val(1, 9, nil, false), kj + `{"version":1,"data":{"producerId":7,"producerEpoch":2,"transactionTimeoutMs":60000,"transactionStatus":"9","transactionPartitions":null,"transactionLastUpdateTimestampMs":100,"transactionStartTimestampMs":-1}}}`},
+		{"tombstone", nil, kj + `null}`},
+	}
+	for _, c := range cases {
+		got, err := f.Append(nil, &kgo.Record{Key: k, Value: c.val})
+		if err != nil || string(got) != c.want {
+			t.Errorf("%s:\n got %s (%v)\nwant %s", c.name, got, err, c.want)
+		}
+	}
+	if got, err := f.Append(nil, &kgo.Record{Key: key(1, str16("g")), Value: []byte{0, 0}}); err != nil || len(got) != 0 {
+		t.Errorf("unknown record type: %q %v", got, err)
+	}
+	if _, err := f.Append(nil, &kgo.Record{Offset: 3, Key: k, Value: []byte{0, 2}}); err == nil || err.Error() != "java.lang.RuntimeException: Could not read record at offset 3 due to: Found an unknown record version 2 for 0 type" {
+		t.Errorf("bad version: %v", err)
+	}
+}
