@@ -13,16 +13,17 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// groupPartitions reads __consumer_offsets up to ends and returns the
-// partition holding each of the groups (the key of every group coordinator
-// record is an int16 type and the group id as an int16-length string).
-func groupPartitions(t *testing.T, ends kadm.ListedOffsets, groups map[string]string) map[string]int32 {
+// groupPartitions reads an internal topic up to ends and returns the
+// partition holding each of the ids (the key of every coordinator record
+// is an int16 type and the group or transactional id as an int16-length
+// string).
+func groupPartitions(t *testing.T, topic string, ends kadm.ListedOffsets, groups map[string]string) map[string]int32 {
 	t.Helper()
-	start := map[string]map[int32]kgo.Offset{"__consumer_offsets": {}}
+	start := map[string]map[int32]kgo.Offset{topic: {}}
 	left := 0
-	for p, e := range ends["__consumer_offsets"] {
+	for p, e := range ends[topic] {
 		if e.Offset > 0 {
-			start["__consumer_offsets"][p] = kgo.NewOffset().AtStart()
+			start[topic][p] = kgo.NewOffset().AtStart()
 			left += int(e.Offset)
 		}
 	}
@@ -37,10 +38,10 @@ func groupPartitions(t *testing.T, ends kadm.ListedOffsets, groups map[string]st
 	for left > 0 {
 		fs := cl.PollFetches(ctx)
 		if err := fs.Err0(); err != nil {
-			t.Fatalf("reading __consumer_offsets: %v", err)
+			t.Fatalf("reading %s: %v", topic, err)
 		}
 		fs.EachRecord(func(r *kgo.Record) {
-			if r.Offset < ends["__consumer_offsets"][r.Partition].Offset {
+			if r.Offset < ends[topic][r.Partition].Offset {
 				left--
 			}
 			if len(r.Key) < 4 {
@@ -110,7 +111,7 @@ func TestConsoleConsumerInternalFormatters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parts := groupPartitions(t, ends, groups)
+	parts := groupPartitions(t, "__consumer_offsets", ends, groups)
 	seen := map[int32]bool{}
 	for g := range groups {
 		p, ok := parts[g]
@@ -158,5 +159,69 @@ func TestConsoleConsumerInternalFormatters(t *testing.T) {
 	}
 	for g, proto := range groups {
 		t.Logf("group %s (%s) in partition %d", g, proto, parts[g])
+	}
+}
+
+// TestConsoleConsumerTransactionLogFormatter writes a committed and an
+// aborted transaction and reads the transactional id's __transaction_state
+// partition with both consumers and TransactionLogMessageFormatter.
+func TestConsoleConsumerTransactionLogFormatter(t *testing.T) {
+	const topic, txid = "fmt-txn", "fmt-tx\"1"
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(cluster.Bootstrap, ",")...), kgo.TransactionalID(txid), kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	if _, err := adm.CreateTopic(ctx, 2, 1, nil, topic); err != nil {
+		t.Fatal(err)
+	}
+	for _, commit := range []kgo.TransactionEndTry{kgo.TryCommit, kgo.TryAbort} {
+		if err := cl.BeginTransaction(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("a")}, &kgo.Record{Value: []byte("b"), Partition: 1}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		if err := cl.EndTransaction(ctx, commit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const state = "__transaction_state"
+	// The end of a transaction is written to the log before the client
+	// hears of it; the complete state follows: wait for it.
+	var ends kadm.ListedOffsets
+	var parts map[string]int32
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if ends, err = adm.ListEndOffsets(ctx, state); err != nil {
+			t.Fatal(err)
+		}
+		parts = groupPartitions(t, state, ends, map[string]string{txid: ""})
+		if e, ok := ends.Lookup(state, parts[txid]); ok && e.Offset >= 7 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	p, ok := parts[txid]
+	if !ok {
+		t.Fatalf("no record of %s in %s", txid, state)
+	}
+	end, _ := ends.Lookup(state, p)
+	args := []string{"--bootstrap-server", cluster.Bootstrap, "--topic", state, "--partition", fmt.Sprint(p), "--offset", "earliest",
+		"--max-messages", fmt.Sprint(end.Offset), "--formatter", "org.apache.kafka.tools.consumer.TransactionLogMessageFormatter"}
+	kbox, apache := runBoth(t, args...)
+	if kbox.code != 0 || apache.code != 0 {
+		t.Errorf("exit kbox %d apache %d\nkbox stderr: %s\napache stderr: %s", kbox.code, apache.code, kbox.err, apache.err)
+	}
+	if kbox.out != apache.out {
+		t.Errorf("stdout differs\nkbox:   %q\napache: %q", kbox.out, apache.out)
+	}
+	for _, w := range []string{`"transactionStatus":"CompleteCommit"`, `"transactionStatus":"CompleteAbort"`, `{"transactionalId":"fmt-tx\"1"}`} {
+		if !strings.Contains(apache.out, w) {
+			t.Errorf("Apache's output lacks %s: %s", w, apache.out)
+		}
 	}
 }
