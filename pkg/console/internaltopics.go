@@ -129,7 +129,8 @@ func (f *CoordinatorFormatter) appendRecord(dst, key, value []byte) (out []byte,
 		kj = groupMetadataKeyJSON(nil, kr)
 	}
 	if kr.err != nil {
-		return nil, false, fmt.Errorf("Could not read record with version 0 from key's buffer due to: %s.", kr.err)
+		// The serde reads the key with its record type as version.
+		return nil, false, fmt.Errorf("Could not read record with version %d from key's buffer due to: %s.", typ, kr.err)
 	}
 	var vj []byte
 	var version int16
@@ -421,7 +422,8 @@ func (r *reader) take(n int) []byte {
 		return nil
 	}
 	if n < 0 || len(r.b) < n {
-		r.fail("java.nio.BufferUnderflowException")
+		// BufferUnderflowException has no message: Java prints "null".
+		r.fail("null")
 		return nil
 	}
 	out := r.b[:n]

@@ -154,10 +154,11 @@ func TestCoordinatorFormatterVersions(t *testing.T) {
 		{"null key", off, nil, ocv(3), "", ""},
 		{"unknown type", off, key(99, str16("g")), []byte{0, 0}, "", ""},
 		{"kip-848 type", off, key(3, str16("g")), []byte{0, 0, 1, 2}, "", ""},
+		{"truncated key", off, key(1, str16("g")), ocv(3), "", "java.lang.RuntimeException: Could not read record at offset 9 due to: Could not read record with version 1 from key's buffer due to: null."},
 		{"short key", off, []byte{1}, ocv(3), "", "java.lang.RuntimeException: Could not read record at offset 9 due to: Could not read version from key's buffer."},
 		{"bad version", off, ockey, []byte{0, 5}, "", "java.lang.RuntimeException: Could not read record at offset 9 due to: Found an unknown record version 5 for 1 type"},
 		{"bad version of hidden type", gm, ockey, []byte{0, 5}, "", "java.lang.RuntimeException: Could not read record at offset 9 due to: Found an unknown record version 5 for 1 type"},
-		{"truncated", off, ockey, ocv(3)[:7], "", "java.lang.RuntimeException: Could not read record at offset 9 due to: Could not read record with version 3 from value's buffer due to: java.nio.BufferUnderflowException."},
+		{"truncated", off, ockey, ocv(3)[:7], "", "java.lang.RuntimeException: Could not read record at offset 9 due to: Could not read record with version 3 from value's buffer due to: null."},
 	}
 	for _, c := range cases {
 		got, err := c.f.Append([]byte("x"), &kgo.Record{Offset: 9, Key: c.key, Value: c.val})

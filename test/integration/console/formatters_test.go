@@ -225,3 +225,51 @@ func TestConsoleConsumerTransactionLogFormatter(t *testing.T) {
 		}
 	}
 }
+
+// TestConsoleConsumerFormatterErrors reads records that are not
+// coordinator records with OffsetsMessageFormatter: an unknown record type
+// is skipped, a truncated key fails the run (or is skipped with
+// --skip-message-on-error) with Apache's message.
+func TestConsoleConsumerFormatterErrors(t *testing.T) {
+	const topic = "fmt-bad"
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(cluster.Bootstrap, ",")...), kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 1, nil, topic); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Key: []byte("ab"), Value: []byte("cd")}, &kgo.Record{Key: []byte{0, 1, 0, 1, 'g'}, Value: []byte{0, 5}}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	const msg = "java.lang.RuntimeException: Could not read record at offset 1 due to: Could not read record with version 1 from key's buffer due to: null."
+	for _, c := range []struct {
+		skip bool
+		code int
+		log  string
+	}{
+		{false, 1, "ERROR Unknown error when running consumer:  (org.apache.kafka.tools.consumer.ConsoleConsumer)\n" + msg},
+		{true, 0, "ERROR Error processing message, skipping this message:  (org.apache.kafka.tools.consumer.ConsoleConsumer)\n" + msg},
+	} {
+		args := []string{"--bootstrap-server", cluster.Bootstrap, "--topic", topic, "--from-beginning", "--max-messages", "2",
+			"--formatter", "org.apache.kafka.tools.consumer.OffsetsMessageFormatter"}
+		if c.skip {
+			args = append(args, "--skip-message-on-error")
+		}
+		kbox, apache := runBoth(t, args...)
+		if kbox.code != c.code || apache.code != c.code {
+			t.Errorf("skip=%v: exit kbox %d apache %d, want %d", c.skip, kbox.code, apache.code, c.code)
+		}
+		if kbox.out != "" || apache.out != "" {
+			t.Errorf("skip=%v: stdout kbox %q apache %q, want nothing", c.skip, kbox.out, apache.out)
+		}
+		for who, e := range map[string]string{"kbox": kbox.err, "apache": apache.err} {
+			if e := normStderr(e); !strings.Contains(e, c.log) || !strings.Contains(e, "Processed a total of 2 messages") {
+				t.Errorf("skip=%v: %s stderr lacks %q: %s", c.skip, who, c.log, e)
+			}
+		}
+	}
+}
