@@ -2,7 +2,6 @@ package console
 
 import (
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -83,7 +82,7 @@ func (f *CoordinatorFormatter) Append(dst []byte, r *kgo.Record) ([]byte, error)
 	}
 	out, skip, err := f.appendRecord(dst, r.Key, r.Value)
 	if err != nil {
-		return dst, fmt.Errorf("java.lang.RuntimeException: Could not read record at offset %d due to: %s", r.Offset, err)
+		return dst, javaErrorf("java.lang.RuntimeException: Could not read record at offset %d due to: %s", r.Offset, err)
 	}
 	if skip {
 		return dst, nil
@@ -97,7 +96,7 @@ func (f *CoordinatorFormatter) appendRecord(dst, key, value []byte) (out []byte,
 	kr := &reader{b: key}
 	typ := kr.i16()
 	if kr.err != nil {
-		return nil, false, errors.New("Could not read version from key's buffer.")
+		return nil, false, javaErr("Could not read version from key's buffer.")
 	}
 	versions, known := f.versions[typ]
 	if !known {
@@ -111,10 +110,10 @@ func (f *CoordinatorFormatter) appendRecord(dst, key, value []byte) (out []byte,
 			vr := &reader{b: value}
 			v := vr.i16()
 			if vr.err != nil {
-				return nil, false, errors.New("Could not read version from value's buffer.")
+				return nil, false, javaErr("Could not read version from value's buffer.")
 			}
 			if v < versions[0] || v > versions[1] {
-				return nil, false, fmt.Errorf("Found an unknown record version %d for %d type", v, typ)
+				return nil, false, javaErrorf("Found an unknown record version %d for %d type", v, typ)
 			}
 		}
 		return nil, true, nil
@@ -130,7 +129,7 @@ func (f *CoordinatorFormatter) appendRecord(dst, key, value []byte) (out []byte,
 	}
 	if kr.err != nil {
 		// The serde reads the key with its record type as version.
-		return nil, false, fmt.Errorf("Could not read record with version %d from key's buffer due to: %s.", typ, kr.err)
+		return nil, false, javaErrorf("Could not read record with version %d from key's buffer due to: %s.", typ, kr.err)
 	}
 	var vj []byte
 	var version int16
@@ -138,10 +137,10 @@ func (f *CoordinatorFormatter) appendRecord(dst, key, value []byte) (out []byte,
 		vr := &reader{b: value}
 		version = vr.i16()
 		if vr.err != nil {
-			return nil, false, errors.New("Could not read version from value's buffer.")
+			return nil, false, javaErr("Could not read version from value's buffer.")
 		}
 		if version < versions[0] || version > versions[1] {
-			return nil, false, fmt.Errorf("Found an unknown record version %d for %d type", version, typ)
+			return nil, false, javaErrorf("Found an unknown record version %d for %d type", version, typ)
 		}
 		switch {
 		case f.txn:
@@ -152,7 +151,7 @@ func (f *CoordinatorFormatter) appendRecord(dst, key, value []byte) (out []byte,
 			vj = groupMetadataValueJSON(nil, vr, version)
 		}
 		if vr.err != nil {
-			return nil, false, fmt.Errorf("Could not read record with version %d from value's buffer due to: %s.", version, vr.err)
+			return nil, false, javaErrorf("Could not read record with version %d from value's buffer due to: %s.", version, vr.err)
 		}
 	}
 	dst = append(dst, `{"key":{"type":`...)
@@ -412,7 +411,7 @@ type reader struct {
 
 func (r *reader) fail(msg string) {
 	if r.err == nil {
-		r.err = errors.New(msg)
+		r.err = javaErr(msg)
 	}
 	r.b = nil
 }
@@ -629,3 +628,11 @@ func appendJacksonString(dst []byte, s string) []byte {
 	}
 	return append(dst, '"')
 }
+
+// javaErr is an error whose text is a Java exception's message, verbatim
+// (capitalised, often ending with a period).
+type javaErr string
+
+func (e javaErr) Error() string { return string(e) }
+
+func javaErrorf(format string, a ...any) error { return javaErr(fmt.Sprintf(format, a...)) }
