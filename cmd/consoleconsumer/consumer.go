@@ -442,11 +442,12 @@ func (r *runner) buildFormatter() (console.Formatter, error) {
 		return df, nil
 	case "org.apache.kafka.tools.consumer.NoOpMessageFormatter":
 		return noop{}, nil
-	case "org.apache.kafka.tools.consumer.OffsetsMessageFormatter",
-		"org.apache.kafka.tools.consumer.GroupMetadataMessageFormatter",
-		"org.apache.kafka.tools.consumer.TransactionLogMessageFormatter":
-		fmt.Fprintf(r.err, "kbox: error: --formatter %s is not supported by kbox yet (supported: %s, its LoggingMessageFormatter and NoOpMessageFormatter)\n", class, console.DefaultFormatterClass)
-		return nil, cmdutil.Exit(1)
+	case console.OffsetsFormatterClass:
+		return console.NewOffsetsFormatter(), nil
+	case console.GroupMetadataFormatterClass:
+		return console.NewGroupMetadataFormatter(), nil
+	case console.TransactionLogFormatterClass:
+		return console.NewTransactionLogFormatter(), nil
 	}
 	// Class.forName fails: the message is the class name.
 	return nil, r.usage(class)
@@ -610,7 +611,7 @@ func (r *runner) consume(ctx context.Context, cl *kafka.Client, c *console.Consu
 			finish()
 			return err
 		}
-		if strings.HasPrefix(err.Error(), "org.apache.kafka.common.errors.SerializationException") {
+		if strings.HasPrefix(err.Error(), "org.apache.kafka.common.errors.SerializationException") || strings.HasPrefix(err.Error(), "java.lang.RuntimeException: Could not read record") {
 			// A formatter error escapes process(): logged by main, exit 1.
 			finish()
 			r.logError("Unknown error when running consumer: ", err.Error())
