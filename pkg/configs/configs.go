@@ -78,8 +78,8 @@ func DynamicSource(r Resource) string {
 	return ""
 }
 
-// sourceName is Java's ConfigEntry.ConfigSource name for a wire source.
-func sourceName(s kmsg.ConfigSource) string {
+// SourceName is Java's ConfigEntry.ConfigSource name for a wire source.
+func SourceName(s kmsg.ConfigSource) string {
 	switch s {
 	case kmsg.ConfigSourceDynamicTopicConfig:
 		return "DYNAMIC_TOPIC_CONFIG"
@@ -184,7 +184,7 @@ func (s *Service) Describe(ctx context.Context, r Resource, docs bool) ([]Entry,
 	}
 	out := make([]Entry, 0, len(res.Configs))
 	for _, c := range res.Configs {
-		e := Entry{Name: c.Name, Value: c.Value, Source: sourceName(c.Source), Sensitive: c.IsSensitive,
+		e := Entry{Name: c.Name, Value: c.Value, Source: SourceName(c.Source), Sensitive: c.IsSensitive,
 			ReadOnly: c.ReadOnly, Type: typeName(c.ConfigType), Documentation: c.Documentation}
 		if e.Sensitive {
 			e.Value = nil
@@ -194,7 +194,7 @@ func (s *Service) Describe(ctx context.Context, r Resource, docs bool) ([]Entry,
 			if e.Sensitive {
 				sv = nil
 			}
-			e.Synonyms = append(e.Synonyms, Synonym{Name: syn.Name, Value: sv, Source: sourceName(syn.Source)})
+			e.Synonyms = append(e.Synonyms, Synonym{Name: syn.Name, Value: sv, Source: SourceName(syn.Source)})
 		}
 		out = append(out, e)
 	}

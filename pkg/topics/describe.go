@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/kboxdev/kbox/pkg/configs"
 	"io"
 	"sort"
 	"strconv"
@@ -258,13 +259,13 @@ func (s *Service) Describe(ctx context.Context, names []string, c *Cluster, o De
 			if ce.Name == "min.insync.replicas" && ce.Value != nil {
 				if v, err := strconv.Atoi(*ce.Value); err == nil {
 					t.MinISR = &v
-					t.MinISRSource = sourceName(ce.Source)
+					t.MinISRSource = configs.SourceName(ce.Source)
 				}
 			}
 			if ce.Source == kmsg.ConfigSourceDefaultConfig {
 				continue
 			}
-			e := ConfigEntry{Name: k, Source: sourceName(ce.Source), Sensitive: ce.Sensitive}
+			e := ConfigEntry{Name: k, Source: configs.SourceName(ce.Source), Sensitive: ce.Sensitive}
 			if !ce.Sensitive {
 				e.Value = ce.Value
 			}
@@ -403,28 +404,6 @@ func nonNil(v []int32) []int32 {
 		return []int32{}
 	}
 	return v
-}
-
-func sourceName(s kmsg.ConfigSource) string {
-	switch s {
-	case kmsg.ConfigSourceDynamicTopicConfig:
-		return "DYNAMIC_TOPIC_CONFIG"
-	case kmsg.ConfigSourceDynamicBrokerConfig:
-		return "DYNAMIC_BROKER_CONFIG"
-	case kmsg.ConfigSourceDynamicDefaultBrokerConfig:
-		return "DYNAMIC_DEFAULT_BROKER_CONFIG"
-	case kmsg.ConfigSourceStaticBrokerConfig:
-		return "STATIC_BROKER_CONFIG"
-	case kmsg.ConfigSourceDefaultConfig:
-		return "DEFAULT_CONFIG"
-	case kmsg.ConfigSourceDynamicBrokerLoggerConfig:
-		return "DYNAMIC_BROKER_LOGGER_CONFIG"
-	case kmsg.ConfigSourceClientMetricsConfig:
-		return "CLIENT_METRICS_CONFIG"
-	case kmsg.ConfigSourceGroupConfig:
-		return "GROUP_CONFIG"
-	}
-	return "UNKNOWN"
 }
 
 func joinIDs(v []int32) string {
