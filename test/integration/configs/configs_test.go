@@ -26,12 +26,13 @@ import (
 var (
 	cluster *testbed.Cluster
 	applet  string // path of a "kafka-configs" link to kbox
+	kboxBin string // path of a "kbox" link
 	cfgDir  string
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testbed.Main(m, testbed.Options{Name: "configs", Applets: []string{"kafka-configs"}, Brokers: 1, Security: "sasl_ssl", Ready: func(e testbed.Env) error {
-		applet, cfgDir, cluster = filepath.Join(e.BinDir, "kafka-configs"), e.Dir, e.Cluster
+	os.Exit(testbed.Main(m, testbed.Options{Name: "configs", Applets: []string{"kafka-configs", "kbox"}, Brokers: 1, Security: "sasl_ssl", Ready: func(e testbed.Env) error {
+		applet, kboxBin, cfgDir, cluster = filepath.Join(e.BinDir, "kafka-configs"), filepath.Join(e.BinDir, "kbox"), e.Dir, e.Cluster
 		return setup()
 	}}))
 }
@@ -107,11 +108,17 @@ type result struct {
 
 func runKbox(t *testing.T, args ...string) result {
 	t.Helper()
+	return runBin(t, applet, args...)
+}
+
+// runBin runs bin (the kafka-configs link or kbox) with args.
+func runBin(t *testing.T, bin string, args ...string) result {
+	t.Helper()
 	r := testbed.Runner{
 		Timeout: 90 * time.Second,
 		Config:  filepath.Join(cfgDir, "none.yaml"),
 		Env:     []string{"KBOX_PROFILE=", "KBOX_OUTPUT=", "KBOX_BOOTSTRAP_SERVERS="},
-	}.Exec(t, applet, args...)
+	}.Exec(t, bin, args...)
 	return result{stdout: r.Stdout, stderr: r.Stderr, code: r.Code}
 }
 
@@ -496,7 +503,9 @@ func TestScramLogin(t *testing.T) {
 // nothing), explain carries the broker's documentation.
 func TestNative(t *testing.T) {
 	nat := func(args ...string) result {
-		return runKbox(t, append(args, "--bootstrap-server", cluster.PlaintextBootstrap)...)
+		// The native commands are `kbox configs SUB` (under the link
+		// name every argument is Apache's).
+		return runBin(t, kboxBin, append(append([]string{"configs"}, args...), "--bootstrap-server", cluster.PlaintextBootstrap)...)
 	}
 	if r := nat("set", "--topic", "cfg-b", "retention.ms=abc", "--dry-run"); r.code != 1 || !strings.Contains(r.stderr, "topic cfg-b: Invalid value abc for configuration retention.ms") {
 		t.Errorf("bad value, dry run: %+v", r)
