@@ -54,7 +54,10 @@ import (
 //
 // A cancelled context is replaced at once, so records sent afterwards are
 // not affected (franz-go does fail the records buffered in that partition at
-// that moment along with the batch, which Java would keep).
+// that moment along with the batch, which Java would keep). franz-go fails
+// those records with the first record's context.Canceled while their own
+// context is the fresh one, so the fresh context carries the cause of the
+// one it replaced, for SendError.
 type failover struct {
 	base    func(ctx context.Context, network, host string) (net.Conn, error)
 	retries int
@@ -106,8 +109,19 @@ func SendError(r *kgo.Record, err error) error {
 	if c := context.Cause(r.Context); c != nil && !errors.Is(c, context.Canceled) {
 		return c
 	}
+	if r.Context.Err() == nil {
+		// failed with the batch ahead of it, whose context was the one
+		// this record's replaced
+		if c, ok := r.Context.Value(replacedKey{}).(error); ok {
+			return c
+		}
+	}
 	return err
 }
+
+// replacedKey is the context value key of the cause of the partition
+// context a fresh one replaced.
+type replacedKey struct{}
 
 func newFailover(dialTimeout time.Duration, tc *tls.Config, retries int) *failover {
 	d := &net.Dialer{Timeout: dialTimeout}
@@ -179,12 +193,17 @@ func (f *failover) part(k tp) *partCtx {
 		f.known[k.topic] = true
 		go f.learnID(k.topic)
 	}
-	return f.renewLocked(k, -1)
+	return f.renewLocked(k, -1, nil)
 }
 
-// renewLocked installs a fresh context for k.
-func (f *failover) renewLocked(k tp, node int32) *partCtx {
-	ctx, cancel := context.WithCancelCause(f.root)
+// renewLocked installs a fresh context for k; replaced is the cause of the
+// cancelled context it replaces (nil: none).
+func (f *failover) renewLocked(k tp, node int32, replaced error) *partCtx {
+	parent := f.root
+	if replaced != nil {
+		parent = context.WithValue(parent, replacedKey{}, replaced)
+	}
+	ctx, cancel := context.WithCancelCause(parent)
 	p := &partCtx{ctx: ctx, cancel: cancel}
 	p.node.Store(node)
 	old := *f.parts.Load()
@@ -205,7 +224,7 @@ func (f *failover) fail(match func(tp, *partCtx) bool, cause error) {
 	for k, p := range *f.parts.Load() {
 		if match(k, p) {
 			p.cancel(cause)
-			f.renewLocked(k, p.node.Load())
+			f.renewLocked(k, p.node.Load(), cause)
 		}
 	}
 }

@@ -179,6 +179,29 @@ func TestFailoverInFlight(t *testing.T) {
 	if !errors.As(err, &ne) || ne.Node != 1 || err.Error() != "Disconnected from node 1" {
 		t.Fatalf("send error %v", err)
 	}
+	// franz-go fails the records buffered behind the failed batch with the
+	// first record's context.Canceled; a record that already had the fresh
+	// context reports the same cause, not a bare cancellation
+	behind := rec(0, 1)
+	if behind.Context.Err() != nil {
+		t.Fatal("the partition has no fresh context")
+	}
+	if err := SendError(behind, r1.Context.Err()); !errors.As(err, &ne) || ne.Node != 1 {
+		t.Fatalf("send error of a record behind the failed batch: %v", err)
+	}
+	// once the client closes, a cancellation is the close's
+	f2 := newFailover(time.Second, nil, 0)
+	c := &kgo.Record{Topic: "t", Partition: 0, Context: context.Background()}
+	f2.OnProduceRecordBuffered(c)
+	f2.OnProduceRecordPartitioned(c, 1)
+	f2.OnBrokerE2E(kgo.BrokerMetadata{NodeID: 1}, 0, kgo.BrokerE2E{BytesWritten: 10, ReadErr: errors.New("EOF")})
+	c = &kgo.Record{Topic: "t", Partition: 0, Context: context.Background()}
+	f2.OnProduceRecordBuffered(c)
+	f2.OnProduceRecordPartitioned(c, 1)
+	f2.close()
+	if err := SendError(c, c.Context.Err()); !errors.Is(err, context.Canceled) {
+		t.Fatalf("send error after close: %v", err)
+	}
 	// a request that was never written is not in flight
 	r2 = rec(1, 2)
 	f.OnBrokerE2E(kgo.BrokerMetadata{NodeID: 2}, 0, kgo.BrokerE2E{WriteErr: errors.New("dial"), ReadErr: errors.New("dial")})
