@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/cmd/groupsnative"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/status"
@@ -21,7 +22,7 @@ import (
 // TopApplet is `kbox top`.
 var TopApplet = cmdutil.Applet{Kind: cmdutil.Command, Alias: "top", Short: topShort, New: NewTopCmd}
 
-const topShort = "Live records/s and bytes/s per topic, partition and broker (no JMX)"
+const topShort = "Live records/s and bytes/s per topic, partition and broker, consume rate and lag trend per group (no JMX)"
 
 var topFormats = cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.YAML}}
 
@@ -33,8 +34,12 @@ type topOptions struct {
 	duration   time.Duration
 	sort       string
 	topicRegex string
+	groupRegex string
+	noGroups   bool
+	timeLag    bool
 	internal   bool
 	rows       int
+	groupRows  int
 }
 
 // NewTopCmd builds `kbox top`.
@@ -48,9 +53,20 @@ measured from successive ListOffsets end offsets (records/s) and log-dir size
 deltas (bytes/s: the leader replica's log growth; per broker, the growth of
 everything its log dirs hold, replication included). No JMX is needed.
 
+Per consumer group (and per group and topic), on the topics watched: the
+consume rate, which is the commit rate (how fast the group's committed
+offsets advance, the consumption an operator without JMX can observe; a
+group committing every 5 s shows its consumption in 5 s steps), the lag in
+records at the end of the interval, its change per second (lag/s, positive
+while growing) and its trend (growing, shrinking, steady). With --time-lag,
+the lag in time too: the record at each lagging partition's committed offset
+is read to see how long ago it was written. --group-regex keeps only some
+groups; --no-groups skips them.
+
 Every --interval a frame is printed: on a terminal, a full-screen view
-redrawn in place (topics, brokers and the busiest partitions, sorted by
---sort); when stdout is not a terminal, one line per interval; with -o json,
+redrawn in place (topics, brokers, the busiest partitions and the groups,
+sorted by --sort: records and bytes order groups by their consume rate, lag
+by their lag in records, and topics and partitions by records/s); when stdout is not a terminal, one line per interval; with -o json,
 one JSON object per line per interval, written as it is measured (YAML: one
 document per interval). bytes/s is null ("-") when a log shrank in the
 interval (retention) or its broker did not answer.
@@ -59,7 +75,9 @@ It runs until Ctrl-C, or for --iterations frames, or for --duration.`,
 		Example: `  # the current profile's cluster, refreshed every 2 s
   kbox top --interval 2s
   # JSON lines for 30 s, topics matching orders.*
-  kbox top -o json --duration 30s --topic-regex 'orders.*'`,
+  kbox top -o json --duration 30s --topic-regex 'orders.*'
+  # the most lagging groups first, with their lag in time
+  kbox top --sort lag --group-regex 'billing-.*' --time-lag`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runTop(cmd.Context(), f, o)
@@ -72,6 +90,10 @@ It runs until Ctrl-C, or for --iterations frames, or for --duration.`,
 	fl.DurationVar(&o.duration, "duration", 0, "stop after this long (0: no limit)")
 	fl.StringVar(&o.sort, "sort", status.SortRecords, "order of topics and partitions: "+strings.Join(status.SortOrders, ", "))
 	fl.StringVar(&o.topicRegex, "topic-regex", "", "watch only topics matching this regular expression (whole name)")
+	fl.StringVar(&o.groupRegex, "group-regex", "", "watch only consumer groups matching this regular expression (whole name)")
+	fl.BoolVar(&o.noGroups, "no-groups", false, "do not watch consumer groups (no committed-offset requests)")
+	fl.BoolVar(&o.timeLag, "time-lag", false, "also measure each group's lag in time (reads the record at each lagging partition's committed offset)")
+	fl.IntVar(&o.groupRows, "groups", 10, "groups shown on a terminal")
 	fl.BoolVar(&o.internal, "include-internal", false, "also watch internal topics (__consumer_offsets, ...)")
 	fl.IntVar(&o.rows, "partitions", 10, "busiest partitions shown on a terminal")
 	cmdutil.AddOutputFlag(f, cmd, &o.format, topFormats)
@@ -94,6 +116,12 @@ func runTop(ctx context.Context, f *cmdutil.Factory, o *topOptions) error {
 	if o.rows < 0 {
 		return cmdutil.FlagErrorf("--partitions %d: must not be negative", o.rows)
 	}
+	if o.groupRows < 0 {
+		return cmdutil.FlagErrorf("--groups %d: must not be negative", o.groupRows)
+	}
+	if o.noGroups && (o.groupRegex != "" || o.timeLag) {
+		return cmdutil.FlagErrorf("--no-groups cannot be combined with --group-regex or --time-lag")
+	}
 	if !slices.Contains(status.SortOrders, o.sort) {
 		return cmdutil.FlagErrorf("--sort %q: want one of %s", o.sort, strings.Join(status.SortOrders, ", "))
 	}
@@ -104,6 +132,14 @@ func runTop(ctx context.Context, f *cmdutil.Factory, o *topOptions) error {
 			return cmdutil.FlagErrorf("--topic-regex %q: %s", o.topicRegex, oneLine(err.Error()))
 		}
 		re = r
+	}
+	var gre *regexp.Regexp
+	if o.groupRegex != "" {
+		r, err := regexp.Compile("^(?:" + o.groupRegex + ")$")
+		if err != nil {
+			return cmdutil.FlagErrorf("--group-regex %q: %s", o.groupRegex, oneLine(err.Error()))
+		}
+		gre = r
 	}
 	keep := func(t string) bool {
 		if !o.internal && strings.HasPrefix(t, "__") {
@@ -127,7 +163,17 @@ func runTop(ctx context.Context, f *cmdutil.Factory, o *topOptions) error {
 		return err
 	}
 	defer cl.Close()
-	s := &status.Sampler{Client: cl.Client, Keep: keep}
+	s := &status.Sampler{Client: cl.Client, Keep: keep, Groups: !o.noGroups, GroupRegex: gre}
+	if o.timeLag {
+		reader, err := groupsnative.NewReader(f, conn)
+		if err != nil {
+			return err
+		}
+		defer reader.Close()
+		s.Reader = reader.Client
+		// The record lookups must not hold the next frame back much.
+		s.TimeLagTimeout = min(max(o.interval/2, 500*time.Millisecond), 5*time.Second)
+	}
 	format := output.Format(o.format)
 	screen := format == output.Table && f.IO.IsStdoutTTY()
 
@@ -159,14 +205,14 @@ func runTop(ctx context.Context, f *cmdutil.Factory, o *topOptions) error {
 		fr := status.Frame(prev, cur, o.sort)
 		prev = cur
 		n++
-		if err := printFrame(f, format, screen, fr, o.rows); err != nil {
+		if err := printFrame(f, format, screen, fr, o.rows, o.groupRows); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func printFrame(f *cmdutil.Factory, format output.Format, screen bool, fr *status.TopFrame, rows int) error {
+func printFrame(f *cmdutil.Factory, format output.Format, screen bool, fr *status.TopFrame, rows, groupRows int) error {
 	out := f.IO.Out
 	switch {
 	case format == output.JSON:
@@ -196,6 +242,17 @@ func printFrame(f *cmdutil.Factory, format output.Format, screen bool, fr *statu
 	if rows > 0 {
 		fmt.Fprintln(out)
 		h, r = fr.PartitionTable(rows)
+		if err := output.WriteTable(f.IO, h, r); err != nil {
+			return err
+		}
+	}
+	if fr.GroupsError != "" {
+		_, err := fmt.Fprintf(out, "\ngroups: %s\n", fr.GroupsError)
+		return err
+	}
+	if groupRows > 0 && len(fr.Groups) > 0 {
+		fmt.Fprintln(out)
+		h, r = fr.GroupTable(groupRows)
 		return output.WriteTable(f.IO, h, r)
 	}
 	return nil

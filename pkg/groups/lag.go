@@ -24,6 +24,9 @@ type LagRequest struct {
 	// whose whole name matches.
 	GroupRegex *regexp.Regexp
 	TopicRegex *regexp.Regexp
+	// KeepTopic, when set, keeps only the topics it accepts (on top of
+	// TopicRegex).
+	KeepTopic func(topic string) bool
 	// Reader, when set, is a consumer client without a group: it reads the
 	// record at each lagging partition's committed offset to measure lag
 	// in time. Without it, time lag is unknown (null).
@@ -137,7 +140,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 			continue
 		}
 		for t := range fr.Fetched {
-			if req.TopicRegex == nil || req.TopicRegex.MatchString(t) {
+			if (req.TopicRegex == nil || req.TopicRegex.MatchString(t)) && (req.KeepTopic == nil || req.KeepTopic(t)) {
 				topicSet[t] = true
 			}
 		}

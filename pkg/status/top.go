@@ -3,11 +3,13 @@ package status
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/logdirs"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -17,11 +19,12 @@ import (
 const (
 	SortRecords = "records"
 	SortBytes   = "bytes"
+	SortLag     = "lag"
 	SortName    = "name"
 )
 
 // SortOrders lists the values --sort accepts.
-var SortOrders = []string{SortRecords, SortBytes, SortName}
+var SortOrders = []string{SortRecords, SortBytes, SortLag, SortName}
 
 // TopicRate is one topic's rate in an interval.
 type TopicRate struct {
@@ -52,6 +55,42 @@ type BrokerRate struct {
 	BytesPerSec   *float64 `json:"bytes_per_sec"`
 }
 
+// GroupLagRate is a consumer group's consumption and lag in an interval,
+// overall or on one topic.
+type GroupLagRate struct {
+	// RecordsPerSec is the commit rate: how fast the group's committed
+	// offsets advanced (the consumption an observer without JMX sees).
+	// Null when the group was not in both samples.
+	RecordsPerSec *float64 `json:"records_per_sec"`
+	// Lag is the lag in records at the end of the interval; LagPerSec its
+	// change per second over the interval (positive: growing), null when
+	// unknown; Trend growing, shrinking or steady.
+	Lag       int64    `json:"lag"`
+	LagPerSec *float64 `json:"lag_per_sec"`
+	Trend     string   `json:"trend"`
+	// Status is the catch-up status of `kbox groups lag --watch`.
+	Status string `json:"status"`
+	// TimeLagMs is how long ago the next unconsumed record was written
+	// (the largest over the partitions): 0 when caught up, null when not
+	// measured (--time-lag) or unknown.
+	TimeLagMs *int64 `json:"time_lag_ms"`
+}
+
+// GroupTopicRate is one group's GroupLagRate on one topic.
+type GroupTopicRate struct {
+	Topic string `json:"topic"`
+	GroupLagRate
+}
+
+// GroupRate is one consumer group's GroupLagRate, overall and per topic.
+type GroupRate struct {
+	Group string `json:"group"`
+	State string `json:"state"`
+	GroupLagRate
+	Topics []GroupTopicRate `json:"topics"`
+	Error  string           `json:"error,omitempty"`
+}
+
 // TopFrame is one interval of `kbox top`.
 type TopFrame struct {
 	Time       time.Time `json:"time"`
@@ -62,6 +101,11 @@ type TopFrame struct {
 	Topics        []TopicRate     `json:"topics"`
 	Partitions    []PartitionRate `json:"partitions"`
 	Brokers       []BrokerRate    `json:"brokers"`
+	// Groups are the consumer groups committed on the topics watched.
+	Groups []GroupRate `json:"groups"`
+	// GroupsError is why the groups could not be sampled (then Groups is
+	// empty).
+	GroupsError string `json:"groups_error,omitempty"`
 }
 
 type tp struct {
@@ -77,6 +121,10 @@ type TopSample struct {
 	// Sizes are leader replica sizes; BrokerSizes what each broker holds.
 	Sizes       map[tp]int64
 	BrokerSizes map[int32]int64
+	// Lag is the consumer groups' committed offsets and lag (nil when
+	// groups are not watched); LagErr why it failed.
+	Lag    *groups.LagReport
+	LagErr error
 }
 
 // Sampler takes successive samples of a cluster.
@@ -86,6 +134,14 @@ type Sampler struct {
 	Keep func(topic string) bool
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Groups samples the consumer groups' committed offsets too, those
+	// matching GroupRegex (nil: all), on the topics Keep accepts.
+	Groups     bool
+	GroupRegex *regexp.Regexp
+	// Reader, when set, measures the groups' lag in time (see
+	// groups.LagRequest), waiting at most TimeLagTimeout for records.
+	Reader         *kgo.Client
+	TimeLagTimeout time.Duration
 }
 
 // Sample takes one sample. Its instant is the midpoint of the end-offset
@@ -119,11 +175,22 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 	go func() {
 		dirs <- logdirs.QueryBrokers(ctx, s.Client, brokers, logdirs.QueryOptions{Timeout: 10 * time.Second})
 	}()
+	lagDone := make(chan struct{})
+	if s.Groups {
+		go func() {
+			defer close(lagDone)
+			smp.Lag, smp.LagErr = groups.Lag(ctx, adm, groups.LagRequest{GroupRegex: s.GroupRegex, KeepTopic: s.Keep,
+				Reader: s.Reader, TimeLagTimeout: s.TimeLagTimeout, Now: s.Now})
+		}()
+	} else {
+		close(lagDone)
+	}
 	before := now()
 	if len(topics) > 0 {
 		lo, err := adm.ListEndOffsets(ctx, topics...)
 		if err != nil {
 			<-dirs
+			<-lagDone
 			return nil, err
 		}
 		lo.Each(func(o kadm.ListedOffset) {
@@ -135,6 +202,7 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 	after := now()
 	smp.At = before.Add(after.Sub(before) / 2)
 	q := <-dirs
+	<-lagDone
 	for _, bd := range q.Answered {
 		var total int64
 		for _, d := range bd.Dirs {
@@ -154,10 +222,11 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 // Frame computes the rates between two samples, sorted by order.
 func Frame(a, b *TopSample, order string) *TopFrame {
 	dt := b.At.Sub(a.At)
-	f := &TopFrame{Time: b.At, IntervalMs: dt.Milliseconds(), Topics: []TopicRate{}, Partitions: []PartitionRate{}, Brokers: []BrokerRate{}}
+	f := &TopFrame{Time: b.At, IntervalMs: dt.Milliseconds(), Topics: []TopicRate{}, Partitions: []PartitionRate{}, Brokers: []BrokerRate{}, Groups: []GroupRate{}}
 	if dt <= 0 {
 		return f
 	}
+	f.Groups, f.GroupsError = groupRates(a, b)
 	sec := dt.Seconds()
 	topics := map[string]*TopicRate{}
 	topicBytes := map[string]bool{}
@@ -243,9 +312,75 @@ func Frame(a, b *TopSample, order string) *TopFrame {
 	return f
 }
 
+// groupRates computes the groups' rates and lag trend between two
+// samples, with the lag sampler of `kbox groups lag --watch`.
+func groupRates(a, b *TopSample) ([]GroupRate, string) {
+	out := []GroupRate{}
+	if b.LagErr != nil {
+		return out, b.LagErr.Error()
+	}
+	if b.Lag == nil {
+		return out, ""
+	}
+	var s groups.Sampler
+	if a.Lag != nil {
+		s.Add(a.Lag)
+	}
+	ws := s.Add(b.Lag)
+	var sec float64
+	if a.Lag != nil {
+		sec = b.Lag.Time.Sub(a.Lag.Time).Seconds()
+	}
+	conv := func(rl groups.RateLag) GroupLagRate {
+		g := GroupLagRate{Lag: rl.Lag, Trend: rl.Trend, Status: rl.Status, TimeLagMs: rl.TimeLagMs}
+		if rl.ConsumeRecordsPerSec != nil {
+			g.RecordsPerSec = ptrOf(round1(*rl.ConsumeRecordsPerSec))
+		}
+		if rl.LagChange != nil && sec > 0 {
+			g.LagPerSec = ptrOf(round1(float64(*rl.LagChange) / sec))
+		}
+		return g
+	}
+	for _, g := range ws.Groups {
+		if len(g.Topics) == 0 && g.Error == "" {
+			continue // no commit on the topics watched
+		}
+		gr := GroupRate{Group: g.Group, State: g.State, GroupLagRate: conv(g.RateLag), Topics: []GroupTopicRate{}, Error: g.Error}
+		for _, t := range g.Topics {
+			gr.Topics = append(gr.Topics, GroupTopicRate{Topic: t.Topic, GroupLagRate: conv(t.RateLag)})
+		}
+		out = append(out, gr)
+	}
+	return out, ""
+}
+
+func ptrOf[T any](v T) *T { return &v }
+
 // Sort orders topics and partitions by order (records or bytes per
-// second, highest first, then name; or by name); brokers stay by id.
+// second, highest first, then name; or by name; lag orders them by
+// records); brokers stay by id. Groups go by commit rate (records,
+// bytes), by lag in records (lag), or by name; their topics by name.
 func (f *TopFrame) Sort(order string) {
+	rateOf := func(p *float64) float64 {
+		if p == nil {
+			return -1
+		}
+		return *p
+	}
+	sort.SliceStable(f.Groups, func(i, j int) bool {
+		a, b := f.Groups[i], f.Groups[j]
+		switch order {
+		case SortLag:
+			if a.Lag != b.Lag {
+				return a.Lag > b.Lag
+			}
+		case SortRecords, SortBytes:
+			if ra, rb := rateOf(a.RecordsPerSec), rateOf(b.RecordsPerSec); ra != rb {
+				return ra > rb
+			}
+		}
+		return a.Group < b.Group
+	})
 	bytesOf := func(p *float64) float64 {
 		if p == nil {
 			return -1
@@ -294,7 +429,63 @@ func (f *TopFrame) Line(maxTopics int) string {
 		}
 		fmt.Fprintf(&b, " %s=%s/%s", t.Topic, num(t.RecordsPerSec), optNum(t.BytesPerSec))
 	}
+	for i, g := range f.Groups {
+		if i == maxTopics {
+			fmt.Fprintf(&b, " (+%d groups)", len(f.Groups)-i)
+			break
+		}
+		fmt.Fprintf(&b, " group:%s=%s lag=%d", g.Group, optNum(g.RecordsPerSec), g.Lag)
+		if g.LagPerSec != nil {
+			fmt.Fprintf(&b, "(%s/s)", signedRate(g.LagPerSec))
+		}
+	}
+	if f.GroupsError != "" {
+		fmt.Fprintf(&b, " groups: %s", f.GroupsError)
+	}
 	return b.String()
+}
+
+// GroupTable is the first n groups of a frame as a table: a row per
+// group (its topic named when it has one), then one per topic when it
+// has several.
+func (f *TopFrame) GroupTable(n int) ([]string, [][]string) {
+	rows := [][]string{}
+	row := func(group, state, topic string, g GroupLagRate) []string {
+		return []string{group, state, topic, optNum(g.RecordsPerSec), strconv.FormatInt(g.Lag, 10), signedRate(g.LagPerSec), g.Trend,
+			groups.FormatTimeLag(g.TimeLagMs, g.Status == groups.StatusCaughtUp)}
+	}
+	for i, g := range f.Groups {
+		if i == n {
+			break
+		}
+		topic := "*"
+		switch {
+		case g.Error != "":
+			topic = "error: " + g.Error
+		case len(g.Topics) == 1:
+			topic = g.Topics[0].Topic
+		case len(g.Topics) == 0:
+			topic = "-"
+		}
+		rows = append(rows, row(g.Group, g.State, topic, g.GroupLagRate))
+		if len(g.Topics) > 1 {
+			for _, t := range g.Topics {
+				rows = append(rows, row(g.Group, "", t.Topic, t.GroupLagRate))
+			}
+		}
+	}
+	return []string{"GROUP", "STATE", "TOPIC", "COMMITTED/S", "LAG", "LAG/S", "TREND", "TIME-LAG"}, rows
+}
+
+// signedRate prints a lag change per second with its sign ("-" unknown).
+func signedRate(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	if *v > 0 {
+		return "+" + num(*v)
+	}
+	return num(*v)
 }
 
 // TopicTable is the topics of a frame as a table.
