@@ -29,8 +29,9 @@ const (
 type RateLag struct {
 	Lag       int64  `json:"lag"`
 	TimeLagMs *int64 `json:"time_lag_ms"`
-	// LagChange is the lag now minus the lag at the previous sample;
-	// null on the first sample.
+	// LagChange is the lag now minus the lag at the previous sample,
+	// over the partitions in both samples (a partition committed for the
+	// first time is not growth); null on the first sample.
 	LagChange *int64 `json:"lag_change"`
 	// ProduceRecordsPerSec is how fast the log-end offsets of the
 	// partitions grew; ConsumeRecordsPerSec how fast the committed offsets
@@ -102,20 +103,11 @@ func (s *Sampler) Add(r *LagReport) *WatchSample {
 			}
 		}
 	}
-	prevLag := map[[2]string]int64{}
-	prevGroup := map[string]int64{}
-	if s.prev != nil {
-		for _, g := range s.prev.Groups {
-			prevGroup[g.Group] = g.Lag
-			for _, tt := range g.topicTotals() {
-				prevLag[[2]string{g.Group, tt.topic}] = tt.lag
-			}
-		}
-	}
 	for _, g := range r.Groups {
 		gr := GroupRate{Group: g.Group, State: g.State, Error: g.Error, Topics: []TopicRate{}}
 		gr.Lag, gr.TimeLagMs = g.Lag, g.TimeLagMs
 		var gProd, gCons float64
+		var gChange int64
 		gRated := false
 		for _, tt := range g.topicTotals() {
 			trate := TopicRate{Topic: tt.topic}
@@ -125,6 +117,7 @@ func (s *Sampler) Add(r *LagReport) *WatchSample {
 				trate.TimeLagMs = nil
 			}
 			var prod, cons float64
+			var change int64
 			rated := false
 			for _, p := range g.Partitions {
 				if p.Topic != tt.topic || p.LogEndOffset == nil {
@@ -137,13 +130,14 @@ func (s *Sampler) Add(r *LagReport) *WatchSample {
 				rated = true
 				prod += float64(max(*p.LogEndOffset-*q.LogEndOffset, 0))
 				cons += float64(max(p.CommittedOffset-q.CommittedOffset, 0))
+				change += p.Lag - q.Lag
 			}
 			if rated {
 				gRated = true
 				gProd += prod
 				gCons += cons
-				pl, hadPrev := prevLag[[2]string{g.Group, tt.topic}]
-				trate.RateLag.rate(prod/dt, cons/dtc, pl, hadPrev)
+				gChange += change
+				trate.RateLag.rate(prod/dt, cons/dtc, change)
 			} else {
 				trate.Trend, trate.Status = TrendSteady, StatusUnknown
 				if tt.lag == 0 && tt.caughtUp {
@@ -153,8 +147,7 @@ func (s *Sampler) Add(r *LagReport) *WatchSample {
 			gr.Topics = append(gr.Topics, trate)
 		}
 		if gRated {
-			pl, hadPrev := prevGroup[g.Group]
-			gr.RateLag.rate(gProd/dt, gCons/dtc, pl, hadPrev)
+			gr.RateLag.rate(gProd/dt, gCons/dtc, gChange)
 		} else {
 			gr.Trend, gr.Status = TrendSteady, StatusUnknown
 			if g.CaughtUp {
@@ -167,21 +160,19 @@ func (s *Sampler) Add(r *LagReport) *WatchSample {
 	return ws
 }
 
-// rate fills rates, trend, status and ETA from the rates and the lag of
-// the previous sample.
-func (rl *RateLag) rate(prod, cons float64, prevLag int64, hadPrev bool) {
+// rate fills rates, trend, status and ETA from the rates and the lag
+// change since the previous sample.
+func (rl *RateLag) rate(prod, cons float64, change int64) {
 	rl.ProduceRecordsPerSec = ptrTo(round3(prod))
 	rl.ConsumeRecordsPerSec = ptrTo(round3(cons))
-	rl.Trend = TrendSteady
-	if hadPrev {
-		d := rl.Lag - prevLag
-		rl.LagChange = ptrTo(d)
-		switch {
-		case d > 0:
-			rl.Trend = TrendGrowing
-		case d < 0:
-			rl.Trend = TrendShrinking
-		}
+	rl.LagChange = ptrTo(change)
+	switch {
+	case change > 0:
+		rl.Trend = TrendGrowing
+	case change < 0:
+		rl.Trend = TrendShrinking
+	default:
+		rl.Trend = TrendSteady
 	}
 	switch {
 	case rl.Lag == 0:

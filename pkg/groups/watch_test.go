@@ -91,3 +91,20 @@ func TestSamplerClocks(t *testing.T) {
 		t.Errorf("produce %v consume %v, want 200 (over 2 s) and 100 (over 4 s)", *g.ProduceRecordsPerSec, *g.ConsumeRecordsPerSec)
 	}
 }
+
+// A partition committed for the first time (a consumer just assigned it)
+// is not lag growth: the change counts the partitions in both samples.
+func TestSamplerNewPartitionIsNotGrowth(t *testing.T) {
+	var s Sampler
+	s.Add(lagReportOf(lagBase, []int64{100}, []int64{200}))
+	// p0: lag 100 -> 90; p1 appears with lag 5000.
+	g := s.Add(lagReportOf(lagBase.Add(time.Second), []int64{210, 0}, []int64{300, 5000})).Groups[0]
+	if g.Lag != 5090 || *g.LagChange != -10 || g.Trend != TrendShrinking || *g.ConsumeRecordsPerSec != 110 || *g.Topics[0].LagChange != -10 {
+		t.Fatalf("new partition: lag %d change %d trend %s consume %v", g.Lag, *g.LagChange, g.Trend, *g.ConsumeRecordsPerSec)
+	}
+	// Both partitions known now: p1's lag grows by 100.
+	g = s.Add(lagReportOf(lagBase.Add(2*time.Second), []int64{300, 0}, []int64{390, 5100})).Groups[0]
+	if *g.LagChange != 100 || g.Trend != TrendGrowing {
+		t.Fatalf("then: change %d trend %s", *g.LagChange, g.Trend)
+	}
+}

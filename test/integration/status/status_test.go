@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -60,6 +61,17 @@ type frame struct {
 		Topic         string  `json:"topic"`
 		RecordsPerSec float64 `json:"records_per_sec"`
 	} `json:"topics"`
+	Groups []struct {
+		Group         string   `json:"group"`
+		RecordsPerSec *float64 `json:"records_per_sec"`
+		Lag           int64    `json:"lag"`
+		LagPerSec     *float64 `json:"lag_per_sec"`
+		Trend         string   `json:"trend"`
+		Topics        []struct {
+			Topic string `json:"topic"`
+		} `json:"topics"`
+	} `json:"groups"`
+	GroupsError string `json:"groups_error"`
 }
 
 func median(v []float64) float64 {
@@ -151,6 +163,149 @@ func TestTopAgreesWithThrottledProducer(t *testing.T) {
 	}
 	if b := median(bytesPerRec); b < 100 || b > 200 {
 		t.Fatalf("log bytes per record %.1f, want 100..200", b)
+	}
+}
+
+// startPerf runs kbox perf produce at a fixed throughput in the
+// background; the returned func stops it (if still running) and returns
+// its output.
+func startPerf(t *testing.T, cfg string, args ...string) func() string {
+	t.Helper()
+	perf := exec.Command(kboxBin, append([]string{"perf", "produce"}, args...)...)
+	perf.Env = append(os.Environ(), "KBOX_CONFIG="+cfg, "KBOX_PROFILE=")
+	var out strings.Builder
+	perf.Stdout, perf.Stderr = &out, &out
+	if err := perf.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- perf.Wait() }()
+	var once sync.Once
+	return func() string {
+		once.Do(func() {
+			select {
+			case <-done:
+			default:
+				_ = perf.Process.Kill()
+				<-done
+			}
+		})
+		return out.String()
+	}
+}
+
+// pacedConsumer consumes topic in group at rate records/s (an absolute
+// schedule from its first record: a late poll catches up) and commits
+// what it consumed every commitEvery. committed is closed after the first
+// commit of a non-zero offset. Stop it by cancelling ctx; wait on done.
+func pacedConsumer(ctx context.Context, t *testing.T, bs, group, topic string, rate float64, commitEvery time.Duration) (committed, done chan struct{}) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bs, ",")...), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
+		kgo.DisableAutoCommit(), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed, done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer cl.Close()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		var start, lastCommit time.Time
+		var consumed int64
+		first := true
+		for ctx.Err() == nil {
+			n := 1
+			if !start.IsZero() {
+				n = int(rate*time.Since(start).Seconds()) - int(consumed)
+			}
+			if n > 0 {
+				fs := cl.PollRecords(ctx, n)
+				got := fs.NumRecords()
+				if got > 0 && start.IsZero() {
+					start, lastCommit = time.Now(), time.Now()
+				}
+				consumed += int64(got)
+			}
+			if !start.IsZero() && time.Since(lastCommit) >= commitEvery {
+				lastCommit = time.Now()
+				if err := cl.CommitUncommittedOffsets(ctx); err == nil && first && consumed > 0 {
+					first = false
+					close(committed)
+				}
+			}
+			select {
+			case <-ctx.Done():
+			case <-tick.C:
+			}
+		}
+	}()
+	return committed, done
+}
+
+// top -o json while kbox perf produce writes 2,000 records/s and a group
+// consumes 1,000 records/s, committing every 100 ms: top reports the
+// group's consume rate at 1,000/s within 5 % and its lag growing at
+// 1,000/s within 10 % (medians of the steady intervals).
+func TestTopGroupConsumeRateAndLagTrend(t *testing.T) {
+	bs := cluster.Bootstrap
+	mustKbox(t, "topics", "--bootstrap-server", bs, "--create", "--topic", "consumed", "--partitions", "2", "--replication-factor", "1")
+	cfg := filepath.Join(t.TempDir(), "none.yaml")
+	stopPerf := startPerf(t, cfg, "--bootstrap-server", bs, "--topic", "consumed",
+		"--throughput", "2000", "--records", "50000", "--record-size", "100")
+	defer stopPerf()
+	ctx, cancel := context.WithCancel(context.Background())
+	committed, consumerDone := pacedConsumer(ctx, t, bs, "paced", "consumed", 1000, 100*time.Millisecond)
+	defer func() { cancel(); <-consumerDone }()
+	select {
+	case <-committed:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the paced consumer did not commit within 60s")
+	}
+
+	r := kbox(t, cfg, 90*time.Second, "top", "--bootstrap-server", bs, "-o", "json", "--interval", "2s", "--iterations", "8",
+		"--topic-regex", "consumed", "--group-regex", "paced|other")
+	perfOut := stopPerf()
+	if r.Code != 0 {
+		t.Fatalf("top: %s", r)
+	}
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	if len(lines) != 8 {
+		t.Fatalf("top --iterations 8 printed %d lines:\n%s", len(lines), r.Stdout)
+	}
+	var rates, lagRates []float64
+	growing := 0
+	for i, l := range lines {
+		var f frame
+		if err := json.Unmarshal([]byte(l), &f); err != nil {
+			t.Fatalf("not one JSON object per line: %v\n%s", err, l)
+		}
+		if f.GroupsError != "" || len(f.Groups) != 1 || f.Groups[0].Group != "paced" || len(f.Groups[0].Topics) != 1 || f.Groups[0].Topics[0].Topic != "consumed" {
+			t.Fatalf("frame %d: groups %+v (error %q)", i, f.Groups, f.GroupsError)
+		}
+		g := f.Groups[0]
+		// Steady: not the first interval (the consumer just started),
+		// and the producer wrote through the whole interval.
+		if i == 0 || f.RecordsPerSec < 1500 || g.RecordsPerSec == nil || g.LagPerSec == nil {
+			continue
+		}
+		rates = append(rates, *g.RecordsPerSec)
+		lagRates = append(lagRates, *g.LagPerSec)
+		if g.Trend == "growing" {
+			growing++
+		}
+	}
+	t.Logf("group records/s %v, lag/s %v; growing in %d", rates, lagRates, growing)
+	if len(rates) < 4 {
+		t.Fatalf("only %d intervals with the producer at rate:\n%s\nperf:\n%s", len(rates), r.Stdout, perfOut)
+	}
+	if m := median(rates); m < 950 || m > 1050 {
+		t.Fatalf("median consume records/s %.1f, want 1000 within 5%% (intervals %v)", m, rates)
+	}
+	if m := median(lagRates); m < 900 || m > 1100 {
+		t.Fatalf("median lag/s %.1f, want +1000 within 10%% (intervals %v)", m, lagRates)
+	}
+	if growing != len(rates) {
+		t.Fatalf("trend growing in %d of %d steady intervals", growing, len(rates))
 	}
 }
 
