@@ -1,15 +1,19 @@
 package status_test
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kboxdev/kbox/cmd/app"
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 type run struct {
@@ -122,9 +126,43 @@ func TestTopCommand(t *testing.T) {
 			t.Fatalf("line %q: %v", l, err)
 		}
 	}
+	// Groups: readers, committed on orders, in every frame unless left
+	// out by --group-regex or --no-groups; --time-lag reads records.
+	commitGroup(t, bs, "readers")
+	groupsOf := func(args ...string) []string {
+		t.Helper()
+		r := kbox(env, append([]string{"top", "--bootstrap-server", bs, "-o", "json", "--interval", "50ms", "--iterations", "1"}, args...)...)
+		var f struct {
+			Groups []struct {
+				Group     string `json:"group"`
+				Lag       *int64 `json:"lag"`
+				TimeLagMs *int64 `json:"time_lag_ms"`
+			} `json:"groups"`
+		}
+		if err := json.Unmarshal([]byte(r.out), &f); r.code != 0 || err != nil || f.Groups == nil {
+			t.Fatalf("top %v: exit %d, %v\n%s%s", args, r.code, err, r.out, r.errOut)
+		}
+		var names []string
+		for _, g := range f.Groups {
+			if g.Lag == nil || *g.Lag != 1 || g.TimeLagMs == nil || *g.TimeLagMs < 0 {
+				t.Fatalf("top %v: group %+v, want lag 1 and a time lag", args, g)
+			}
+			names = append(names, g.Group)
+		}
+		return names
+	}
+	if g := groupsOf("--time-lag"); len(g) != 1 || g[0] != "readers" {
+		t.Fatalf("groups %v, want readers", g)
+	}
+	if g := groupsOf("--group-regex", "read"); len(g) != 0 {
+		t.Fatalf("--group-regex read (whole name): groups %v", g)
+	}
+	if g := groupsOf("--no-groups"); len(g) != 0 {
+		t.Fatalf("--no-groups: groups %v", g)
+	}
 	// Not a terminal, table format: one line per interval.
 	r = kbox(env, "--profile", "a", "top", "--interval", "50ms", "--iterations", "2", "--topic-regex", "ord.*")
-	if n := strings.Count(r.out, "\n"); r.code != 0 || n != 2 || !strings.Contains(r.out, " orders=0.0/") {
+	if n := strings.Count(r.out, "\n"); r.code != 0 || n != 2 || !strings.Contains(r.out, " orders=0.0/") || !strings.Contains(r.out, " group:readers=") {
 		t.Fatalf("line mode: exit %d, %d lines\n%s%s", r.code, n, r.out, r.errOut)
 	}
 	// --duration bounds the run.
@@ -139,6 +177,9 @@ func TestTopCommand(t *testing.T) {
 		{[]string{"top", "--interval", "0s"}, "--interval 0s"},
 		{[]string{"top", "--topic-regex", "("}, "--topic-regex"},
 		{[]string{"top", "--iterations", "-1"}, "--iterations -1"},
+		{[]string{"top", "--group-regex", "("}, "--group-regex"},
+		{[]string{"top", "--groups", "-1"}, "--groups -1"},
+		{[]string{"top", "--no-groups", "--time-lag"}, "--no-groups cannot"},
 	} {
 		if r := kbox(env, c.args...); r.code != 2 || !strings.Contains(r.errOut, c.msg) {
 			t.Errorf("%v: exit %d\n%s", c.args, r.code, r.errOut)
@@ -150,6 +191,7 @@ func TestTopCommand(t *testing.T) {
 // totals line, topics, brokers and the busiest partitions.
 func TestTopScreen(t *testing.T) {
 	env, bs := setup(t)
+	commitGroup(t, bs, "readers")
 	ios, _, out, errOut := output.Test()
 	ios.SetStdoutTTY(true)
 	code := app.Main([]string{"kbox", "top", "--bootstrap-server", bs, "--interval", "50ms", "--iterations", "2", "--sort", "name"}, ios, func(k string) string { return env[k] })
@@ -160,9 +202,30 @@ func TestTopScreen(t *testing.T) {
 	if n := strings.Count(s, "\x1b[H\x1b[2J"); n != 2 {
 		t.Fatalf("%d redraws, want 2:\n%q", n, s)
 	}
-	for _, want := range []string{"kbox top ", "records/s", "TOPIC", "BROKER", "PARTITION", "orders"} {
+	for _, want := range []string{"kbox top ", "records/s", "TOPIC", "BROKER", "PARTITION", "orders", "GROUP", "COMMITTED/S", "LAG/S", "readers"} {
 		if !strings.Contains(s, want) {
 			t.Fatalf("screen lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// commitGroup writes two records to orders-0 and commits group at offset
+// 1 there (lag 1).
+func commitGroup(t *testing.T, bs, group string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bs, ",")...), kgo.DefaultProduceTopic("orders"), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("a")}, &kgo.Record{Value: []byte("b")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	var o kadm.Offsets
+	o.AddOffset("orders", 0, 1, -1)
+	if err := kadm.NewClient(cl).CommitAllOffsets(ctx, group, o); err != nil {
+		t.Fatal(err)
 	}
 }

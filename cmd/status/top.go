@@ -66,9 +66,10 @@ groups; --no-groups skips them.
 Every --interval a frame is printed: on a terminal, a full-screen view
 redrawn in place (topics, brokers, the busiest partitions and the groups,
 sorted by --sort: records and bytes order groups by their consume rate, lag
-by their lag in records, and topics and partitions by records/s); when stdout is not a terminal, one line per interval; with -o json,
-one JSON object per line per interval, written as it is measured (YAML: one
-document per interval). bytes/s is null ("-") when a log shrank in the
+by their lag in records, and topics and partitions by records/s); when
+stdout is not a terminal, one line per interval; with -o json, one JSON
+object per line per interval, written as it is measured (YAML: one document
+per interval). bytes/s is null ("-") when a log shrank in the
 interval (retention) or its broker did not answer.
 
 It runs until Ctrl-C, or for --iterations frames, or for --duration.`,

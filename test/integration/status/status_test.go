@@ -196,9 +196,10 @@ func startPerf(t *testing.T, cfg string, args ...string) func() string {
 
 // pacedConsumer consumes topic in group at rate records/s (an absolute
 // schedule from its first record: a late poll catches up) and commits
-// what it consumed every commitEvery. committed is closed after the first
-// commit of a non-zero offset. Stop it by cancelling ctx; wait on done.
-func pacedConsumer(ctx context.Context, t *testing.T, bs, group, topic string, rate float64, commitEvery time.Duration) (committed, done chan struct{}) {
+// what it consumed every commitEvery. committed is closed once it has
+// committed on all partitions of topic. Stop it by cancelling ctx; wait
+// on done.
+func pacedConsumer(ctx context.Context, t *testing.T, bs, group, topic string, partitions int, rate float64, commitEvery time.Duration) (committed, done chan struct{}) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bs, ",")...), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
 		kgo.DisableAutoCommit(), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(100*time.Millisecond))
 	if err != nil {
@@ -228,7 +229,7 @@ func pacedConsumer(ctx context.Context, t *testing.T, bs, group, topic string, r
 			}
 			if !start.IsZero() && time.Since(lastCommit) >= commitEvery {
 				lastCommit = time.Now()
-				if err := cl.CommitUncommittedOffsets(ctx); err == nil && first && consumed > 0 {
+				if err := cl.CommitUncommittedOffsets(ctx); err == nil && first && len(cl.CommittedOffsets()[topic]) == partitions {
 					first = false
 					close(committed)
 				}
@@ -254,12 +255,12 @@ func TestTopGroupConsumeRateAndLagTrend(t *testing.T) {
 		"--throughput", "2000", "--records", "50000", "--record-size", "100")
 	defer stopPerf()
 	ctx, cancel := context.WithCancel(context.Background())
-	committed, consumerDone := pacedConsumer(ctx, t, bs, "paced", "consumed", 1000, 100*time.Millisecond)
+	committed, consumerDone := pacedConsumer(ctx, t, bs, "paced", "consumed", 2, 1000, 100*time.Millisecond)
 	defer func() { cancel(); <-consumerDone }()
 	select {
 	case <-committed:
 	case <-time.After(60 * time.Second):
-		t.Fatal("the paced consumer did not commit within 60s")
+		t.Fatal("the paced consumer did not commit on both partitions within 60s")
 	}
 
 	r := kbox(t, cfg, 90*time.Second, "top", "--bootstrap-server", bs, "-o", "json", "--interval", "2s", "--iterations", "8",
