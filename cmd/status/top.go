@@ -203,6 +203,9 @@ func runTop(ctx context.Context, f *cmdutil.Factory, o *topOptions) error {
 			f.Warn("sample failed: %s", cl.Explain(err))
 			continue
 		}
+		if ctx.Err() != nil {
+			return nil // stopped while the groups were sampled
+		}
 		fr := status.Frame(prev, cur, o.sort)
 		prev = cur
 		n++

@@ -2,6 +2,7 @@ package status
 
 import (
 	"context"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -135,5 +136,20 @@ func TestTopGroupRatesPlayground(t *testing.T) {
 	s.Groups = false
 	if f := Frame(sample(12*time.Second), sample(14*time.Second), SortName); f.Groups == nil || len(f.Groups) != 0 {
 		t.Fatalf("groups not watched: %+v", f.Groups)
+	}
+}
+
+// Groups that could not be sampled leave the topics' rates and say why.
+func TestTopGroupsError(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	a := &TopSample{At: t0, Ends: map[tp]int64{{"t", 0}: 0}, Leaders: map[tp]int32{{"t", 0}: 1}, Lag: &groups.LagReport{Time: t0}}
+	b := &TopSample{At: t0.Add(time.Second), Ends: map[tp]int64{{"t", 0}: 10}, Leaders: map[tp]int32{{"t", 0}: 1},
+		LagErr: errors.New("list groups: CLUSTER_AUTHORIZATION_FAILED")}
+	f := Frame(a, b, SortRecords)
+	if f.RecordsPerSec != 10 || f.Groups == nil || len(f.Groups) != 0 || f.GroupsError != "list groups: CLUSTER_AUTHORIZATION_FAILED" {
+		t.Fatalf("frame: %+v", f)
+	}
+	if l := f.Line(5); !strings.HasSuffix(l, " t=10.0/- groups: list groups: CLUSTER_AUTHORIZATION_FAILED") {
+		t.Fatalf("line: %s", l)
 	}
 }
