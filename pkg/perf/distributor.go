@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/trogdor"
@@ -60,7 +61,7 @@ func (d *Distributor) Run(ctx context.Context, n int, w AgentWorkload, progress 
 		return nil, err
 	}
 	cfg := DistributedConfig{
-		RunID:        fmt.Sprintf("kbox-perf-%s-%d", w.Kind, time.Now().UnixMilli()),
+		RunID:        fmt.Sprintf("kbox-perf-%s-%d", w.Kind, runStamp()),
 		Command:      d.Command,
 		Workloads:    SplitWorkload(w, d.Agents[:n], d.PerAgent),
 		StartDelay:   d.StartDelay,
@@ -68,6 +69,22 @@ func (d *Distributor) Run(ctx context.Context, n int, w AgentWorkload, progress 
 		AgentTimeout: d.AgentTimeout,
 	}
 	return RunDistributed(ctx, d.Client, d.Coordinator, cfg, progress)
+}
+
+var lastStamp atomic.Int64
+
+// runStamp is the current Unix time in ms, made unique within the process
+// (two runs in the same millisecond get distinct task ids).
+func runStamp() int64 {
+	for {
+		last, now := lastStamp.Load(), time.Now().UnixMilli()
+		if now <= last {
+			now = last + 1
+		}
+		if lastStamp.CompareAndSwap(last, now) {
+			return now
+		}
+	}
 }
 
 // Validate checks a distributed run's workload (the whole run's, before
