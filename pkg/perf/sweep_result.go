@@ -62,8 +62,8 @@ func (r *SweepRun) Rates() (recordsPerSec, mbPerSec float64) {
 // CellResult is a cell with its runs and their summary.
 type CellResult struct {
 	Cell
-	Key   string     `json:"key"`
-	Topic string     `json:"topic"`
+	Key   string `json:"key"`
+	Topic string `json:"topic"`
 	// Agents are the Trogdor agents the cell ran on (a sweep over agents).
 	Agents []string   `json:"agents,omitempty"`
 	Runs   []SweepRun `json:"runs"`
