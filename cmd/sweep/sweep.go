@@ -126,7 +126,7 @@ func newSweepModeCmd(f *cmdutil.Factory, mode string) *cobra.Command {
 	o := &sweepOpts{checks: perf.DefaultChecks}
 	o.plan.Mode = mode
 	what := map[string]string{
-		"produce": "a Java producer client property\n(batch.size, linger.ms, compression.type, acks, max.request.size, ...) or a\nworkload dimension: record-size, partitions, replication-factor,\nkey-cardinality, producers",
+		"produce": "a Java producer client property\n(batch.size, linger.ms, compression.type, acks, max.request.size, ...) or a\nworkload dimension: record-size, partitions, replication-factor,\nkey-cardinality, producers, agents (Trogdor agents: --coordinator)",
 		"consume": "a Java consumer client property\n(max.poll.records, fetch.max.bytes, fetch.min.bytes, ...) or a workload\ndimension: record-size, partitions, replication-factor, key-cardinality,\nconsumers",
 		"e2e":     "a Java producer client property\n(acks, linger.ms, compression.type, ...) or a workload dimension:\nrecord-size, partitions, replication-factor",
 	}[mode]

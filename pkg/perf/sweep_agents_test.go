@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kboxdev/kbox/internal/golden"
 	"github.com/kboxdev/kbox/pkg/trogdor"
 )
 
@@ -163,4 +164,39 @@ func TestSweepOverAgentsRuns(t *testing.T) {
 			t.Errorf("task %s: %v records of %v agents", id, aw["records"], n)
 		}
 	}
+}
+
+// kbox perf sweep produce --vary agents=... -o json: the plan names the
+// coordinator and the agents, each cell its agents, each run its
+// distributed part (aggregate rates, per agent).
+func TestSweepAgentsJSONGolden(t *testing.T) {
+	p, cells := agentsPlan(t, "agents=1,2")
+	p.Coordinator = "http://127.0.0.1:8889"
+	var done []CellResult
+	for i, c := range cells {
+		n := i + 1
+		run := fakeRun(t, 1000, 5*time.Millisecond)
+		run.Result.Topic = fmt.Sprintf("sw-c%d", n)
+		run.CPUPercent = 0
+		d := &SweepAgentsRun{SubmitToFirstRecordMs: 5012.5}
+		for _, a := range p.Agents[:n] {
+			d.Agents = append(d.Agents, a)
+			d.PerAgent = append(d.PerAgent, SweepAgentRun{Agent: a, State: AgentDone, Records: 100 / int64(n), RecordsPerSec: 1000, MBPerSec: 0.1})
+			d.AggregateRecordsPerSec += 1000
+			d.AggregateMBPerSec += 0.1
+		}
+		run.Distributed = d
+		cr := CellResult{Cell: c, Key: c.Key(), Topic: run.Result.Topic, Agents: p.Agents[:n], Runs: []SweepRun{run}}
+		if err := cr.Summarize(); err != nil {
+			t.Fatal(err)
+		}
+		if cr.RecordsPerSec != d.AggregateRecordsPerSec {
+			t.Fatalf("cell rate %v, aggregate %v", cr.RecordsPerSec, d.AggregateRecordsPerSec)
+		}
+		done = append(done, cr)
+	}
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	res := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: *p, Started: start, Updated: start.Add(time.Minute),
+		Complete: true, Objective: "throughput", Cells: done, Checks: DefaultChecks, Brokers: 3}
+	golden.JSON(t, "sweep-agents.json.golden", res, histogram)
 }
