@@ -199,4 +199,13 @@ func TestSweepAgentsJSONGolden(t *testing.T) {
 	res := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: *p, Started: start, Updated: start.Add(time.Minute),
 		Complete: true, Objective: "throughput", Cells: done, Checks: DefaultChecks, Brokers: 3}
 	golden.JSON(t, "sweep-agents.json.golden", res, histogram)
+	// kbox perf sweep merge FILE (re-rendering one file) keeps the
+	// aggregate rates.
+	m, err := MergeSweeps([]*SweepResult{res})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Cells[1].RecordsPerSec != 2000 || m.Cells[1].Runs[0].Distributed == nil || len(m.Cells[1].Agents) != 2 {
+		t.Fatalf("re-rendered cell %+v", m.Cells[1])
+	}
 }

@@ -498,6 +498,11 @@ func MergeSweeps(rs []*SweepResult) (*SweepResult, error) {
 				if o.Result != nil {
 					parts = append(parts, o.Result)
 				}
+				// A sweep over agents re-rendered from its one file keeps
+				// its runs' distributed part (their aggregate rates).
+				if len(rs) == 1 {
+					run.Distributed = o.Distributed
+				}
 			}
 			if len(parts) == 0 && run.Error == "" {
 				break
