@@ -39,6 +39,12 @@ histograms) and lists every agent: an agent that failed, or whose status
 stopped changing for --agent-timeout (lost), is reported with what it had
 measured, and the command exits 1.
 
+-o apache prints the Apache tool's final lines for the merged totals
+(kafka-producer-perf-test's, kafka-consumer-perf-test's header and line,
+EndToEndLatency's two lines). --agent-counts 1,2,3 runs once with the first
+N agents for each N (one quick pass); kbox perf sweep produce --vary
+agents=1,2,3 runs the same driver with warm-up, repeats and a report.
+
 The client properties (secrets included) travel in the task specs, which the
 coordinator keeps until kbox deletes the tasks at the end of the run.
 `
@@ -64,7 +70,7 @@ func (d *distFlags) register(f *cmdutil.Factory, cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.DurationVar(&d.interval, "interval", 5*time.Second, "interval of the per-interval series")
 	fl.BoolVar(&d.perAgent, "per-agent", false, "--records and --throughput are per agent instead of totals")
-	fl.StringVar(&d.agentCounts, "agent-counts", "", "run once with the first N agents for each N of this list (e.g. 1,2,3), one row each: a single pass; kbox perf sweep produce --vary agents=... is the measured experiment (warm-up, repeats, report)")
+	fl.StringVar(&d.agentCounts, "agent-counts", "", "run once with the first N agents for each N of this list (e.g. 1,2,3), one row each (the sweep over agents adds warm-up, repeats, a report)")
 	fl.DurationVar(&d.warmup, "warmup-duration", 0, "time at the start excluded from the statistics")
 	cmdutil.AddOutputFlag(f, cmd, &d.out, distFormats)
 }
