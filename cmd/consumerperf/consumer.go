@@ -244,7 +244,7 @@ func consumerOptions(s *jopt.Set, defaultGroup string) (*consumerOpts, error) {
 	o.cfg.ShowDetailedStats = s.Has("show-detailed-stats")
 	pattern := get("date-format")
 	if !s.Has("date-format") {
-		pattern = "yyyy-MM-dd HH:mm:ss:SSS"
+		pattern = perf.ApacheConsumerDateFormat
 	}
 	if err != nil {
 		return nil, err

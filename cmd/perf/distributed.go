@@ -14,7 +14,6 @@ import (
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/perf"
-	"github.com/kboxdev/kbox/pkg/trogdor"
 	"github.com/spf13/cobra"
 )
 
@@ -40,83 +39,70 @@ histograms) and lists every agent: an agent that failed, or whose status
 stopped changing for --agent-timeout (lost), is reported with what it had
 measured, and the command exits 1.
 
+-o apache prints the Apache tool's final lines for the merged totals
+(kafka-producer-perf-test's, kafka-consumer-perf-test's header and line,
+EndToEndLatency's two lines). --agent-counts 1,2,3 runs once with the first
+N agents for each N (one quick pass); kbox perf sweep produce --vary
+agents=1,2,3 runs the same driver with warm-up, repeats and a report.
+
 The client properties (secrets included) travel in the task specs, which the
 coordinator keeps until kbox deletes the tasks at the end of the run.
 `
 
-// distFormats: the perf formats, plus Apache's final line (produce).
+// distFormats: the perf formats, plus the Apache tool's final lines.
 var distFormats = cmdutil.Formats{Default: output.Table, Allowed: []output.Format{output.Table, output.JSON, output.CSV, output.Apache}}
 
+// distFlags are the flags every distributed subcommand has.
 type distFlags struct {
-	conn         cmdutil.ConnFlags
-	out          string
-	interval     time.Duration
-	coordinator  string
-	agents       string
-	command      string
-	startDelay   time.Duration
-	agentTimeout time.Duration
-	taskTimeout  time.Duration
-	perAgent     bool
-	agentCounts  string
-	counts       []int
+	conn        cmdutil.ConnFlags
+	trog        cmdutil.TrogdorFlags
+	out         string
+	interval    time.Duration
+	perAgent    bool
+	agentCounts string
+	duration    time.Duration
+	warmup      time.Duration
 }
 
 func (d *distFlags) register(f *cmdutil.Factory, cmd *cobra.Command) {
 	d.conn.Register(cmd, true)
+	d.trog.Register(f, cmd)
 	fl := cmd.Flags()
 	fl.DurationVar(&d.interval, "interval", 5*time.Second, "interval of the per-interval series")
-	fl.StringVar(&d.coordinator, "coordinator", f.Getenv("TROGDOR_COORDINATOR"), "Trogdor coordinator URL, http://host:port (default $TROGDOR_COORDINATOR)")
-	fl.StringVar(&d.agents, "agents", f.Getenv("TROGDOR_AGENTS"), "comma-separated Trogdor agent node names, one task each (default $TROGDOR_AGENTS)")
-	fl.StringVar(&d.command, "worker-command", "kbox perf worker", "the worker command line on the agents (split on spaces)")
-	fl.DurationVar(&d.startDelay, "start-delay", 5*time.Second, "the shared start is this long after the submission")
-	fl.DurationVar(&d.agentTimeout, "agent-timeout", 20*time.Second, "an agent whose status does not change for this long is reported lost")
-	fl.DurationVar(&d.taskTimeout, "task-timeout", time.Hour, "Trogdor stops a task this long after it started")
 	fl.BoolVar(&d.perAgent, "per-agent", false, "--records and --throughput are per agent instead of totals")
-	fl.StringVar(&d.agentCounts, "agent-counts", "", "sweep: run once with the first N agents for each N of this list (e.g. 1,2,3), one row each")
+	fl.StringVar(&d.agentCounts, "agent-counts", "", "run once with the first N agents for each N of this list (e.g. 1,2,3), one row each (the sweep over agents adds warm-up, repeats, a report)")
+	fl.DurationVar(&d.warmup, "warmup-duration", 0, "time at the start excluded from the statistics")
 	cmdutil.AddOutputFlag(f, cmd, &d.out, distFormats)
 }
 
-// check validates the distributed flags and returns the agents.
-func (d *distFlags) check() ([]string, *trogdor.Client, error) {
-	if d.coordinator == "" {
-		return nil, nil, cmdutil.FlagErrorf("--coordinator is required (or set TROGDOR_COORDINATOR)")
-	}
-	cl, err := trogdor.New(d.coordinator)
+// run is the one path of distributed produce, consume and e2e: every flag
+// and the workload are checked (perf.AgentWorkload.Validate) before the
+// coordinator is contacted, then the run (or one per --agent-counts) goes
+// through the driver.
+func (d *distFlags) run(ctx context.Context, f *cmdutil.Factory, w perf.AgentWorkload, extra map[string]string, clientID string) error {
+	dist, err := d.trog.Distributor(d.perAgent)
 	if err != nil {
-		return nil, nil, cmdutil.FlagErrorf("--coordinator: %v", err)
+		return err
 	}
-	var agents []string
-	seen := map[string]bool{}
-	for _, a := range strings.Split(d.agents, ",") {
-		a = strings.TrimSpace(a)
-		if a == "" {
-			continue
-		}
-		if seen[a] {
-			return nil, nil, cmdutil.FlagErrorf("--agents: %s given twice", a)
-		}
-		seen[a] = true
-		agents = append(agents, a)
-	}
-	if len(agents) == 0 {
-		return nil, nil, cmdutil.FlagErrorf("--agents is required (or set TROGDOR_AGENTS)")
-	}
-	if len(strings.Fields(d.command)) == 0 {
-		return nil, nil, cmdutil.FlagErrorf("--worker-command must not be empty")
-	}
-	counts, err := perf.ParseAgentCounts(d.agentCounts, len(agents))
+	counts, err := perf.ParseAgentCounts(d.agentCounts, len(dist.Agents))
 	if err != nil {
-		return nil, nil, cmdutil.FlagErrorf("--agent-counts: %v", err)
+		return cmdutil.FlagErrorf("--agent-counts: %v", err)
 	}
-	d.counts = counts
 	if len(counts) > 0 && output.Format(d.out) == output.Apache {
-		return nil, nil, cmdutil.FlagErrorf("-o apache prints one run's final line: not with --agent-counts")
+		return cmdutil.FlagErrorf("-o apache prints one run's final line: not with --agent-counts")
 	}
-	if d.startDelay < 0 || d.agentTimeout <= 0 || d.taskTimeout <= 0 {
-		return nil, nil, cmdutil.FlagErrorf("--start-delay must not be negative; --agent-timeout and --task-timeout must be positive")
+	most := len(dist.Agents)
+	if len(counts) > 0 {
+		most = counts[len(counts)-1]
 	}
-	return agents, cl, nil
+	w.DurationMs, w.WarmupMs, w.IntervalMs = d.duration.Milliseconds(), d.warmup.Milliseconds(), d.interval.Milliseconds()
+	if d.duration < 0 || d.warmup < 0 {
+		return cmdutil.FlagErrorf("--duration and --warmup-duration must not be negative")
+	}
+	if err := w.Validate(most, d.perAgent); err != nil {
+		return cmdutil.FlagErrorf("%v", err)
+	}
+	return runDistributed(ctx, f, d, dist, counts, w, extra, clientID)
 }
 
 func newDistributedCmd(f *cmdutil.Factory) *cobra.Command {
@@ -133,50 +119,26 @@ func newDistProduceCmd(f *cmdutil.Factory) *cobra.Command {
 	var d distFlags
 	var w perf.AgentWorkload
 	var acks, compression string
-	var warmup time.Duration
-	var duration time.Duration
 	cmd := &cobra.Command{
 		Use:   "produce --coordinator URL --agents a,b,c --topic T (--records N | --duration D) [flags]",
 		Short: "Produce load from every agent; merged HDR latency",
 		Long:  distributedLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			agents, cl, err := d.check()
-			if err != nil {
-				return err
-			}
-			switch {
-			case w.Topic == "":
-				return cmdutil.FlagErrorf("--topic is required")
-			case w.Records < 0 || duration < 0 || (w.Records == 0 && duration == 0):
-				return cmdutil.FlagErrorf("give --records N or --duration D")
-			case w.RecordSize <= 0 || w.Clients <= 0:
-				return cmdutil.FlagErrorf("--record-size and --producers must be positive")
-			case w.KeyCardinality < 0:
-				return cmdutil.FlagErrorf("--key-cardinality must not be negative")
-			case !d.perAgent && w.KeyCardinality > 0 && w.KeyCardinality < len(agents):
-				return cmdutil.FlagErrorf("--key-cardinality %d is fewer than one key per agent (%d agents)", w.KeyCardinality, len(agents))
-			case !d.perAgent && w.Records > 0 && w.Records < int64(len(agents)):
-				return cmdutil.FlagErrorf("--records %d is fewer than one record per agent (%d agents)", w.Records, len(agents))
-			}
-			if err := checkWarmup(w.WarmupRecords, warmup); err != nil {
-				return err
-			}
-			w.Kind, w.DurationMs, w.WarmupMs = "produce", duration.Milliseconds(), warmup.Milliseconds()
-			return runDistributed(cmd.Context(), f, &d, agents, cl, w, map[string]string{"acks": acks, "compression.type": compression}, "kbox-perf-producer")
+			w.Kind = "produce"
+			return d.run(cmd.Context(), f, w, map[string]string{"acks": acks, "compression.type": compression}, "kbox-perf-producer")
 		},
 	}
 	d.register(f, cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&w.Topic, "topic", "", "topic to produce to")
 	fl.Int64Var(&w.Records, "records", 0, "measured records in total over all agents (per agent with --per-agent)")
-	fl.DurationVar(&duration, "duration", 0, "measure for this long (after the warm-up) instead of a count")
+	fl.DurationVar(&d.duration, "duration", 0, "measure for this long (after the warm-up) instead of a count")
 	fl.IntVar(&w.RecordSize, "record-size", 1024, "value size in bytes")
 	fl.Float64Var(&w.Rate, "throughput", -1, "target records/s in total over all agents (per agent with --per-agent; -1: unthrottled)")
 	fl.IntVar(&w.Clients, "producers", 1, "producer clients on each agent")
 	fl.IntVar(&w.KeyCardinality, "key-cardinality", 0, "keyed records with this many distinct keys in total, each agent its own range (per agent with --per-agent; 0: no keys)")
 	fl.Int64Var(&w.WarmupRecords, "warmup-records", 0, "records at the start of each agent excluded from the statistics")
-	fl.DurationVar(&warmup, "warmup-duration", 0, "time at the start excluded from the statistics")
 	fl.BoolVar(&w.RepeatPayload, "repeat-payload", false, "send the same value every time")
 	fl.Int64Var(&w.Seed, "random-seed", 0, "seed of the payload generator (agent i uses seed+i)")
 	fl.StringVar(&acks, "acks", "", "acks: all, 1 or 0")
@@ -187,7 +149,7 @@ func newDistProduceCmd(f *cmdutil.Factory) *cobra.Command {
 func newDistConsumeCmd(f *cmdutil.Factory) *cobra.Command {
 	var d distFlags
 	var w perf.AgentWorkload
-	var warmup, duration, idle time.Duration
+	var idle time.Duration
 	var fromLatest bool
 	cmd := &cobra.Command{
 		Use:   "consume --coordinator URL --agents a,b,c --topic T --records N [flags]",
@@ -195,25 +157,6 @@ func newDistConsumeCmd(f *cmdutil.Factory) *cobra.Command {
 		Long:  distributedLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			agents, cl, err := d.check()
-			if err != nil {
-				return err
-			}
-			switch {
-			case w.Topic == "":
-				return cmdutil.FlagErrorf("--topic is required")
-			case w.Records < 0 || duration < 0 || (w.Records == 0 && duration == 0):
-				return cmdutil.FlagErrorf("give --records N or --duration D")
-			case w.Clients <= 0:
-				return cmdutil.FlagErrorf("--consumers must be positive")
-			case idle <= 0:
-				return cmdutil.FlagErrorf("--timeout must be positive")
-			case output.Format(d.out) == output.Apache:
-				return cmdutil.FlagErrorf("-o apache prints kafka-producer-perf-test's final line: only for distributed produce")
-			}
-			if err := checkWarmup(w.WarmupRecords, warmup); err != nil {
-				return err
-			}
 			if w.Group == "" {
 				w.Group = fmt.Sprintf("kbox-perf-%d", time.Now().UnixNano())
 			}
@@ -221,27 +164,26 @@ func newDistConsumeCmd(f *cmdutil.Factory) *cobra.Command {
 			if fromLatest {
 				reset = "latest"
 			}
-			w.Kind, w.DurationMs, w.WarmupMs, w.IdleTimeoutMs = "consume", duration.Milliseconds(), warmup.Milliseconds(), idle.Milliseconds()
-			return runDistributed(cmd.Context(), f, &d, agents, cl, w, map[string]string{"group.id": w.Group, "auto.offset.reset": reset}, "kbox-perf-consumer")
+			w.Kind, w.IdleTimeoutMs = "consume", idle.Milliseconds()
+			return d.run(cmd.Context(), f, w, map[string]string{"group.id": w.Group, "auto.offset.reset": reset}, "kbox-perf-consumer")
 		},
 	}
 	d.register(f, cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&w.Topic, "topic", "", "topic to consume")
 	fl.Int64Var(&w.Records, "records", 0, "measured records in total over all agents (per agent with --per-agent)")
-	fl.DurationVar(&duration, "duration", 0, "measure for this long (after the warm-up)")
+	fl.DurationVar(&d.duration, "duration", 0, "measure for this long (after the warm-up)")
 	fl.DurationVar(&idle, "timeout", 10*time.Second, "an agent stops when no record arrives for this long")
 	fl.Int64Var(&w.WarmupRecords, "warmup-records", 0, "records at the start of each agent excluded from the statistics")
-	fl.DurationVar(&warmup, "warmup-duration", 0, "time at the start excluded from the statistics")
 	fl.IntVar(&w.Clients, "consumers", 1, "consumer clients on each agent, all in one group")
 	fl.StringVar(&w.Group, "group", "", "group id shared by every agent (default: a fresh one)")
 	fl.BoolVar(&fromLatest, "from-latest", false, "start at the end when the group has no offsets")
 	return cmd
 }
 
-// runDistributed resolves the connection, builds one workload per agent,
-// runs them and prints the merged result.
-func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, agents []string, cl *trogdor.Client,
+// runDistributed resolves the connection, runs the workload on the agents
+// (once, or once per agent count) and prints the merged result.
+func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, dist *perf.Distributor, counts []int,
 	w perf.AgentWorkload, extra map[string]string, clientID string) error {
 	conn, err := d.conn.Connection(f, extra)
 	if err != nil {
@@ -255,33 +197,17 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, agent
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var progress func(perf.DistProgress)
-	if pr := f.IO.Progress(); pr.Enabled() {
-		progress = func(p perf.DistProgress) {
-			tgt := ""
-			if p.Target > 0 {
-				tgt = fmt.Sprintf("/%d", p.Target)
-			}
-			pr.Update("%6.1fs %d%s  %.0f rec/s  agents: %d waiting %d running %d done %d failed",
-				p.Elapsed.Seconds(), p.Done, tgt, p.Rate, p.Waiting, p.Running, p.Finished, p.Failed)
-		}
-	}
-	run := func(agents []string) (*perf.DistributedResult, error) {
-		runID := fmt.Sprintf("kbox-perf-%s-%d", w.Kind, time.Now().UnixMilli())
-		cfg := perf.DistributedConfig{RunID: runID, Command: strings.Fields(d.command), TaskDuration: d.startDelay + d.taskTimeout,
-			AgentTimeout: d.agentTimeout, StartDelay: d.startDelay}
-		base := w
-		base.Bootstrap = strings.Join(conn.Bootstrap, ",")
-		base.Properties = conn.Props.Map()
-		base.ClientID = clientID
-		base.IntervalMs = d.interval.Milliseconds()
-		cfg.Workloads = perf.SplitWorkload(base, agents, d.perAgent)
-		res, err := perf.RunDistributed(ctx, cl, d.coordinator, cfg, progress)
+	w.Bootstrap = strings.Join(conn.Bootstrap, ",")
+	w.Properties = conn.Props.Map()
+	w.ClientID = clientID
+	progress := distProgress(f)
+	run := func(n int) (*perf.DistributedResult, error) {
+		res, err := dist.Run(ctx, n, w, progress)
 		f.IO.Progress().Clear()
 		return res, err
 	}
-	if len(d.counts) == 0 {
-		res, err := run(agents)
+	if len(counts) == 0 {
+		res, err := run(len(dist.Agents))
 		if res == nil {
 			return err
 		}
@@ -292,8 +218,8 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, agent
 	}
 	sweep := &perf.AgentSweep{FormatVersion: perf.FormatVersion, Kind: w.Kind, Runs: []*perf.DistributedResult{}}
 	var runErr error
-	for _, k := range d.counts {
-		res, err := run(agents[:k])
+	for _, k := range counts {
+		res, err := run(k)
 		if res != nil {
 			sweep.Runs = append(sweep.Runs, res)
 		}
@@ -306,6 +232,23 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, agent
 		return e
 	}
 	return runErr
+}
+
+// distProgress draws the live sum over the agents on the progress line
+// (nil when stderr is not a terminal).
+func distProgress(f *cmdutil.Factory) func(perf.DistProgress) {
+	pr := f.IO.Progress()
+	if !pr.Enabled() {
+		return nil
+	}
+	return func(p perf.DistProgress) {
+		tgt := ""
+		if p.Target > 0 {
+			tgt = fmt.Sprintf("/%d", p.Target)
+		}
+		pr.Update("%6.1fs %d%s  %.0f rec/s  agents: %d waiting %d running %d done %d failed",
+			p.Elapsed.Seconds(), p.Done, tgt, p.Rate, p.Waiting, p.Running, p.Finished, p.Failed)
+	}
 }
 
 // distError is the error a finished run ends with: an interruption, or the
@@ -367,54 +310,33 @@ func newDistE2ECmd(f *cmdutil.Factory) *cobra.Command {
 	var d distFlags
 	var w perf.AgentWorkload
 	var acks string
-	var warmup, duration, pollTimeout time.Duration
+	var pollTimeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "e2e --coordinator URL --agents a,b,c --topic T --records N [flags]",
 		Short: "End-to-end latency from every agent (one record in flight each, on TOPIC-AGENT); merged HDR histogram",
 		Long:  distributedLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			agents, cl, err := d.check()
-			if err != nil {
-				return err
-			}
-			if duration > 0 && !cmd.Flags().Changed("records") {
+			if d.duration > 0 && !cmd.Flags().Changed("records") {
 				w.Records = 0
 			}
-			switch {
-			case w.Topic == "":
-				return cmdutil.FlagErrorf("--topic is required")
-			case w.Records < 0 || duration < 0 || (w.Records == 0 && duration == 0):
-				return cmdutil.FlagErrorf("give a positive --records N or --duration D")
-			case !d.perAgent && w.Records > 0 && w.Records < int64(len(agents)):
-				return cmdutil.FlagErrorf("--records %d is fewer than one record per agent (%d agents)", w.Records, len(agents))
-			case w.RecordSize < 0:
-				return cmdutil.FlagErrorf("--record-size must not be negative")
-			case acks != "1" && acks != "all" && acks != "-1":
+			if acks != "1" && acks != "all" && acks != "-1" {
 				return cmdutil.FlagErrorf("--acks %q: latency testing needs acknowledged sends: use 1 or all", acks)
-			case pollTimeout <= 0:
-				return cmdutil.FlagErrorf("--poll-timeout must be positive")
-			case output.Format(d.out) == output.Apache:
-				return cmdutil.FlagErrorf("-o apache prints kafka-producer-perf-test's final line: only for distributed produce")
-			}
-			if err := checkWarmup(w.WarmupRecords, warmup); err != nil {
-				return err
 			}
 			if w.Group == "" {
 				w.Group = fmt.Sprintf("kbox-perf-e2e-%d", time.Now().UnixMilli())
 			}
-			w.Kind, w.Clients, w.DurationMs, w.WarmupMs, w.PollTimeoutMs = perf.KindE2E, 1, duration.Milliseconds(), warmup.Milliseconds(), pollTimeout.Milliseconds()
-			return runDistributed(cmd.Context(), f, &d, agents, cl, w, map[string]string{"acks": acks}, "kbox-perf-e2e")
+			w.Kind, w.Clients, w.PollTimeoutMs = perf.KindE2E, 1, pollTimeout.Milliseconds()
+			return d.run(cmd.Context(), f, w, map[string]string{"acks": acks}, "kbox-perf-e2e")
 		},
 	}
 	d.register(f, cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&w.Topic, "topic", "", "topic prefix: agent A uses TOPIC-A")
 	fl.Int64Var(&w.Records, "records", 1000, "measured records in total over all agents (per agent with --per-agent)")
-	fl.DurationVar(&duration, "duration", 0, "measure for this long (after the warm-up) instead of a count")
+	fl.DurationVar(&d.duration, "duration", 0, "measure for this long (after the warm-up) instead of a count")
 	fl.IntVar(&w.RecordSize, "record-size", 100, "value size in bytes")
 	fl.Int64Var(&w.WarmupRecords, "warmup-records", 0, "records at the start of each agent excluded from the statistics")
-	fl.DurationVar(&warmup, "warmup-duration", 0, "time at the start excluded from the statistics")
 	fl.StringVar(&acks, "acks", "all", "producer acks: 1 or all")
 	fl.StringVar(&w.Group, "group", "", "group the consumed positions are committed for (default: a fresh kbox-perf-e2e-<ms>)")
 	fl.DurationVar(&pollTimeout, "poll-timeout", perf.E2EPollTimeout, "an agent fails when a record does not come back within this time")

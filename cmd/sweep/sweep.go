@@ -93,6 +93,10 @@ func newSweepMergeCmd(f *cmdutil.Factory) *cobra.Command {
 
 type sweepOpts struct {
 	conn           cmdutil.ConnFlags
+	trog           cmdutil.TrogdorFlags
+	dist           *perf.Distributor // a sweep over agents
+	agentEnv       *perf.SweepAgents // set by connect; used when dist is set
+	secrets        bool
 	out            string
 	interval       time.Duration
 	plan           perf.SweepPlan
@@ -122,7 +126,7 @@ func newSweepModeCmd(f *cmdutil.Factory, mode string) *cobra.Command {
 	o := &sweepOpts{checks: perf.DefaultChecks}
 	o.plan.Mode = mode
 	what := map[string]string{
-		"produce": "a Java producer client property\n(batch.size, linger.ms, compression.type, acks, max.request.size, ...) or a\nworkload dimension: record-size, partitions, replication-factor,\nkey-cardinality, producers",
+		"produce": "a Java producer client property\n(batch.size, linger.ms, compression.type, acks, max.request.size, ...) or a\nworkload dimension: record-size, partitions, replication-factor,\nkey-cardinality, producers, agents (Trogdor agents: --coordinator)",
 		"consume": "a Java consumer client property\n(max.poll.records, fetch.max.bytes, fetch.min.bytes, ...) or a workload\ndimension: record-size, partitions, replication-factor, key-cardinality,\nconsumers",
 		"e2e":     "a Java producer client property\n(acks, linger.ms, compression.type, ...) or a workload dimension:\nrecord-size, partitions, replication-factor",
 	}[mode]
@@ -166,7 +170,19 @@ again with the same settings after an interruption, resumes where it stopped.`
 experiments of docs/perf-methodology.md, scaled to the cluster (partitions as
 multiples of the broker count, replication factor up to 3): it sets the
 varied dimensions, 100-byte records and the fixed settings; --duration,
---repeat and the connection flags still apply.`
+--repeat and the connection flags still apply.
+
+--vary agents=1,2,3 runs every cell on Trogdor agents, the first N of --agents
+for agents=N, through the driver of kbox perf distributed produce (one task
+per agent on --coordinator, a shared start): the producers-versus-throughput
+experiment of docs/perf-methodology.md in one command. --records and
+--throughput are totals split over the cell's agents, --warmup-records and
+--warmup-duration apply to each agent; a cell's records/s and MB/s are the
+aggregate (the sum of the agents' own rates), its latency the merged HDR
+histogram. It combines with the other dimensions (record-size, producers per
+agent, partitions, client properties). --coordinator and --agents default to
+$TROGDOR_COORDINATOR and $TROGDOR_AGENTS; the client properties, secrets
+included, travel in the task specs.`
 	case "consume":
 		long += `
 
@@ -204,6 +220,7 @@ consumed; the objective is a latency percentile (p99 by default).`
 	}
 	fl.StringVar(&o.recordSize, "record-size", defSize, "value size (bytes; 16k, 1m accepted)")
 	if mode == "produce" {
+		o.trog.Register(f, cmd)
 		fl.Float64Var(&o.plan.Throughput, "throughput", -1, "target records/s per produce run (-1: unthrottled)")
 		fl.StringVar(&o.preset, "preset", "", "run an experiment of docs/perf-methodology.md: "+strings.Join(perf.PresetNames(), ", "))
 	}
@@ -325,6 +342,9 @@ func (o *sweepOpts) prepare() ([]perf.Cell, perf.Objective, error) {
 		}
 		o.plan.Dimensions = append(o.plan.Dimensions, d)
 	}
+	if err := o.agents(); err != nil {
+		return nil, obj, err
+	}
 	cells, err := perf.Expand(o.plan.Dimensions, o.plan.Strategy)
 	if err != nil {
 		return nil, obj, err
@@ -336,6 +356,38 @@ func (o *sweepOpts) prepare() ([]perf.Cell, perf.Objective, error) {
 		return nil, obj, err
 	}
 	return cells, obj, nil
+}
+
+// agents checks a sweep over agents (--vary agents=...): the Trogdor flags
+// become the driver, and the plan names the coordinator and the agents.
+// Without --vary agents, --coordinator and --agents given on the command
+// line are refused (their $TROGDOR_* defaults are ignored).
+func (o *sweepOpts) agents() error {
+	o.plan.Coordinator, o.plan.Agents, o.dist = "", nil, nil
+	if !o.plan.OverAgents() {
+		if o.changed != nil && (o.changed("coordinator") || o.changed("agents")) {
+			return cmdutil.FlagErrorf("--coordinator and --agents go with --vary agents=N1,N2,... (a sweep over Trogdor agents)")
+		}
+		return nil
+	}
+	// The plan's own check names what is missing, before the flags' parse.
+	o.plan.Coordinator = o.trog.Coordinator
+	if strings.TrimSpace(o.trog.Agents) != "" {
+		o.plan.Agents = strings.Split(o.trog.Agents, ",")
+	}
+	if o.plan.Coordinator == "" || len(o.plan.Agents) == 0 {
+		return cmdutil.FlagErrorf("%v", o.plan.CheckAgents())
+	}
+	dist, err := o.trog.Distributor(false)
+	if err != nil {
+		return err
+	}
+	o.dist = dist
+	o.plan.Coordinator, o.plan.Agents = dist.Coordinator, dist.Agents
+	if err := o.plan.CheckAgents(); err != nil {
+		return cmdutil.FlagErrorf("%v", err)
+	}
+	return nil
 }
 
 func checkReports(reports []string) error {
@@ -395,6 +447,9 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 			props.Set(k, v)
 		}
 		o.plan.Properties = redacted(props)
+		// A sweep over agents hands the same properties to the workers.
+		o.agentEnv = &perf.SweepAgents{Bootstrap: strings.Join(conn.Bootstrap, ","), Properties: props.Map()}
+		o.secrets = len(conn.Secrets()) > 0
 		return nil
 	}
 	if o.preset != "" {
@@ -439,8 +494,17 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 			fmt.Fprintf(f.IO.ErrOut, "resuming from %s: %d of %d cells already done\n", o.results, len(cells)-len(perf.Pending(cells, prev)), len(cells))
 		}
 	}
+	var agents *perf.SweepAgents
+	if o.dist != nil {
+		agents = o.agentEnv
+		agents.Distributor = o.dist
+		if o.secrets {
+			f.Warn("the client properties, secrets included, go into the Trogdor task specs (on the coordinator until each run ends)")
+		}
+	}
 	sw := &perf.Sweeper{Plan: o.plan, Env: env, Interval: o.interval, KeepTopics: o.keepTopics, Seed: o.seed,
-		IdleTimeout: o.idleTimeout, Checks: o.checks, ClusterWarmup: o.clusterWarmup, Interleave: o.interleave, Events: progressPrinter(f, len(cells))}
+		IdleTimeout: o.idleTimeout, Checks: o.checks, ClusterWarmup: o.clusterWarmup, Interleave: o.interleave, Events: progressPrinter(f, len(cells)),
+		Agents: agents}
 	if o.results != "" {
 		sw.Save = func(r *perf.SweepResult) error {
 			r.Objective = obj.String()
@@ -672,7 +736,11 @@ func progressPrinter(f *cmdutil.Factory, cells int) func(perf.SweepEvent) {
 				pr.Println("%s: failed: %s%s", head(e), r.Error, eta(e))
 				return
 			}
-			msg := fmt.Sprintf("%s: %.1f records/s, %.2f MB/s, p99 %.2f ms, CPU %.0f%%", head(e), r.Result.RecordsPerSec, r.Result.MBPerSec, r.Result.Latency.P99Ms, r.CPUPercent)
+			rps, mbps := r.Rates()
+			msg := fmt.Sprintf("%s: %.1f records/s, %.2f MB/s, p99 %.2f ms, CPU %.0f%%", head(e), rps, mbps, r.Result.Latency.P99Ms, r.CPUPercent)
+			if d := r.Distributed; d != nil {
+				msg = fmt.Sprintf("%s: %.1f records/s, %.2f MB/s (sum of %d agents), p99 %.2f ms", head(e), rps, mbps, len(d.Agents), r.Result.Latency.P99Ms)
+			}
 			if r.Result.Failed > 0 {
 				msg += fmt.Sprintf(", %d failed", r.Result.Failed)
 			}

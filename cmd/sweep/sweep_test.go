@@ -83,3 +83,43 @@ func TestSweepDryRunAndRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A sweep over agents: refused without the coordinator or the agents
+// before anything runs (no broker is needed to refuse); a dry run lists
+// the cells; $TROGDOR_COORDINATOR does not make a plain sweep distributed.
+func TestSweepOverAgentsFlags(t *testing.T) {
+	base := []string{"produce", "--topic-prefix", "p", "--records", "3000", "--bootstrap-server", "127.0.0.1:1"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--vary", "agents=1,2"}, "--vary agents runs each cell on Trogdor agents: give --coordinator URL"},
+		{[]string{"--vary", "agents=1,2", "--coordinator", "http://127.0.0.1:1"}, "give --agents a,b,c"},
+		{[]string{"--vary", "agents=1,3", "--coordinator", "http://127.0.0.1:1", "--agents", "a,b"}, "--vary agents: 3 is more than the 2 agents of --agents"},
+		{[]string{"--vary", "agents=1,2", "--coordinator", "127.0.0.1:1", "--agents", "a,b"}, "--coordinator: "},
+		{[]string{"--vary", "agents=1,2", "--coordinator", "http://127.0.0.1:1", "--agents", "a,a"}, "--agents: a given twice"},
+		{[]string{"--vary", "linger.ms=0,5", "--coordinator", "http://127.0.0.1:1"}, "--coordinator and --agents go with --vary agents"},
+	} {
+		_, _, err := runSweep(t, append(append([]string(nil), base...), c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v: %v (want %q)", c.args, err, c.want)
+		}
+	}
+	if _, _, err := runSweep(t, "consume", "--topic-prefix", "p", "--records", "10", "--vary", "agents=1,2"); err == nil || !strings.Contains(err.Error(), "not a dimension of a consume sweep") {
+		t.Errorf("consume: %v", err)
+	}
+	out, _, err := runSweep(t, append(base, "--vary", "agents=1,2", "--vary", "linger.ms=0,5", "--coordinator", "http://127.0.0.1:1", "--agents", "a,b", "--dry-run")...)
+	if err != nil || out != "cell 1: agents=1 linger.ms=0\ncell 2: agents=1 linger.ms=5\ncell 3: agents=2 linger.ms=0\ncell 4: agents=2 linger.ms=5\n" {
+		t.Fatalf("dry run: %v\n%s", err, out)
+	}
+	// The environment's defaults alone do not refuse a plain sweep.
+	ios, _, o, _ := output.Test()
+	env := map[string]string{"TROGDOR_COORDINATOR": "http://127.0.0.1:1", "TROGDOR_AGENTS": "a,b"}
+	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
+	cmd := NewCmd(f)
+	cmd.SetArgs(append(base, "--vary", "linger.ms=0,5", "--dry-run"))
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	if err := cmd.Execute(); err != nil || !strings.Contains(o.String(), "cell 2: linger.ms=5") {
+		t.Fatalf("plain sweep with $TROGDOR_*: %v %s", err, o)
+	}
+}

@@ -75,6 +75,10 @@ func (r *RebalanceTimer) totalMs() int64 {
 	return r.total
 }
 
+// ApacheConsumerDateFormat is kafka-consumer-perf-test's default
+// --date-format.
+const ApacheConsumerDateFormat = "yyyy-MM-dd HH:mm:ss:SSS"
+
 // ApacheConsumerHeader returns the header line (without newline).
 func ApacheConsumerHeader(detailed bool) string {
 	tail := ", rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec"

@@ -360,22 +360,46 @@ func (d *DistributedResult) CSVRows() [][]string {
 	return rows
 }
 
-// WriteApache prints the final line of kafka-producer-perf-test for the
-// merged produce result (percentiles from the merged HDR histogram, in
-// whole milliseconds as Apache prints them).
+// WriteApache prints the final lines of the Apache tool for the merged
+// result, through the single-machine tools' formatters: produce,
+// kafka-producer-perf-test's final line (percentiles from the merged HDR
+// histogram, in whole milliseconds as Apache prints them); consume,
+// kafka-consumer-perf-test's header and data line (from the first measured
+// record of any agent to the last of any: the agents report no group join
+// time, so rebalance.time.ms is 0); e2e, the EndToEndLatency tool's two
+// final lines (the merged histogram's mean, and its values at Apache's
+// sorted-array indexes).
 func (d *DistributedResult) WriteApache(w io.Writer) error {
 	m := d.Merged
 	if m == nil {
 		return errors.New("no agent finished: nothing to print")
 	}
-	if m.Kind != "produce" {
-		return fmt.Errorf("-o apache prints kafka-producer-perf-test's line: only for produce")
+	switch m.Kind {
+	case "produce":
+		l := m.Latency
+		_, err := fmt.Fprintf(w, "%d records sent, %s records/sec (%s MB/sec), %s ms avg latency, %s ms max latency, %d ms 50th, %d ms 95th, %d ms 99th, %d ms 99.9th.\n",
+			m.Records, javafmt.Fixed(m.RecordsPerSec, 6), javafmt.Fixed(m.MBPerSec, 2), javafmt.Fixed(l.MeanMs, 2), javafmt.Fixed(l.MaxMs, 2),
+			int64(l.P50Ms), int64(l.P95Ms), int64(l.P99Ms), int64(l.P999Ms))
+		return err
+	case "consume":
+		if _, err := fmt.Fprintln(w, ApacheConsumerHeader(false)); err != nil {
+			return err
+		}
+		df, err := javafmt.CompileDateFormat(ApacheConsumerDateFormat)
+		if err != nil {
+			return err
+		}
+		WriteApacheConsumerSummary(w, &ApacheConsumerResult{Records: m.Records, Bytes: m.Bytes,
+			StartMs: m.MeasureStart.UnixMilli(), EndMs: m.MeasureEnd.UnixMilli()}, df.FormatMillis)
+		return nil
+	case KindE2E:
+		h, err := DecodeLatency(m.Histogram)
+		if err != nil {
+			return err
+		}
+		return writeApacheE2ELines(w, m.Latency.MeanMs, h.apacheIndexMs)
 	}
-	l := m.Latency
-	_, err := fmt.Fprintf(w, "%d records sent, %s records/sec (%s MB/sec), %s ms avg latency, %s ms max latency, %d ms 50th, %d ms 95th, %d ms 99th, %d ms 99.9th.\n",
-		m.Records, javafmt.Fixed(m.RecordsPerSec, 6), javafmt.Fixed(m.MBPerSec, 2), javafmt.Fixed(l.MeanMs, 2), javafmt.Fixed(l.MaxMs, 2),
-		int64(l.P50Ms), int64(l.P95Ms), int64(l.P99Ms), int64(l.P999Ms))
-	return err
+	return fmt.Errorf("-o apache: no Apache line for a %s run", m.Kind)
 }
 
 // AgentSweep is a distributed run repeated with the first 1, 2, ... agents

@@ -195,8 +195,15 @@ func WriteApacheE2ESummary(w io.Writer, elapsedNs []int64) error {
 	}
 	sort.Slice(ms, func(a, b int) bool { return ms[a] < ms[b] })
 	at := func(p float64) int64 { return ms[int(float64(n)*p)] }
+	return writeApacheE2ELines(w, total/float64(n)/1000.0/1000.0, at)
+}
+
+// writeApacheE2ELines prints EndToEndLatency's two final lines: the mean
+// in ms, and the percentiles at(p), the whole milliseconds at index
+// (int)(n*p) of the sorted latencies.
+func writeApacheE2ELines(w io.Writer, avgMs float64, at func(p float64) int64) error {
 	_, err := fmt.Fprintf(w, "Avg latency: %s ms\nPercentiles: 50th = %d, 99th = %d, 99.9th = %d\n",
-		javafmt.Fixed(total/float64(n)/1000.0/1000.0, 4), int32(at(0.5)), int32(at(0.99)), int32(at(0.999)))
+		javafmt.Fixed(avgMs, 4), int32(at(0.5)), int32(at(0.99)), int32(at(0.999)))
 	return err
 }
 

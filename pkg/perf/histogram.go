@@ -114,6 +114,28 @@ func DecodeLatency(s string) (*Latency, error) {
 	return &Latency{h: h}, nil
 }
 
+// apacheIndexMs is the value, in whole milliseconds, at 0-based index
+// (int)(n*p) of the sorted recorded values, as Apache's tools pick a
+// percentile from a sorted array (within the histogram's precision: each
+// value is the lowest of its bucket).
+func (l *Latency) apacheIndexMs(p float64) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := l.h.TotalCount()
+	if n == 0 {
+		return 0
+	}
+	idx := int64(float64(n) * p)
+	var cum int64
+	for _, b := range l.h.Distribution() {
+		cum += b.Count
+		if cum > idx {
+			return b.From / 1000
+		}
+	}
+	return l.h.Max() / 1000
+}
+
 // LatencySummary is the latency distribution in milliseconds.
 type LatencySummary struct {
 	Count   int64   `json:"count"`

@@ -22,6 +22,9 @@ const (
 	DimPartitions        = "partitions"
 	DimReplicationFactor = "replication-factor"
 	DimKeyCardinality    = "key-cardinality"
+	// DimAgents is the number of Trogdor agents a cell runs on (the first
+	// N of the plan's Agents): a produce sweep over agents.
+	DimAgents = "agents"
 )
 
 // Sweep strategies.
@@ -43,6 +46,7 @@ var workloadDims = map[string]struct {
 	DimPartitions:        {"produce consume e2e", 1, 100000},
 	DimReplicationFactor: {"produce consume e2e", 1, 32767},
 	DimKeyCardinality:    {"produce consume", 0, 1 << 30},
+	DimAgents:            {"produce", 1, 1000},
 }
 
 // sizeProps are the client properties measured in bytes: their values may
@@ -189,7 +193,7 @@ func checkProperty(name string, role kafka.Role) error {
 	}
 	known, mapped := kafka.KnownProperty(name)
 	if !known {
-		return fmt.Errorf("--vary %s: unknown client property or dimension (dimensions: record-size, producers, consumers, partitions, replication-factor, key-cardinality)", name)
+		return fmt.Errorf("--vary %s: unknown client property or dimension (dimensions: record-size, producers, consumers, partitions, replication-factor, key-cardinality, agents)", name)
 	}
 	if config.IsSecretKey(name) || strings.HasPrefix(name, "ssl.") || strings.HasPrefix(name, "sasl.") || name == "security.protocol" {
 		return fmt.Errorf("--vary %s: security settings cannot be varied", name)
@@ -336,6 +340,70 @@ type SweepPlan struct {
 	// Properties are the fixed client properties (key=value, sorted;
 	// secret values are redacted).
 	Properties []string `json:"properties,omitempty"`
+	// Coordinator and Agents: a sweep varying agents runs every cell on
+	// the first N of Agents through the Trogdor coordinator.
+	Coordinator string   `json:"coordinator,omitempty"`
+	Agents      []string `json:"agents,omitempty"`
+}
+
+// OverAgents reports whether the plan varies the number of agents: its
+// cells then run distributed (kbox perf distributed's driver).
+func (p *SweepPlan) OverAgents() bool {
+	for _, d := range p.Dimensions {
+		if d.Name == DimAgents {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckAgents checks a sweep over agents once its dimensions are parsed:
+// it needs the coordinator and the agents, no cell may ask for more agents
+// than were given, and a run sized by --records needs a record per agent.
+func (p *SweepPlan) CheckAgents() error {
+	if !p.OverAgents() {
+		if p.Coordinator != "" || len(p.Agents) > 0 {
+			return errors.New("--coordinator and --agents go with --vary agents=N1,N2,... (a sweep over Trogdor agents)")
+		}
+		return nil
+	}
+	if p.Coordinator == "" {
+		return errors.New("--vary agents runs each cell on Trogdor agents: give --coordinator URL (or set TROGDOR_COORDINATOR) and --agents a,b,c")
+	}
+	if len(p.Agents) == 0 {
+		return errors.New("--vary agents runs each cell on Trogdor agents: give --agents a,b,c (or set TROGDOR_AGENTS)")
+	}
+	for _, d := range p.Dimensions {
+		if d.Name != DimAgents {
+			continue
+		}
+		for i, v := range d.Values {
+			n, _ := strconv.Atoi(v)
+			if n > len(p.Agents) {
+				return fmt.Errorf("--vary agents: %s is more than the %d agents of --agents", d.Labels[i], len(p.Agents))
+			}
+			if p.Records > 0 && p.Records < int64(n) {
+				return fmt.Errorf("--records %d is fewer than one record per agent (%d agents)", p.Records, n)
+			}
+			if p.KeyCardinality > 0 && p.KeyCardinality < n {
+				return fmt.Errorf("--key-cardinality %d is fewer than one key per agent (%d agents)", p.KeyCardinality, n)
+			}
+		}
+	}
+	return nil
+}
+
+// AgentsFor returns the agents a cell runs on: the first N of the plan's
+// agents for the cell's agents=N (nil when the plan does not vary agents).
+func (p *SweepPlan) AgentsFor(c Cell) []string {
+	if !p.OverAgents() {
+		return nil
+	}
+	n := p.Workload(c).Agents
+	if n < 1 || n > len(p.Agents) {
+		return nil
+	}
+	return p.Agents[:n]
 }
 
 // Validate checks the plan's fixed numbers.
@@ -373,6 +441,8 @@ type Workload struct {
 	Partitions        int
 	ReplicationFactor int
 	KeyCardinality    int
+	// Agents is the number of Trogdor agents of a sweep over agents.
+	Agents int
 	// Props are the cell's varied client properties.
 	Props map[string]string
 }
@@ -401,6 +471,8 @@ func (p *SweepPlan) Workload(c Cell) Workload {
 			w.ReplicationFactor = n
 		case DimKeyCardinality:
 			w.KeyCardinality = n
+		case DimAgents:
+			w.Agents = n
 		default:
 			w.Props[s.Name] = s.Value
 		}
@@ -412,7 +484,9 @@ func (p *SweepPlan) Workload(c Cell) Workload {
 // produce sweep the topic's shape, for a consume sweep also what the
 // topic was filled with.
 func (p *SweepPlan) topicDims() map[string]bool {
-	m := map[string]bool{DimPartitions: true, DimReplicationFactor: true}
+	// A sweep over agents gives each cell a topic of its own: what each
+	// cell wrote is on its topic.
+	m := map[string]bool{DimPartitions: true, DimReplicationFactor: true, DimAgents: true}
 	if p.Mode == "consume" {
 		m[DimRecordSize] = true
 		m[DimKeyCardinality] = true

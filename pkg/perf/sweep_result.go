@@ -19,14 +19,54 @@ type SweepRun struct {
 	CPUSec     float64 `json:"cpu_sec"`     // process CPU time (user+system) during the run
 	CPUPercent float64 `json:"cpu_percent"` // CPUSec over the run's wall time, in % of one core
 	Error      string  `json:"error,omitempty"`
+	// Distributed is set when the run ran on Trogdor agents (a sweep over
+	// agents): Result is then the agents' merged result and the run's
+	// rates are the aggregate ones (the sum of the agents' own rates);
+	// CPU is the driver's, not the agents'.
+	Distributed *SweepAgentsRun `json:"distributed,omitempty"`
+}
+
+// SweepAgentsRun is what a run of a sweep over agents adds to its merged
+// result.
+type SweepAgentsRun struct {
+	Agents                 []string        `json:"agents"`
+	FailedAgents           int             `json:"failed_agents"`
+	AggregateRecordsPerSec float64         `json:"aggregate_records_per_sec"`
+	AggregateMBPerSec      float64         `json:"aggregate_mb_per_sec"`
+	SubmitToFirstRecordMs  float64         `json:"submit_to_first_record_ms"`
+	PerAgent               []SweepAgentRun `json:"per_agent"`
+}
+
+// SweepAgentRun is one agent's share of a distributed sweep run.
+type SweepAgentRun struct {
+	Agent         string  `json:"agent"`
+	State         string  `json:"state"`
+	Records       int64   `json:"records"`
+	RecordsPerSec float64 `json:"records_per_sec"`
+	MBPerSec      float64 `json:"mb_per_sec"`
+	Error         string  `json:"error,omitempty"`
+}
+
+// Rates are the run's records/s and MB/s: the aggregate rates of a
+// distributed run, the result's otherwise.
+func (r *SweepRun) Rates() (recordsPerSec, mbPerSec float64) {
+	switch {
+	case r.Distributed != nil:
+		return r.Distributed.AggregateRecordsPerSec, r.Distributed.AggregateMBPerSec
+	case r.Result != nil:
+		return r.Result.RecordsPerSec, r.Result.MBPerSec
+	}
+	return 0, 0
 }
 
 // CellResult is a cell with its runs and their summary.
 type CellResult struct {
 	Cell
-	Key   string     `json:"key"`
-	Topic string     `json:"topic"`
-	Runs  []SweepRun `json:"runs"`
+	Key   string `json:"key"`
+	Topic string `json:"topic"`
+	// Agents are the Trogdor agents the cell ran on (a sweep over agents).
+	Agents []string   `json:"agents,omitempty"`
+	Runs   []SweepRun `json:"runs"`
 	// Summary over the runs: medians of the rates, the spread of records/s
 	// ((max-min)/median in %), and latency from the merged histograms.
 	RecordsPerSec float64        `json:"records_per_sec"`
@@ -178,8 +218,9 @@ func (c *CellResult) Summarize() error {
 			continue
 		}
 		c.Records += r.Result.Records
-		rates = append(rates, r.Result.RecordsPerSec)
-		mbs = append(mbs, r.Result.MBPerSec)
+		rps, mbps := r.Rates()
+		rates = append(rates, rps)
+		mbs = append(mbs, mbps)
 		cpus = append(cpus, r.CPUPercent)
 		rh, err := DecodeLatency(r.Result.Histogram)
 		if err != nil {
@@ -439,7 +480,7 @@ func MergeSweeps(rs []*SweepResult) (*SweepResult, error) {
 		}
 	}
 	for _, c := range rs[0].Cells {
-		cr := CellResult{Cell: c.Cell, Key: c.Key, Topic: c.Topic}
+		cr := CellResult{Cell: c.Cell, Key: c.Key, Topic: c.Topic, Agents: c.Agents}
 		for n := 0; ; n++ {
 			var parts []*Result
 			run := SweepRun{}
@@ -456,6 +497,11 @@ func MergeSweeps(rs []*SweepResult) (*SweepResult, error) {
 				}
 				if o.Result != nil {
 					parts = append(parts, o.Result)
+				}
+				// A sweep over agents re-rendered from its one file keeps
+				// its runs' distributed part (their aggregate rates).
+				if len(rs) == 1 {
+					run.Distributed = o.Distributed
 				}
 			}
 			if len(parts) == 0 && run.Error == "" {

@@ -94,6 +94,8 @@ type Sweeper struct {
 	// the last round ends. Otherwise a cell's repeats run back to back and
 	// the file is saved after every cell.
 	Interleave bool
+	// Agents runs the cells of a sweep over agents (Plan.OverAgents).
+	Agents *SweepAgents
 	// Events receives progress; Save is called after each cell with the
 	// results so far (the results file). Both may be nil.
 	Events func(SweepEvent)
@@ -329,7 +331,7 @@ func agreeingRuns(pool []SweepRun, n int) (best, rest []SweepRun) {
 		if len(cur) == n {
 			rates := make([]float64, n)
 			for i, k := range cur {
-				rates[i] = pool[k].Result.RecordsPerSec
+				rates[i], _ = pool[k].Rates()
 			}
 			m := median(rates)
 			sort.Float64s(rates)
@@ -411,7 +413,7 @@ func (r *sweepRun) runCells(cs []Cell, attempt int) ([]CellResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[i], shared[i] = CellResult{Cell: c, Key: c.Key(), Topic: topic, Attempts: attempt}, sh
+		out[i], shared[i] = CellResult{Cell: c, Key: c.Key(), Topic: topic, Agents: s.Plan.AgentsFor(c), Attempts: attempt}, sh
 	}
 	for rep := 1; rep <= s.Plan.Repeat; rep++ {
 		for i, c := range cs {
@@ -575,6 +577,9 @@ func closeAll(cls []*kgo.Client) {
 const E2ESweepPollTimeout = 30 * time.Second
 
 func (s *Sweeper) runOne(ctx context.Context, c Cell, topic string, rep int, progress func(Progress)) SweepRun {
+	if s.Plan.OverAgents() {
+		return s.runAgents(ctx, c, topic, rep, progress)
+	}
 	w := s.Plan.Workload(c)
 	var run SweepRun
 	var cls []*kgo.Client

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -266,6 +267,127 @@ func TestDistributedAgentCounts(t *testing.T) {
 	if got := topicRecords(t, "counts"); got != 6000 {
 		t.Errorf("topic holds %d records, want 6000", got)
 	}
+}
+
+// kbox perf sweep produce --vary agents=1,2,3: three cells, each on the
+// first N agents through the distributed driver, each on a topic of its
+// own holding exactly the cell's merged count (plus the one readiness
+// record per partition the sweep writes to every topic it creates); the
+// JSON names each cell's agents and its rate is the agents' aggregate.
+func TestSweepOverAgents(t *testing.T) {
+	args := []string{"perf", "sweep", "produce", "--topic-prefix", "agsweep", "--vary", "agents=1,2,3",
+		"--coordinator", trog.Coordinator, "--agents", strings.Join(trog.Agents, ","), "--worker-command", kboxBin + " perf worker",
+		"--bootstrap-server", cluster.Bootstrap, "--records", "3000", "--record-size", "100", "--repeat", "1", "--partitions", "3",
+		"--replication-factor", "3", "--cluster-warmup", "0", "--warmup-duration", "0", "--start-delay", "1s", "--rerun-outliers", "0",
+		"--keep-topics", "-o", "json"}
+	r := testbed.Runner{Timeout: 3 * time.Minute}.Exec(t, kboxBin, args...)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	var res perf.SweepResult
+	if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil {
+		t.Fatalf("%v in %q", err, r.Stdout)
+	}
+	if len(res.Cells) != 3 || strings.Join(res.Plan.Agents, ",") != strings.Join(trog.Agents, ",") || res.Plan.Coordinator != trog.Coordinator {
+		t.Fatalf("plan %+v, %d cells", res.Plan, len(res.Cells))
+	}
+	for _, c := range res.Cells {
+		n, _ := c.Get("agents")
+		want := trog.Agents[:len(c.Agents)]
+		if n != fmt.Sprint(len(c.Agents)) || strings.Join(c.Agents, ",") != strings.Join(want, ",") || len(c.Runs) != 1 {
+			t.Fatalf("cell %d (agents=%s): agents %v, %d runs", c.Index, n, c.Agents, len(c.Runs))
+		}
+		run := c.Runs[0]
+		d := run.Distributed
+		if run.Error != "" || run.Result == nil || d == nil || d.FailedAgents != 0 || strings.Join(d.Agents, ",") != strings.Join(want, ",") {
+			t.Fatalf("cell %d run %+v", c.Index, run)
+		}
+		if got := topicRecords(t, c.Topic); run.Result.Records != 3000 || got != 3000+3 {
+			t.Errorf("cell %d: merged %d records, topic %s holds %d (want 3000 + 3 readiness records)", c.Index, run.Result.Records, c.Topic, got)
+		}
+		var sum float64
+		for _, a := range d.PerAgent {
+			if a.State != perf.AgentDone || a.Records != perf.Split(3000, indexOf(trog.Agents, a.Agent), len(want)) {
+				t.Errorf("cell %d agent %+v", c.Index, a)
+			}
+			sum += a.RecordsPerSec
+		}
+		if math.Abs(c.RecordsPerSec-sum) > 1e-6*sum || math.Abs(d.AggregateRecordsPerSec-sum) > 1e-6*sum {
+			t.Errorf("cell %d: %.1f records/s, sum of its agents %.1f", c.Index, c.RecordsPerSec, sum)
+		}
+		t.Logf("agents=%s: %.0f rec/s aggregate, %.2f MB/s, p99 %.1f ms", n, c.RecordsPerSec, c.MBPerSec, c.Latency.P99Ms)
+	}
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// -o apache for a distributed consume: kafka-consumer-perf-test's header and
+// one data line for the merged totals, in its column layout (dates in its
+// default yyyy-MM-dd HH:mm:ss:SSS, rebalance.time.ms 0: the agents report
+// no join time, fetch.time.ms the measured span).
+func TestDistributedConsumeApache(t *testing.T) {
+	createTopic(t, "apachecons")
+	if r := (testbed.Runner{Timeout: 3 * time.Minute}).Exec(t, kboxBin, distArgs("apachecons", "--records", "3000")...); r.Code != 0 {
+		t.Fatalf("fill: exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	args := distArgs("apachecons", "--records", "3000", "-o", "apache")
+	args[2] = "consume"
+	args = removeFlag(args, "--record-size")
+	// One agent reads every partition: the split of a count over a group
+	// needs balanced partitions, which a keyless produce does not promise.
+	args[indexOf(args, "--agents")+1] = trog.Agents[0]
+	r := testbed.Runner{Timeout: 3 * time.Minute}.Exec(t, kboxBin, args...)
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n")
+	if len(lines) != 2 || lines[0] != "start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec" {
+		t.Fatalf("output %q", r.Stdout)
+	}
+	cols := strings.Split(lines[1], ", ")
+	if len(cols) != 10 {
+		t.Fatalf("%d columns in %q", len(cols), lines[1])
+	}
+	layout := "2006-01-02 15:04:05.000"
+	var times []time.Time
+	for _, c := range cols[:2] {
+		i := strings.LastIndex(c, ":")
+		ts, err := time.ParseInLocation(layout, c[:i]+"."+c[i+1:], time.Local)
+		if err != nil {
+			t.Fatalf("date %q: %v", c, err)
+		}
+		times = append(times, ts)
+	}
+	num := func(i int) float64 {
+		v, err := strconv.ParseFloat(cols[i], 64)
+		if err != nil {
+			t.Fatalf("column %d %q: %v", i, cols[i], err)
+		}
+		return v
+	}
+	sec := times[1].Sub(times[0]).Seconds()
+	if num(4) != 3000 || math.Abs(num(2)-3000*100/1048576.0) > 0.0001 || sec <= 0 || num(6) != 0 || math.Abs(num(7)-sec*1000) > 1 {
+		t.Fatalf("columns %q", cols)
+	}
+	if math.Abs(num(5)-3000/sec) > 0.01*3000/sec || math.Abs(num(3)-num(2)/sec) > 0.01*num(2)/sec+1e-4 {
+		t.Errorf("rates %q over %.3f s", cols, sec)
+	}
+}
+
+func removeFlag(args []string, name string) []string {
+	for i, a := range args {
+		if a == name {
+			return append(append([]string(nil), args[:i]...), args[i+2:]...)
+		}
+	}
+	return args
 }
 
 // coordinatorTasks lists the coordinator's tasks.
