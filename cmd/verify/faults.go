@@ -101,10 +101,27 @@ type faultRunner struct {
 	onEnd func(verify.FaultInfo)
 	// trog is the coordinator of the --during-trogdor faults.
 	trog *trogdor.Client
+	// undo closes when Trogdor faults are to be stopped at once (an
+	// interrupted run), with undoWhy.
+	undo     chan struct{}
+	undoOnce sync.Once
+	undoWhy  string
 }
 
 func newFaultRunner(stderr io.Writer) *faultRunner {
-	return &faultRunner{stderr: stderr, seen: map[string]int{}, stopNew: make(chan struct{}), kill: make(chan struct{})}
+	return &faultRunner{stderr: stderr, seen: map[string]int{}, stopNew: make(chan struct{}), kill: make(chan struct{}), undo: make(chan struct{})}
+}
+
+// stopTrogdor starts no more faults and stops the running Trogdor faults
+// now (the agents undo them); fault commands go on.
+func (fr *faultRunner) stopTrogdor(why string) {
+	fr.stopStarting()
+	fr.undoOnce.Do(func() {
+		fr.mu.Lock()
+		fr.undoWhy = why
+		fr.mu.Unlock()
+		close(fr.undo)
+	})
 }
 
 // start runs each spec at t0 + its offset (and then every interval)

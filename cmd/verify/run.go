@@ -104,7 +104,7 @@ Trogdor faults (Apache Kafka's fault injection, for faults across machines):
 The fault's window is the task's start and end as the coordinator reports
 them, a task error is the fault's error (exit status 1; -1 when it could not
 be submitted); an interrupted run stops its tasks (the agents undo the
-fault), and every task is deleted from the coordinator at the end. Should
+fault) at once, and every task is deleted from the coordinator at the end. Should
 kbox die, Trogdor still ends the fault after D.
 
 Ctrl-C (SIGINT) or SIGTERM stops producing, gives the consumers up to 30s to
@@ -520,6 +520,15 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	faults.trog = o.trog
 	faults.onEnd = func(fi verify.FaultInfo) { run.Checker().AddFault(fi.Window()) }
 	faults.start(o.schedule, t0, until)
+	// An interrupt stops the Trogdor faults at once (a stopped broker
+	// resumes, a partition heals); fault commands run on as before.
+	go func() {
+		select {
+		case <-interrupted:
+			faults.stopTrogdor("stopped: the run was interrupted")
+		case <-deadline.Done():
+		}
+	}()
 	prog := startProgress(f, o, run, runStart)
 	pr := f.IO.Progress()
 	wins := startWindows(f.IO.Out, format, o.window, t0, run.Verdict, faults.list,

@@ -132,8 +132,9 @@ var trogdorTaskSeq atomic.Int64
 // runTrogdor submits one Trogdor fault and follows its task until the
 // coordinator reports it done. The fault's window is the task's startedMs
 // and doneMs as the coordinator reports them, its error the task's. When
-// the runner's kill channel closes, the task is stopped (the agents undo
-// the fault); the task is deleted from the coordinator at the end.
+// the runner's kill or undo channel closes, the task is stopped (the
+// agents undo the fault); the task is deleted from the coordinator at the
+// end.
 func (fr *faultRunner) runTrogdor(s faultSpec) {
 	tf := s.trogdor
 	id := fmt.Sprintf("kbox-verify-%s-%d-%d", strings.ToLower(tf.class), time.Now().UnixMilli(), trogdorTaskSeq.Add(1))
@@ -175,7 +176,7 @@ func (fr *faultRunner) runTrogdor(s faultSpec) {
 	var failingSince, stopDeadline time.Time
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
-	kill := fr.kill
+	kill, undo := fr.kill, fr.undo
 	for {
 		var st *trogdor.TaskState
 		err := call(func(ctx context.Context) error {
@@ -237,10 +238,17 @@ func (fr *faultRunner) runTrogdor(s faultSpec) {
 		select {
 		case <-tick.C:
 		case <-kill:
-			kill = nil
+			kill, undo = nil, nil
 			fr.mu.Lock()
 			killed = fr.killWhy
 			fr.mu.Unlock()
+		case <-undo:
+			kill, undo = nil, nil
+			fr.mu.Lock()
+			killed = fr.undoWhy
+			fr.mu.Unlock()
+		}
+		if stopDeadline.IsZero() && killed != "" {
 			if err := call(func(ctx context.Context) error { return fr.trog.Stop(ctx, id) }); err != nil && !errors.Is(err, trogdor.ErrNotFound) {
 				lastErr = err
 			}

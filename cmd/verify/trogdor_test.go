@@ -148,6 +148,19 @@ func TestTrogdorFaultStoppedAndFailed(t *testing.T) {
 		t.Errorf("fault %+v", f)
 	}
 
+	// An interrupt stops it at once, before the run's wait.
+	fr, fc = trogRunner(t)
+	fr.start(specs, time.Now(), time.Time{})
+	for len(fc.Tasks()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	fr.stopTrogdor("stopped: the run was interrupted")
+	waitFaults(t, fr, 1)
+	if tasks, f := fc.Tasks(), fr.list(); len(tasks) != 1 || tasks[0].StoppedMs == 0 || len(f) != 1 || f[0].Error != "stopped: the run was interrupted (task stopped)" {
+		t.Errorf("interrupt: tasks %+v faults %+v", tasks, f)
+	}
+	fr.wait(context.Background(), func() string { return "" })
+
 	fr, fc = trogRunner(t)
 	fc.TaskError = "Unknown node names: agent9"
 	specs, _ = parseSchedule("", nil, "", []string{"ProcessStop:nodes=agent9:process=x:duration=50ms"})
