@@ -1,0 +1,144 @@
+//go:build integration
+
+package trogdor_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kboxdev/kbox/pkg/verify"
+	"github.com/kboxdev/kbox/test/integration/testbed"
+)
+
+// brokerPID reads node id's PID from the test bed's state dir.
+func brokerPID(t *testing.T, id int) int {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(cluster.Dir, fmt.Sprintf("n%d", id), "pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// procState is the state letter of /proc/PID/stat (T: stopped).
+func procState(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "?"
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2 : i+3]
+	}
+	return "?"
+}
+
+// TestVerifyRunTrogdorProcessStop: kbox verify run with a Trogdor
+// ProcessStop fault submitted through the coordinator. Trogdor's agent
+// SIGSTOPs every JVM on its machine whose jcmd line contains the process
+// name; on this one loopback machine every broker (also those of other
+// test beds) is a candidate, so the name is broker 2's own config path in
+// this test bed's state dir, which is in broker 2's command line only.
+// Broker 2 is stopped (seen in /proc) while brokers 1 and 3 never are;
+// the report carries the fault with the task's window and, with
+// acks=all, idempotence and min.insync.replicas=2, is valid.
+func TestVerifyRunTrogdorProcessStop(t *testing.T) {
+	pids := map[int]int{1: brokerPID(t, 1), 2: brokerPID(t, 2), 3: brokerPID(t, 3)}
+	// Whatever happens, broker 2 runs on after the test.
+	t.Cleanup(func() { _ = syscall.Kill(pids[2], syscall.SIGCONT) })
+	var mu sync.Mutex
+	stoppedSeen := map[int]int{}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			for id, pid := range pids {
+				if procState(pid) == "T" {
+					mu.Lock()
+					stoppedSeen[id]++
+					mu.Unlock()
+				}
+			}
+		}
+	}()
+	process := filepath.Join(cluster.Dir, "n2", "server.properties")
+	fault := "ProcessStop:nodes=" + trog.Agents[0] + ":process=" + process + ":at=2s:duration=5s"
+	r := testbed.Runner{Timeout: 3 * time.Minute}.Exec(t, kboxBin, "verify", "run", "--bootstrap-server", cluster.Bootstrap,
+		"--topic", "trogdor-stop", "--create-topic", "--partitions", "3", "--replication-factor", "3", "--config", "min.insync.replicas=2",
+		"--messages", "10000", "--throughput", "1000", "--idempotent", "--coordinator", trog.Coordinator,
+		"--during-trogdor", fault, "--min-acks", "500", "--progress", "none", "-o", "json")
+	close(done)
+	wg.Wait()
+	if r.Code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
+	}
+	var rep struct {
+		Valid    bool             `json:"valid"`
+		Run      verify.RunInfo   `json:"run"`
+		Liveness *verify.Liveness `json:"liveness"`
+	}
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatalf("%v in %s", err, r.Stdout)
+	}
+	if !rep.Valid || rep.Run.Acked != 10000 || !rep.Run.CaughtUp || len(rep.Run.Faults) != 1 {
+		t.Fatalf("report %s", r.Stdout)
+	}
+	f := rep.Run.Faults[0]
+	if f.Name != "trogdor-ProcessStop" || f.ExitCode != 0 || f.Error != "" || !strings.Contains(f.Command, process) ||
+		f.DurationMs < 5000 || f.DurationMs > 15000 || f.EndMs-f.StartMs != f.DurationMs {
+		t.Errorf("fault %+v", f)
+	}
+	// R8 was judged on the coordinator's window.
+	if lv := rep.Liveness; lv == nil || lv.FaultStartMs != f.StartMs || lv.FaultEndMs != f.EndMs || !lv.Judged || lv.AcksAfterFault < 500 {
+		t.Errorf("R8 %+v for fault %+v", rep.Liveness, f)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// Stopped for a good part of 5 s (jcmd on a loaded machine delays
+	// both signals), and only broker 2.
+	if stoppedSeen[2] < 10 || stoppedSeen[1] != 0 || stoppedSeen[3] != 0 {
+		t.Errorf("samples in state T per broker: %v (want broker 2 only)", stoppedSeen)
+	}
+	if s := procState(pids[2]); s == "T" {
+		t.Errorf("broker 2 still stopped after the run")
+	}
+	// The task is gone from the coordinator.
+	if strings.Contains(f.Command, "task ") {
+		id := f.Command[strings.LastIndex(f.Command, "task ")+5 : len(f.Command)-1]
+		resp, err := httpGet(trog.Coordinator + "/coordinator/tasks/" + id)
+		if err != nil || resp != 404 {
+			t.Errorf("task %s after the run: HTTP %d %v (want 404)", id, resp, err)
+		}
+	}
+}
+
+func httpGet(url string) (int, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode, nil
+}
