@@ -60,12 +60,32 @@ type distFlags struct {
 	perAgent     bool
 	agentCounts  string
 	counts       []int
+	// kbox perf k8s-job: a manifest instead of a run.
+	k8s       bool
+	pods      int
+	image     string
+	jobName   string
+	namespace string
+	startAt   string
+	start     time.Time
 }
 
 func (d *distFlags) register(f *cmdutil.Factory, cmd *cobra.Command) {
 	d.conn.Register(cmd, true)
 	fl := cmd.Flags()
 	fl.DurationVar(&d.interval, "interval", 5*time.Second, "interval of the per-interval series")
+	if d.k8s {
+		fl.IntVar(&d.pods, "pods", 3, "pods of the Indexed Job (completions = parallelism), one share each")
+		fl.StringVar(&d.image, "image", "", "container image with kbox on its PATH (required)")
+		fl.StringVar(&d.jobName, "job-name", "", "the Job's name (default kbox-perf-KIND-<unix seconds>)")
+		fl.StringVar(&d.namespace, "namespace", "", "the Job's namespace (default: kubectl's)")
+		fl.StringVar(&d.command, "worker-command", "kbox perf worker", "the worker command line in the container (split on spaces; --k8s-job is added)")
+		fl.DurationVar(&d.startDelay, "start-delay", 2*time.Minute, "the shared start is this long after the manifest is written (time to schedule the pods and pull the image)")
+		fl.StringVar(&d.startAt, "start-at", "", "the shared start as RFC 3339 time (instead of --start-delay)")
+		fl.BoolVar(&d.perAgent, "per-agent", false, "--records and --throughput are per pod instead of totals")
+		cmdutil.AddOutputFlag(f, cmd, &d.out, k8sFormats)
+		return
+	}
 	fl.StringVar(&d.coordinator, "coordinator", f.Getenv("TROGDOR_COORDINATOR"), "Trogdor coordinator URL, http://host:port (default $TROGDOR_COORDINATOR)")
 	fl.StringVar(&d.agents, "agents", f.Getenv("TROGDOR_AGENTS"), "comma-separated Trogdor agent node names, one task each (default $TROGDOR_AGENTS)")
 	fl.StringVar(&d.command, "worker-command", "kbox perf worker", "the worker command line on the agents (split on spaces)")
@@ -77,8 +97,12 @@ func (d *distFlags) register(f *cmdutil.Factory, cmd *cobra.Command) {
 	cmdutil.AddOutputFlag(f, cmd, &d.out, distFormats)
 }
 
-// check validates the distributed flags and returns the agents.
-func (d *distFlags) check() ([]string, *trogdor.Client, error) {
+// check validates the distributed flags and returns the agents (k8s-job:
+// the pods' names).
+func (d *distFlags) check(kind string) ([]string, *trogdor.Client, error) {
+	if d.k8s {
+		return d.checkK8s(kind)
+	}
 	if d.coordinator == "" {
 		return nil, nil, cmdutil.FlagErrorf("--coordinator is required (or set TROGDOR_COORDINATOR)")
 	}
@@ -125,12 +149,12 @@ func newDistributedCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Load tests across machines on Trogdor agents, merged exactly",
 		Long:  distributedLong,
 	}
-	cmd.AddCommand(newDistProduceCmd(f), newDistConsumeCmd(f), newDistE2ECmd(f))
+	cmd.AddCommand(newDistProduceCmd(f, false), newDistConsumeCmd(f, false), newDistE2ECmd(f, false))
 	return cmd
 }
 
-func newDistProduceCmd(f *cmdutil.Factory) *cobra.Command {
-	var d distFlags
+func newDistProduceCmd(f *cmdutil.Factory, k8s bool) *cobra.Command {
+	d := distFlags{k8s: k8s}
 	var w perf.AgentWorkload
 	var acks, compression string
 	var warmup time.Duration
@@ -141,7 +165,7 @@ func newDistProduceCmd(f *cmdutil.Factory) *cobra.Command {
 		Long:  distributedLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			agents, cl, err := d.check()
+			agents, cl, err := d.check("produce")
 			if err != nil {
 				return err
 			}
@@ -184,8 +208,8 @@ func newDistProduceCmd(f *cmdutil.Factory) *cobra.Command {
 	return cmd
 }
 
-func newDistConsumeCmd(f *cmdutil.Factory) *cobra.Command {
-	var d distFlags
+func newDistConsumeCmd(f *cmdutil.Factory, k8s bool) *cobra.Command {
+	d := distFlags{k8s: k8s}
 	var w perf.AgentWorkload
 	var warmup, duration, idle time.Duration
 	var fromLatest bool
@@ -195,7 +219,7 @@ func newDistConsumeCmd(f *cmdutil.Factory) *cobra.Command {
 		Long:  distributedLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			agents, cl, err := d.check()
+			agents, cl, err := d.check("consume")
 			if err != nil {
 				return err
 			}
@@ -250,7 +274,7 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, agent
 	if len(conn.Bootstrap) == 0 {
 		return cmdutil.FlagErrorf("no bootstrap servers: give --bootstrap-server or a profile")
 	}
-	if len(conn.Secrets()) > 0 {
+	if len(conn.Secrets()) > 0 && !d.k8s {
 		f.Warn("the client properties, secrets included, go into the Trogdor task specs (on the coordinator until the run ends)")
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -265,6 +289,14 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, agent
 			pr.Update("%6.1fs %d%s  %.0f rec/s  agents: %d waiting %d running %d done %d failed",
 				p.Elapsed.Seconds(), p.Done, tgt, p.Rate, p.Waiting, p.Running, p.Finished, p.Failed)
 		}
+	}
+	if d.k8s {
+		base := w
+		base.Bootstrap = strings.Join(conn.Bootstrap, ",")
+		base.Properties = conn.Props.Map()
+		base.ClientID = clientID
+		base.IntervalMs = d.interval.Milliseconds()
+		return writeK8sJob(f, d, base, len(conn.Secrets()) > 0)
 	}
 	run := func(agents []string) (*perf.DistributedResult, error) {
 		runID := fmt.Sprintf("kbox-perf-%s-%d", w.Kind, time.Now().UnixMilli())
@@ -363,8 +395,8 @@ func emitDistributed(f *cmdutil.Factory, format string, res *perf.DistributedRes
 	return output.WriteTable(f.IO, res.AgentHeader(), res.AgentRows())
 }
 
-func newDistE2ECmd(f *cmdutil.Factory) *cobra.Command {
-	var d distFlags
+func newDistE2ECmd(f *cmdutil.Factory, k8s bool) *cobra.Command {
+	d := distFlags{k8s: k8s}
 	var w perf.AgentWorkload
 	var acks string
 	var warmup, duration, pollTimeout time.Duration
@@ -374,7 +406,7 @@ func newDistE2ECmd(f *cmdutil.Factory) *cobra.Command {
 		Long:  distributedLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			agents, cl, err := d.check()
+			agents, cl, err := d.check(perf.KindE2E)
 			if err != nil {
 				return err
 			}
