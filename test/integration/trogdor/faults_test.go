@@ -84,11 +84,11 @@ func TestVerifyRunTrogdorProcessStop(t *testing.T) {
 		}
 	}()
 	process := filepath.Join(cluster.Dir, "n2", "server.properties")
-	fault := "ProcessStop:nodes=" + trog.Agents[0] + ":process=" + process + ":at=2s:duration=5s"
+	fault := "ProcessStop:nodes=" + trog.Agents[0] + ":process=" + process + ":at=1s:duration=4s"
 	r := testbed.Runner{Timeout: 3 * time.Minute}.Exec(t, kboxBin, "verify", "run", "--bootstrap-server", cluster.Bootstrap,
 		"--topic", "trogdor-stop", "--create-topic", "--partitions", "3", "--replication-factor", "3", "--config", "min.insync.replicas=2",
-		"--messages", "10000", "--throughput", "1000", "--idempotent", "--coordinator", trog.Coordinator,
-		"--during-trogdor", fault, "--min-acks", "500", "--progress", "none", "-o", "json")
+		"--messages", "12000", "--throughput", "1000", "--idempotent", "--coordinator", trog.Coordinator,
+		"--during-trogdor", fault, "--progress", "none", "-o", "json")
 	close(done)
 	wg.Wait()
 	if r.Code != 0 {
@@ -102,21 +102,21 @@ func TestVerifyRunTrogdorProcessStop(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
 		t.Fatalf("%v in %s", err, r.Stdout)
 	}
-	if !rep.Valid || rep.Run.Acked != 10000 || !rep.Run.CaughtUp || len(rep.Run.Faults) != 1 {
+	if !rep.Valid || rep.Run.Acked != 12000 || !rep.Run.CaughtUp || len(rep.Run.Faults) != 1 {
 		t.Fatalf("report %s", r.Stdout)
 	}
 	f := rep.Run.Faults[0]
 	if f.Name != "trogdor-ProcessStop" || f.ExitCode != 0 || f.Error != "" || !strings.Contains(f.Command, process) ||
-		f.DurationMs < 5000 || f.DurationMs > 15000 || f.EndMs-f.StartMs != f.DurationMs {
+		f.DurationMs < 4000 || f.DurationMs > 15000 || f.EndMs-f.StartMs != f.DurationMs {
 		t.Errorf("fault %+v", f)
 	}
 	// R8 was judged on the coordinator's window.
-	if lv := rep.Liveness; lv == nil || lv.FaultStartMs != f.StartMs || lv.FaultEndMs != f.EndMs || !lv.Judged || lv.AcksAfterFault < 500 {
+	if lv := rep.Liveness; lv == nil || lv.FaultStartMs != f.StartMs || lv.FaultEndMs != f.EndMs || !lv.Judged || lv.AcksAfterFault <= 5 {
 		t.Errorf("R8 %+v for fault %+v", rep.Liveness, f)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	// Stopped for a good part of 5 s (jcmd on a loaded machine delays
+	// Stopped for a good part of 4 s (jcmd on a loaded machine delays
 	// both signals), and only broker 2.
 	if stoppedSeen[2] < 10 || stoppedSeen[1] != 0 || stoppedSeen[3] != 0 {
 		t.Errorf("samples in state T per broker: %v (want broker 2 only)", stoppedSeen)
