@@ -5,7 +5,6 @@ package trogdor_test
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -125,20 +124,67 @@ func TestVerifyRunTrogdorProcessStop(t *testing.T) {
 		t.Errorf("broker 2 still stopped after the run")
 	}
 	// The task is gone from the coordinator.
-	if strings.Contains(f.Command, "task ") {
-		id := f.Command[strings.LastIndex(f.Command, "task ")+5 : len(f.Command)-1]
-		resp, err := httpGet(trog.Coordinator + "/coordinator/tasks/" + id)
-		if err != nil || resp != 404 {
-			t.Errorf("task %s after the run: HTTP %d %v (want 404)", id, resp, err)
+	for id := range coordinatorTasks(t) {
+		if strings.HasPrefix(id, "kbox-verify-") {
+			t.Errorf("task %s left on the coordinator", id)
 		}
 	}
 }
 
-func httpGet(url string) (int, error) {
-	resp, err := http.Get(url)
-	if err != nil {
-		return 0, err
+// TestVerifyRunTrogdorInterrupt: Ctrl-C while a 2-minute ProcessStop
+// holds broker 3 stops the task at once: broker 3 runs again, the run
+// ends with its verdict marked interrupted, the fault's window ends at
+// the stop with the reason, and the task is deleted.
+func TestVerifyRunTrogdorInterrupt(t *testing.T) {
+	pid := brokerPID(t, 3)
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	fault := "ProcessStop:nodes=" + trog.Agents[1] + ":process=" + filepath.Join(cluster.Dir, "n3", "server.properties") + ":at=1s:duration=2m"
+	cmd, out, errb := start(t, "verify", "run", "--bootstrap-server", cluster.Bootstrap, "--topic", "trogdor-int", "--create-topic",
+		"--partitions", "3", "--replication-factor", "3", "--messages", "100000", "--throughput", "1000", "--idempotent",
+		"--coordinator", trog.Coordinator, "--during-trogdor", fault, "--progress", "none", "-o", "json")
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	deadline := time.Now().Add(90 * time.Second)
+	for procState(pid) != "T" {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("broker 3 never stopped\n%s", errb)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
-	_ = resp.Body.Close()
-	return resp.StatusCode, nil
+	stoppedAt := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	// SIGCONT comes from the agent once the task is stopped.
+	for procState(pid) == "T" {
+		if time.Since(stoppedAt) > 60*time.Second {
+			t.Fatalf("broker 3 still stopped 60s after the interrupt")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	select {
+	case <-waited:
+	case <-time.After(90 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("verify run did not end after the interrupt\n%s", errb)
+	}
+	var rep struct {
+		Run verify.RunInfo `json:"run"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatalf("%v in %s\n%s", err, out, errb)
+	}
+	if !rep.Run.Interrupted || len(rep.Run.Faults) != 1 {
+		t.Fatalf("report %s", out)
+	}
+	f := rep.Run.Faults[0]
+	if f.Error != "stopped: the run was interrupted (task stopped)" || f.EndMs == 0 || f.DurationMs >= 60000 {
+		t.Errorf("fault %+v", f)
+	}
+	for id := range coordinatorTasks(t) {
+		if strings.HasPrefix(id, "kbox-verify-") {
+			t.Errorf("task %s left on the coordinator", id)
+		}
+	}
 }
