@@ -197,13 +197,24 @@ func (fr *faultRunner) runTrogdor(s faultSpec) {
 				fi = record(st.StartedMs)
 			}
 			if st.State == trogdor.Done {
-				if fi == nil {
-					fi = record(st.StartedMs)
-				}
 				end := now
 				if st.DoneMs > 0 {
 					end = time.UnixMilli(st.DoneMs)
 				}
+				if fi == nil {
+					// Never started (startedMs -1, e.g. unknown nodes): an
+					// empty window at its end.
+					started := st.StartedMs
+					if started <= 0 || started > end.UnixMilli() {
+						started = end.UnixMilli()
+					}
+					fi = record(started)
+				}
+				fr.mu.Lock()
+				if end.UnixMilli() < fi.StartMs {
+					end = time.UnixMilli(fi.StartMs)
+				}
+				fr.mu.Unlock()
 				code, msg := 0, st.Error
 				if msg != "" {
 					code = 1

@@ -166,7 +166,7 @@ func TestTrogdorFaultStoppedAndFailed(t *testing.T) {
 	specs, _ = parseSchedule("", nil, "", []string{"ProcessStop:nodes=agent9:process=x:duration=50ms"})
 	fr.start(specs, time.Now(), time.Time{})
 	fr.wait(context.Background(), func() string { return "" })
-	if f := fr.list(); len(f) != 1 || f[0].ExitCode != 1 || f[0].Error != "Unknown node names: agent9" {
+	if f := fr.list(); len(f) != 1 || f[0].ExitCode != 1 || f[0].Error != "Unknown node names: agent9" || f[0].StartMs != fc.Tasks()[0].StartMs || f[0].EndMs != f[0].StartMs || f[0].DurationMs != 0 {
 		t.Errorf("task error: %+v", f)
 	}
 

@@ -24,8 +24,9 @@ type Task struct {
 }
 
 // Coordinator is the fake. CreateError, when set, fails every create
-// (HTTP 400 with that message); TaskError is the error every task ends
-// with.
+// (HTTP 400 with that message); TaskError, when set, ends every task at
+// once with that error without starting it (startedMs -1), as the
+// coordinator does for a task whose nodes it does not know.
 type Coordinator struct {
 	*httptest.Server
 	mu          sync.Mutex
@@ -120,10 +121,14 @@ func (c *Coordinator) serve(w http.ResponseWriter, r *http.Request) {
 		end := t.StartMs + t.Duration.Milliseconds()
 		st := map[string]any{"spec": t.Spec, "status": nil}
 		switch {
+		case c.TaskError != "":
+			// As the coordinator reports a task that could not start
+			// (unknown nodes): DONE at once, startedMs -1.
+			st["state"], st["startedMs"], st["doneMs"], st["cancelled"], st["error"] = "DONE", -1, t.StartMs, false, c.TaskError
 		case t.StoppedMs != 0 && t.StoppedMs < end:
-			st["state"], st["startedMs"], st["doneMs"], st["cancelled"], st["error"] = "DONE", min(t.StartMs, t.StoppedMs), t.StoppedMs, true, c.TaskError
+			st["state"], st["startedMs"], st["doneMs"], st["cancelled"], st["error"] = "DONE", min(t.StartMs, t.StoppedMs), t.StoppedMs, true, ""
 		case now >= end:
-			st["state"], st["startedMs"], st["doneMs"], st["cancelled"], st["error"] = "DONE", t.StartMs, end, false, c.TaskError
+			st["state"], st["startedMs"], st["doneMs"], st["cancelled"], st["error"] = "DONE", t.StartMs, end, false, ""
 		case now >= t.StartMs:
 			st["state"], st["startedMs"] = "RUNNING", t.StartMs
 		default:
