@@ -101,11 +101,11 @@ Trogdor faults (Apache Kafka's fault injection, for faults across machines):
   NetworkPartition:partitions=A[,B..]/C[,D..]:duration=D[:at=OFFSET]
     the agents of the groups drop each other's TCP traffic (sudo iptables on
     the agents' machines) for D
-The fault's window is the task's start and end as the coordinator reports
-them, a task error is the fault's error (exit status 1; -1 when it could not
-be submitted); an interrupted run stops its tasks (the agents undo the
-fault) at once, and every task is deleted from the coordinator at the end. Should
-kbox die, Trogdor still ends the fault after D.
+A Trogdor fault's window is its task's start and end as the coordinator
+reports them, a task error is the fault's error (exit status 1; -1 when it
+could not be submitted); an interrupt stops the tasks at once (the agents
+undo the faults), and every task is deleted from the coordinator at the
+end. Should kbox die, Trogdor still ends each fault after D.
 
 Ctrl-C (SIGINT) or SIGTERM stops producing, gives the consumers up to 30s to
 catch up (a second signal stops waiting), kills running fault commands, and
