@@ -62,16 +62,29 @@ type distFlags struct {
 	agentCounts string
 	duration    time.Duration
 	warmup      time.Duration
+	// kbox perf k8s-job: a manifest instead of a run (trog.Command and
+	// trog.StartDelay serve it too).
+	k8s       bool
+	pods      int
+	image     string
+	jobName   string
+	namespace string
+	startAt   string
+	start     time.Time
 }
 
 func (d *distFlags) register(f *cmdutil.Factory, cmd *cobra.Command) {
 	d.conn.Register(cmd, true)
-	d.trog.Register(f, cmd)
 	fl := cmd.Flags()
 	fl.DurationVar(&d.interval, "interval", 5*time.Second, "interval of the per-interval series")
+	fl.DurationVar(&d.warmup, "warmup-duration", 0, "time at the start excluded from the statistics")
+	if d.k8s {
+		d.registerK8s(f, cmd)
+		return
+	}
+	d.trog.Register(f, cmd)
 	fl.BoolVar(&d.perAgent, "per-agent", false, "--records and --throughput are per agent instead of totals")
 	fl.StringVar(&d.agentCounts, "agent-counts", "", "run once with the first N agents for each N of this list (e.g. 1,2,3), one row each (the sweep over agents adds warm-up, repeats, a report)")
-	fl.DurationVar(&d.warmup, "warmup-duration", 0, "time at the start excluded from the statistics")
 	cmdutil.AddOutputFlag(f, cmd, &d.out, distFormats)
 }
 
@@ -80,6 +93,13 @@ func (d *distFlags) register(f *cmdutil.Factory, cmd *cobra.Command) {
 // coordinator is contacted, then the run (or one per --agent-counts) goes
 // through the driver.
 func (d *distFlags) run(ctx context.Context, f *cmdutil.Factory, w perf.AgentWorkload, extra map[string]string, clientID string) error {
+	if d.duration < 0 || d.warmup < 0 {
+		return cmdutil.FlagErrorf("--duration and --warmup-duration must not be negative")
+	}
+	w.DurationMs, w.WarmupMs, w.IntervalMs = d.duration.Milliseconds(), d.warmup.Milliseconds(), d.interval.Milliseconds()
+	if d.k8s {
+		return d.writeK8s(f, w, extra, clientID)
+	}
 	dist, err := d.trog.Distributor(d.perAgent)
 	if err != nil {
 		return err
@@ -95,10 +115,6 @@ func (d *distFlags) run(ctx context.Context, f *cmdutil.Factory, w perf.AgentWor
 	if len(counts) > 0 {
 		most = counts[len(counts)-1]
 	}
-	w.DurationMs, w.WarmupMs, w.IntervalMs = d.duration.Milliseconds(), d.warmup.Milliseconds(), d.interval.Milliseconds()
-	if d.duration < 0 || d.warmup < 0 {
-		return cmdutil.FlagErrorf("--duration and --warmup-duration must not be negative")
-	}
 	if err := w.Validate(most, d.perAgent); err != nil {
 		return cmdutil.FlagErrorf("%v", err)
 	}
@@ -111,12 +127,12 @@ func newDistributedCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Load tests across machines on Trogdor agents, merged exactly",
 		Long:  distributedLong,
 	}
-	cmd.AddCommand(newDistProduceCmd(f), newDistConsumeCmd(f), newDistE2ECmd(f))
+	cmd.AddCommand(newDistProduceCmd(f, false), newDistConsumeCmd(f, false), newDistE2ECmd(f, false))
 	return cmd
 }
 
-func newDistProduceCmd(f *cmdutil.Factory) *cobra.Command {
-	var d distFlags
+func newDistProduceCmd(f *cmdutil.Factory, k8s bool) *cobra.Command {
+	d := distFlags{k8s: k8s}
 	var w perf.AgentWorkload
 	var acks, compression string
 	cmd := &cobra.Command{
@@ -146,8 +162,8 @@ func newDistProduceCmd(f *cmdutil.Factory) *cobra.Command {
 	return cmd
 }
 
-func newDistConsumeCmd(f *cmdutil.Factory) *cobra.Command {
-	var d distFlags
+func newDistConsumeCmd(f *cmdutil.Factory, k8s bool) *cobra.Command {
+	d := distFlags{k8s: k8s}
 	var w perf.AgentWorkload
 	var idle time.Duration
 	var fromLatest bool
@@ -185,21 +201,15 @@ func newDistConsumeCmd(f *cmdutil.Factory) *cobra.Command {
 // (once, or once per agent count) and prints the merged result.
 func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, dist *perf.Distributor, counts []int,
 	w perf.AgentWorkload, extra map[string]string, clientID string) error {
-	conn, err := d.conn.Connection(f, extra)
+	secrets, err := d.connect(f, &w, extra, clientID)
 	if err != nil {
 		return err
 	}
-	if len(conn.Bootstrap) == 0 {
-		return cmdutil.FlagErrorf("no bootstrap servers: give --bootstrap-server or a profile")
-	}
-	if len(conn.Secrets()) > 0 {
+	if secrets {
 		f.Warn("the client properties, secrets included, go into the Trogdor task specs (on the coordinator until the run ends)")
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	w.Bootstrap = strings.Join(conn.Bootstrap, ",")
-	w.Properties = conn.Props.Map()
-	w.ClientID = clientID
 	progress := distProgress(f)
 	run := func(n int) (*perf.DistributedResult, error) {
 		res, err := dist.Run(ctx, n, w, progress)
@@ -232,6 +242,23 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, dist 
 		return e
 	}
 	return runErr
+}
+
+// connect resolves the connection into the workload (bootstrap servers,
+// client properties, client id) and says whether the properties hold
+// secrets.
+func (d *distFlags) connect(f *cmdutil.Factory, w *perf.AgentWorkload, extra map[string]string, clientID string) (bool, error) {
+	conn, err := d.conn.Connection(f, extra)
+	if err != nil {
+		return false, err
+	}
+	if len(conn.Bootstrap) == 0 {
+		return false, cmdutil.FlagErrorf("no bootstrap servers: give --bootstrap-server or a profile")
+	}
+	w.Bootstrap = strings.Join(conn.Bootstrap, ",")
+	w.Properties = conn.Props.Map()
+	w.ClientID = clientID
+	return len(conn.Secrets()) > 0, nil
 }
 
 // distProgress draws the live sum over the agents on the progress line
@@ -306,8 +333,8 @@ func emitDistributed(f *cmdutil.Factory, format string, res *perf.DistributedRes
 	return output.WriteTable(f.IO, res.AgentHeader(), res.AgentRows())
 }
 
-func newDistE2ECmd(f *cmdutil.Factory) *cobra.Command {
-	var d distFlags
+func newDistE2ECmd(f *cmdutil.Factory, k8s bool) *cobra.Command {
+	d := distFlags{k8s: k8s}
 	var w perf.AgentWorkload
 	var acks string
 	var pollTimeout time.Duration

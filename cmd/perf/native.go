@@ -26,7 +26,7 @@ const short = "Native load tests with HDR latency, JSON/CSV results and merge"
 // NewCmd builds `kbox perf`.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "perf", Short: short}
-	cmd.AddCommand(newProduceCmd(f), newConsumeCmd(f), newMergeCmd(f), sweep.NewCmd(f), newE2ECmd(f), newWorkerCmd(f), newDistributedCmd(f))
+	cmd.AddCommand(newProduceCmd(f), newConsumeCmd(f), newMergeCmd(f), sweep.NewCmd(f), newE2ECmd(f), newWorkerCmd(f), newDistributedCmd(f), newK8sJobCmd(f))
 	return cmd
 }
 

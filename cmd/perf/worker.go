@@ -29,6 +29,10 @@ stdin, waits for the workload's shared start time, runs the produce or consume
 load it describes and prints {"status":..} lines on stdout with the cumulative
 counters and the encoded HDR histogram of the run so far (twice a second),
 then the final result. A failure ends with an {"error":..} line and exit 1.
+
+With --k8s-job it is a pod of kbox perf k8s-job's Indexed Job instead: the
+run comes from $KBOX_PERF_JOB and the pod's share from $JOB_COMPLETION_INDEX;
+the status lines are the same.
 `
 
 // statusWriter prints status lines, one at a time, with a growing sequence.
@@ -80,13 +84,20 @@ func (s *statusWriter) write(st perf.WorkerStatus) {
 }
 
 func newWorkerCmd(f *cmdutil.Factory) *cobra.Command {
-	return &cobra.Command{
+	var k8sJob bool
+	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Trogdor ExternalCommand worker: one agent's share of kbox perf distributed",
 		Long:  workerLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			task, err := perf.ReadTask(f.IO.In)
+			var task *perf.Task
+			var err error
+			if k8sJob {
+				task, err = perf.JobTask(f.Getenv(perf.JobEnv), f.Getenv(perf.IndexEnv))
+			} else {
+				task, err = perf.ReadTask(f.IO.In)
+			}
 			if err != nil {
 				_, _ = f.IO.Out.Write(perf.ErrorLine(err.Error()))
 				return err
@@ -112,6 +123,8 @@ func newWorkerCmd(f *cmdutil.Factory) *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&k8sJob, "k8s-job", false, "run share $JOB_COMPLETION_INDEX of the run in $KBOX_PERF_JOB (a pod of kbox perf k8s-job's Indexed Job) instead of reading a Trogdor task line on stdin")
+	return cmd
 }
 
 // runWorker waits for the shared start time and runs the workload.

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/trogdor"
 	"github.com/kboxdev/kbox/pkg/verify"
 )
 
@@ -26,11 +27,13 @@ type faultSpec struct {
 	script  string        // or: the script to run (its stdout marks windows)
 	at      time.Duration // first start
 	every   time.Duration // then every interval (0: once)
+	trogdor *trogdorFault // or: a Trogdor fault (--during-trogdor)
 }
 
 // parseSchedule reads --during (CMD or every=INTERVAL:CMD), every
-// --during-at OFFSET:CMD and --during-script FILE.
-func parseSchedule(during string, at []string, script string) ([]faultSpec, error) {
+// --during-at OFFSET:CMD, --during-script FILE and every --during-trogdor
+// SPEC.
+func parseSchedule(during string, at []string, script string, trog []string) ([]faultSpec, error) {
 	var specs []faultSpec
 	if during != "" {
 		if rest, ok := strings.CutPrefix(during, "every="); ok {
@@ -72,6 +75,13 @@ func parseSchedule(during string, at []string, script string) ([]faultSpec, erro
 		}
 		specs = append(specs, faultSpec{name: filepath.Base(script), script: abs})
 	}
+	for _, t := range trog {
+		tf, at, err := parseTrogdorFault(t)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, faultSpec{name: "trogdor-" + tf.class, at: at, trogdor: &tf})
+	}
 	return specs, nil
 }
 
@@ -89,10 +99,29 @@ type faultRunner struct {
 	killWhy  string
 	// onEnd, when set, sees each fault once it has ended.
 	onEnd func(verify.FaultInfo)
+	// trog is the coordinator of the --during-trogdor faults.
+	trog *trogdor.Client
+	// undo closes when Trogdor faults are to be stopped at once (an
+	// interrupted run), with undoWhy.
+	undo     chan struct{}
+	undoOnce sync.Once
+	undoWhy  string
 }
 
 func newFaultRunner(stderr io.Writer) *faultRunner {
-	return &faultRunner{stderr: stderr, seen: map[string]int{}, stopNew: make(chan struct{}), kill: make(chan struct{})}
+	return &faultRunner{stderr: stderr, seen: map[string]int{}, stopNew: make(chan struct{}), kill: make(chan struct{}), undo: make(chan struct{})}
+}
+
+// stopTrogdor starts no more faults and stops the running Trogdor faults
+// now (the agents undo them); fault commands go on.
+func (fr *faultRunner) stopTrogdor(why string) {
+	fr.stopStarting()
+	fr.undoOnce.Do(func() {
+		fr.mu.Lock()
+		fr.undoWhy = why
+		fr.mu.Unlock()
+		close(fr.undo)
+	})
 }
 
 // start runs each spec at t0 + its offset (and then every interval)
@@ -127,7 +156,9 @@ func (fr *faultRunner) start(specs []faultSpec, t0, until time.Time) {
 						return
 					}
 				}
-				if s.script != "" {
+				if s.trogdor != nil {
+					fr.runTrogdor(s)
+				} else if s.script != "" {
 					fr.runScript(s)
 				} else {
 					fr.runCommand(s)

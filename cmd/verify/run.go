@@ -16,6 +16,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/pkg/trogdor"
 	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -46,6 +47,9 @@ type runOptions struct {
 	during        string
 	duringAt      []string
 	duringScript  string
+	duringTrogdor []string
+	coordinator   string
+	trog          *trogdor.Client
 	schedule      []faultSpec
 	group         string
 	producerLog   string
@@ -82,10 +86,26 @@ the run is in flight, or with every=INTERVAL:COMMAND a command every interval
 (the first after one interval, never two at once); --during-at OFFSET:COMMAND
 (repeatable) runs a command at an offset; --during-script FILE runs FILE once,
 and its stdout lines "fault-start NAME" and "fault-end NAME" mark the fault
-windows (a script that marks none is one fault). Offsets count from the
-start of producing. Each fault's window (command start to exit) and exit
+windows (a script that marks none is one fault); --during-trogdor SPEC
+(repeatable) submits a Trogdor fault through the coordinator of
+--coordinator (default $TROGDOR_COORDINATOR), see below. Offsets count from
+the start of producing. Each fault's window (command start to exit) and exit
 status is in the report, and the run still waits for the consumers to catch
 up. Progress (acked, consumed, lag) goes to stderr.
+
+Trogdor faults (Apache Kafka's fault injection, for faults across machines):
+  ProcessStop:nodes=AGENT[,AGENT..]:process=NAME:duration=D[:at=OFFSET]
+    the agents SIGSTOP every JVM of their machine whose jcmd line (PID, main
+    class, arguments) contains NAME, and SIGCONT it after D: give a NAME
+    that singles out the process meant, e.g. one broker's config path
+  NetworkPartition:partitions=A[,B..]/C[,D..]:duration=D[:at=OFFSET]
+    the agents of the groups drop each other's TCP traffic (sudo iptables on
+    the agents' machines) for D
+A Trogdor fault's window is its task's start and end as the coordinator
+reports them, a task error is the fault's error (exit status 1; -1 when it
+could not be submitted); an interrupt stops the tasks at once (the agents
+undo the faults), and every task is deleted from the coordinator at the
+end. Should kbox die, Trogdor still ends each fault after D.
 
 Ctrl-C (SIGINT) or SIGTERM stops producing, gives the consumers up to 30s to
 catch up (a second signal stops waiting), kills running fault commands, and
@@ -103,7 +123,11 @@ status), 1 on error, 2 on a bad flag.`,
   kbox verify run --topic verify-1 --messages 10000 -o json
   # a 2-hour soak, a verdict every 5 minutes, the leader killed every 10
   kbox verify run --topic verify-1 --duration 2h --window 5m --throughput 2000 \
-    --idempotent --during 'every=10m:./kill-leader.sh' -o json`,
+    --idempotent --during 'every=10m:./kill-leader.sh' -o json
+  # broker 2's JVM stopped for 10s, 5s in, by Trogdor agent agent2
+  kbox verify run --topic verify-1 --messages 50000 --idempotent \
+    --coordinator http://coord:8889 \
+    --during-trogdor 'ProcessStop:nodes=agent2:process=/etc/kafka/server-2.properties:at=5s:duration=10s'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runRun(cmd.Context(), f, cmd, o)
@@ -132,6 +156,8 @@ status), 1 on error, 2 on a bad flag.`,
 	fl.StringVar(&o.during, "during", "", "shell command to run while the run is in flight, or every=INTERVAL:COMMAND")
 	fl.StringArrayVar(&o.duringAt, "during-at", nil, "OFFSET:COMMAND: run COMMAND at OFFSET after producing starts (repeatable)")
 	fl.StringVar(&o.duringScript, "during-script", "", "run this executable once while the run is in flight; its stdout lines fault-start NAME / fault-end NAME mark fault windows")
+	fl.StringArrayVar(&o.duringTrogdor, "during-trogdor", nil, "a Trogdor fault through the coordinator (repeatable): ProcessStop:nodes=AGENTS:process=NAME:duration=D[:at=OFFSET] or NetworkPartition:partitions=A,B/C:duration=D[:at=OFFSET]")
+	fl.StringVar(&o.coordinator, "coordinator", f.Getenv("TROGDOR_COORDINATOR"), "Trogdor coordinator URL of --during-trogdor, http://host:port (default $TROGDOR_COORDINATOR)")
 	fl.StringVar(&o.group, "group-id", "", "consumer group (default kbox-verify-<topic>-<time>)")
 	fl.StringVar(&o.producerLog, "producer-log", "", "also write the producers' events to this file (with several producers: FILE.0, FILE.1, ...)")
 	fl.StringVar(&o.consumerLog, "consumer-log", "", "also write the consumers' events to this file (with several consumers: FILE.0, FILE.1, ...)")
@@ -191,11 +217,21 @@ func (o *runOptions) validate(cmd *cobra.Command) (map[string]*string, error) {
 	if o.window < 0 {
 		return nil, fe("--window must not be negative (0: no window verdicts)")
 	}
-	sched, err := parseSchedule(o.during, o.duringAt, o.duringScript)
+	sched, err := parseSchedule(o.during, o.duringAt, o.duringScript, o.duringTrogdor)
 	if err != nil {
 		return nil, &cmdutil.FlagError{Err: err}
 	}
 	o.schedule = sched
+	if len(o.duringTrogdor) > 0 {
+		if o.coordinator == "" {
+			return nil, fe("--during-trogdor needs --coordinator URL (or TROGDOR_COORDINATOR)")
+		}
+		if o.trog, err = trogdor.New(o.coordinator); err != nil {
+			return nil, fe("--coordinator: %v", err)
+		}
+	} else if fl0.Changed("coordinator") {
+		return nil, fe("--coordinator needs --during-trogdor")
+	}
 	if o.producers < 1 || o.producers > 1000 {
 		return nil, fe("--producers must be between 1 and 1000")
 	}
@@ -228,7 +264,7 @@ func (o *runOptions) validate(cmd *cobra.Command) (map[string]*string, error) {
 		return nil, fe("--abort-every must be 0 (never) or positive")
 	}
 	if fl0.Changed("min-acks") && len(o.schedule) == 0 {
-		return nil, fe("--min-acks needs --during, --during-at or --during-script")
+		return nil, fe("--min-acks needs --during, --during-at, --during-script or --during-trogdor")
 	}
 	if o.minAcks < 0 {
 		if fl0.Changed("min-acks") {
@@ -308,6 +344,14 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		return err
 	}
 	format := output.Format(o.output)
+	if o.trog != nil {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := o.trog.Ping(pctx)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
 	if o.group == "" {
 		o.group = fmt.Sprintf("kbox-verify-%s-%d", o.topic, time.Now().UnixMilli())
 	}
@@ -473,8 +517,18 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		defer stopAt.Stop()
 	}
 	faults := newFaultRunner(f.IO.ErrOut)
+	faults.trog = o.trog
 	faults.onEnd = func(fi verify.FaultInfo) { run.Checker().AddFault(fi.Window()) }
 	faults.start(o.schedule, t0, until)
+	// An interrupt stops the Trogdor faults at once (a stopped broker
+	// resumes, a partition heals); fault commands run on as before.
+	go func() {
+		select {
+		case <-interrupted:
+			faults.stopTrogdor("stopped: the run was interrupted")
+		case <-deadline.Done():
+		}
+	}()
 	prog := startProgress(f, o, run, runStart)
 	pr := f.IO.Progress()
 	wins := startWindows(f.IO.Out, format, o.window, t0, run.Verdict, faults.list,

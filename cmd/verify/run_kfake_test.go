@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kboxdev/kbox/cmd/app"
 	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/pkg/trogdor/trogdortest"
 	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -109,11 +111,64 @@ func TestRunBadSoakFlags(t *testing.T) {
 		{[]string{"--duration", "1m", "--during", "every=x:true"}, `the interval "x" is not a positive duration`},
 		{[]string{"--duration", "1m", "--during-at", "true"}, "want OFFSET:COMMAND"},
 		{[]string{"--duration", "1m", "--during-script", "/nonexistent/chaos.sh"}, "--during-script: stat /nonexistent/chaos.sh"},
-		{[]string{"--duration", "1m", "--min-acks", "10"}, "--min-acks needs --during, --during-at or --during-script"},
+		{[]string{"--duration", "1m", "--min-acks", "10"}, "--min-acks needs --during, --during-at, --during-script or --during-trogdor"},
+		{[]string{"--messages", "10", "--during-trogdor", "ProcessStop:nodes=a:process=x:duration=1s"}, "--during-trogdor needs --coordinator URL"},
+		{[]string{"--messages", "10", "--coordinator", "http://127.0.0.1:1"}, "--coordinator needs --during-trogdor"},
+		{[]string{"--messages", "10", "--coordinator", "127.0.0.1:1", "--during-trogdor", "ProcessStop:nodes=a:process=x:duration=1s"}, "want http://host:port"},
+		{[]string{"--messages", "10", "--coordinator", "http://127.0.0.1:1", "--during-trogdor", "Bogus:duration=1s"}, `unknown fault class "Bogus"`},
+		{[]string{"--messages", "10", "--coordinator", "http://127.0.0.1:1", "--during-trogdor", "ProcessStop:nodes=a:process=x:duration=0s"}, "not a positive duration"},
+		{[]string{"--messages", "10", "--coordinator", "http://127.0.0.1:1", "--during-trogdor", "ProcessStop:process=x:duration=1s"}, "no nodes given"},
 	} {
 		code, out, errOut := kbox(t, append([]string{"--bootstrap-server", "127.0.0.1:1", "--topic", "t"}, c.args...)...)
 		if code != 2 || out != "" || !strings.Contains(errOut, c.msg) || strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errOut, c.msg)
 		}
+	}
+}
+
+// TestRunTrogdorFaultKfake: a run with a Trogdor fault (a fake
+// coordinator) carries the fault with the task's window and judges R8 on
+// it; a coordinator that does not answer fails before the first record.
+func TestRunTrogdorFaultKfake(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fc := trogdortest.New()
+	defer fc.Close()
+	code, out, errOut := kbox(t, "--bootstrap-server", strings.Join(c.ListenAddrs(), ","), "--topic", "trog", "--create-topic",
+		"--replication-factor", "1", "--messages", "1500", "--throughput", "1000", "--idempotent", "--coordinator", fc.URL,
+		"--during-trogdor", "ProcessStop:nodes=agent1:process=/tb/n1/server.properties:at=200ms:duration=300ms", "--min-acks", "100",
+		"--progress", "none", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	var rep struct {
+		Valid  bool              `json:"valid"`
+		Run    verify.RunInfo    `json:"run"`
+		Faults []verify.Liveness `json:"faults"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v in %s", err, out)
+	}
+	tasks := fc.Tasks()
+	if len(tasks) != 1 || !tasks[0].Destroyed || len(rep.Run.Faults) != 1 {
+		t.Fatalf("tasks %+v, report %s", tasks, out)
+	}
+	f := rep.Run.Faults[0]
+	if !rep.Valid || f.Name != "trogdor-ProcessStop" || f.StartMs != tasks[0].StartMs || f.DurationMs != 300 || f.ExitCode != 0 {
+		t.Fatalf("report %s", out)
+	}
+	if !strings.Contains(out, `"fault_start_ms":`+strconv.FormatInt(f.StartMs, 10)) {
+		t.Errorf("no R8 verdict on the fault's window in %s", out)
+	}
+
+	fc.Close()
+	code, out, errOut = kbox(t, "--bootstrap-server", strings.Join(c.ListenAddrs(), ","), "--topic", "trog2", "--create-topic",
+		"--replication-factor", "1", "--messages", "10", "--coordinator", fc.URL,
+		"--during-trogdor", "ProcessStop:nodes=agent1:process=x:duration=1s")
+	if code != 1 || out != "" || !strings.Contains(errOut, "trogdor coordinator") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+		t.Errorf("dead coordinator: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

@@ -24,7 +24,7 @@ func TestParseSchedule(t *testing.T) {
 	if err := os.WriteFile(plain, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	specs, err := parseSchedule("every=2m:./kill.sh 1", []string{"30s:echo a:b", "0s:true"}, script)
+	specs, err := parseSchedule("every=2m:./kill.sh 1", []string{"30s:echo a:b", "0s:true"}, script, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestParseSchedule(t *testing.T) {
 			t.Errorf("spec %d = %+v, want %+v", i, specs[i], want[i])
 		}
 	}
-	if specs, err := parseSchedule("sleep 1; echo every=1s:x", nil, ""); err != nil || len(specs) != 1 || specs[0].command != "sleep 1; echo every=1s:x" || specs[0].every != 0 {
+	if specs, err := parseSchedule("sleep 1; echo every=1s:x", nil, "", nil); err != nil || len(specs) != 1 || specs[0].command != "sleep 1; echo every=1s:x" || specs[0].every != 0 {
 		t.Errorf("plain command: %+v %v", specs, err)
 	}
 	bad := []struct {
@@ -63,7 +63,7 @@ func TestParseSchedule(t *testing.T) {
 		{"", nil, dir, "not an executable file"},
 	}
 	for _, b := range bad {
-		if _, err := parseSchedule(b.during, b.at, b.script); err == nil || !strings.Contains(err.Error(), b.msg) {
+		if _, err := parseSchedule(b.during, b.at, b.script, nil); err == nil || !strings.Contains(err.Error(), b.msg) {
 			t.Errorf("%q %q %q: %v, want %q", b.during, b.at, b.script, err, b.msg)
 		}
 	}

@@ -206,9 +206,7 @@ func RunDistributed(ctx context.Context, cl *trogdor.Client, coordinator string,
 		}
 	}
 
-	out := &DistributedResult{FormatVersion: FormatVersion, Kind: w0.Kind, Topic: w0.Topic, Coordinator: coordinator,
-		Agents: len(runs), SubmitTime: submit, StartTime: time.UnixMilli(w0.StartMs), MergedAgents: []string{}}
-	var done []*Result
+	var agents []AgentResult
 	for _, r := range runs {
 		ar := AgentResult{Agent: r.w.Agent, TaskID: r.id, State: r.state, Error: r.err}
 		if r.last != nil && r.last.TaskMs > 0 {
@@ -221,11 +219,38 @@ func RunDistributed(ctx context.Context, cl *trogdor.Client, coordinator string,
 				ar.Result = pr
 			}
 		}
-		if r.state == AgentDone {
-			done = append(done, r.final)
-			out.AggregateRecordsPerSec += r.final.RecordsPerSec
-			out.AggregateMBPerSec += r.final.MBPerSec
-			out.MergedAgents = append(out.MergedAgents, r.w.Agent)
+		agents = append(agents, ar)
+	}
+	out, err := MergeAgents(w0.Kind, w0.Topic, coordinator, submit, time.UnixMilli(w0.StartMs), agents)
+	if err != nil {
+		return nil, err
+	}
+	// Forget the tasks: their specs carry the client properties.
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	for _, r := range runs {
+		_ = cl.Destroy(dctx, r.id)
+	}
+	if interrupted {
+		return out, ctx.Err()
+	}
+	return out, nil
+}
+
+// MergeAgents builds a distributed run's result from every agent's
+// outcome: the agents in state done (their Result the final one) are
+// merged exactly (Merge of their histograms) and their own rates summed;
+// every agent is listed, the others counted as failed.
+func MergeAgents(kind, topic, coordinator string, submit, start time.Time, agents []AgentResult) (*DistributedResult, error) {
+	out := &DistributedResult{FormatVersion: FormatVersion, Kind: kind, Topic: topic, Coordinator: coordinator,
+		Agents: len(agents), SubmitTime: submit, StartTime: start, MergedAgents: []string{}, PerAgent: []AgentResult{}}
+	var done []*Result
+	for _, ar := range agents {
+		if ar.State == AgentDone && ar.Result != nil {
+			done = append(done, ar.Result)
+			out.AggregateRecordsPerSec += ar.Result.RecordsPerSec
+			out.AggregateMBPerSec += ar.Result.MBPerSec
+			out.MergedAgents = append(out.MergedAgents, ar.Agent)
 		} else {
 			out.FailedAgents++
 		}
@@ -243,15 +268,6 @@ func RunDistributed(ctx context.Context, cl *trogdor.Client, coordinator string,
 			return nil, err
 		}
 		out.Merged = m
-	}
-	// Forget the tasks: their specs carry the client properties.
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	for _, r := range runs {
-		_ = cl.Destroy(dctx, r.id)
-	}
-	if interrupted {
-		return out, ctx.Err()
 	}
 	return out, nil
 }
