@@ -11,7 +11,7 @@
     var el = document.createElement(tag);
     for (var k in (attrs || {})) {
       if (k === 'text') el.textContent = attrs[k];
-      else if (k === 'cls') el.className = attrs[k];
+      else if (k === 'cls') { if (attrs[k]) el.className = attrs[k]; }
       else if (k.slice(0, 2) === 'on') el.addEventListener(k.slice(2), attrs[k]);
       else if (attrs[k] !== null && attrs[k] !== undefined && attrs[k] !== false) el.setAttribute(k, attrs[k]);
     }
@@ -59,9 +59,9 @@
   function errorBox(e) { return h('div', { cls: 'error' }, String(e && e.message || e)); }
   function table(cols, rows) {
     return h('table', null,
-      h('thead', null, h('tr', null, cols.map(function (c) { return h('th', { cls: c.num ? 'num' : '' }, c.t); }))),
+      h('thead', null, h('tr', null, cols.map(function (c) { return h('th', { cls: c.num ? 'num' : null }, c.t); }))),
       h('tbody', null, rows.map(function (r) {
-        return h('tr', null, cols.map(function (c) { return h('td', { cls: c.num ? 'num' : '' }, c.f(r)); }));
+        return h('tr', null, cols.map(function (c) { return h('td', { cls: c.num ? 'num' : null }, c.f(r)); }));
       })));
   }
   function bar(pct) {
