@@ -26,6 +26,7 @@ batch=${BATCH:-10}
 real=${REAL:-1}
 export KBOX_TESTBED_DIR=${KBOX_TESTBED_DIR:-$(mktemp -d /tmp/kbox-bench-ui.XXXXXX)}
 dir=$KBOX_TESTBED_DIR
+mkdir -p "$dir"
 cfg=$dir/config.yaml
 export KBOX_CONFIG=$cfg KBOX_PROFILE= KBOX_OUTPUT=
 tck=$(getconf CLK_TCK)
