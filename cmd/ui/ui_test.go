@@ -58,7 +58,7 @@ func TestNoSecretReachesTheBrowser(t *testing.T) {
 	if len(clusters) != 4 {
 		t.Fatalf("%d clusters", len(clusters))
 	}
-	srv, err := dashboard.New(dashboard.Options{Clusters: clusters})
+	srv, err := dashboard.New(dashboard.Options{Clusters: clusters, AllowWrites: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,15 +79,43 @@ func TestNoSecretReachesTheBrowser(t *testing.T) {
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		all.Write(body)
+		t.Logf("GET %s: %d %.200s", p, resp.StatusCode, body)
 		for _, s := range secrets {
 			if strings.Contains(string(body), s) {
 				t.Errorf("GET %s (%d) shows the secret %q:\n%s", p, resp.StatusCode, s, body)
 			}
 		}
 	}
+	// The write previews too (errors included).
+	writes := map[string]string{
+		dashboard.OpCreateTopic:    `{"topic":"new","partitions":1}`,
+		dashboard.OpAddPartitions:  `{"topic":"orders","partitions":3}`,
+		dashboard.OpAlterConfig:    `{"resource_type":"topic","resource_name":"orders","set":{"retention.ms":"1000"}}`,
+		dashboard.OpElectPreferred: `{}`,
+		dashboard.OpResetOffsets:   `{"group":"g","to":"earliest"}`,
+	}
+	for _, cl := range clusters {
+		for op, body := range writes {
+			req, _ := http.NewRequest(http.MethodPost, hs.URL+"/api/c/"+cl.Name+"/write/"+op, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(dashboard.WriteHeader, "1")
+			resp, err := hs.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			all.Write(b)
+			for _, s := range secrets {
+				if strings.Contains(string(b), s) {
+					t.Errorf("POST %s on %s (%d) shows the secret %q:\n%s", op, cl.Name, resp.StatusCode, s, b)
+				}
+			}
+		}
+	}
 	// The endpoints did answer: the profiles and the reachable cluster's
 	// topic are there, and the secured ones say what protocol they use.
-	for _, want := range []string{`"name":"oauth"`, `"security_protocol":"SASL_SSL"`, `"security_protocol":"SASL_PLAINTEXT"`, `"name":"orders"`} {
+	for _, want := range []string{`"name":"oauth"`, `"security_protocol":"SASL_SSL"`, `"security_protocol":"SASL_PLAINTEXT"`, `"name":"orders"`, `"confirm_token"`} {
 		if !strings.Contains(all.String(), want) {
 			t.Errorf("no %s in the answers", want)
 		}
