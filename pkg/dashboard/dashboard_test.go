@@ -159,6 +159,16 @@ func TestReadEndpoints(t *testing.T) {
 	if c := get(t, hs, "/api/c/a/topics/small", &tp); c != 200 || tp.Topic.Records != 10 || len(tp.Partitions) != 2 {
 		t.Fatalf("small: %d %+v", c, tp.Topic)
 	}
+	// Replica sizes (the wide describe): the leaders hold every byte.
+	var sized int
+	for _, p := range tp.Partitions {
+		if n, ok := p.ReplicaSizes[0]; ok && p.HighWatermark != nil && *p.HighWatermark > 0 && n > 0 {
+			sized++
+		}
+	}
+	if sized == 0 || tp.Topic.LogicalBytes <= 0 || tp.Topic.LogicalBytes != tp.Topic.PhysicalBytes || tp.Topic.LogicalBytes != *tl.Topics[1].LogicalBytes {
+		t.Fatalf("small's sizes: %+v, topic list %d", tp.Topic, *tl.Topics[1].LogicalBytes)
+	}
 	var gl struct{ Groups []GroupRow }
 	if c := get(t, hs, "/api/c/a/groups", &gl); c != 200 || len(gl.Groups) != 1 || gl.Groups[0].Group != "g1" || gl.Groups[0].Lag <= 0 {
 		t.Fatalf("groups %d %+v", c, gl)
