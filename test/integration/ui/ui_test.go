@@ -4,7 +4,8 @@
 // once (a real one-broker cluster and a kbox playground): every page loads
 // with no script or console error and shows both clusters, a screenshot of
 // each is saved, and a topic create is refused without --allow-writes and
-// works with it (checked with Apache's kafka-topics).
+// works with it, through the API and through the page's form driven in the
+// browser (checked with Apache's kafka-topics).
 package ui_test
 
 import (
@@ -249,6 +250,176 @@ func waitRates(t *testing.T, url string, cl *kgo.Client) {
 	}
 }
 
+// page drives one Chromium page over the DevTools protocol on a pipe
+// (--remote-debugging-pipe: NUL-terminated JSON on fds 3 and 4), enough to
+// evaluate scripts in the page: no DevTools client library needed.
+type devtools struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	w    *os.File
+	rd   *bufio.Reader
+	id   int
+	sess string
+	// dead: an answer did not come in time; its reader may still be
+	// reading, so no other command may be sent.
+	dead bool
+}
+
+func openDevtools(t *testing.T, url string) *devtools {
+	t.Helper()
+	toChrome, ourEnd, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromChrome, chromeEnd, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(browser(t), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
+		"--window-size=1300,1400", "--remote-debugging-pipe", url)
+	cmd.ExtraFiles = []*os.File{toChrome, chromeEnd}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	toChrome.Close()
+	chromeEnd.Close()
+	d := &devtools{t: t, cmd: cmd, w: ourEnd, rd: bufio.NewReader(fromChrome)}
+	t.Cleanup(func() {
+		ourEnd.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		fromChrome.Close()
+	})
+	var targets struct {
+		TargetInfos []struct{ TargetID, Type, URL string } `json:"targetInfos"`
+	}
+	d.call("", "Target.getTargets", nil, &targets)
+	for _, ti := range targets.TargetInfos {
+		if ti.Type == "page" && strings.HasPrefix(ti.URL, "http") {
+			var att struct{ SessionID string }
+			d.call("", "Target.attachToTarget", map[string]any{"targetId": ti.TargetID, "flatten": true}, &att)
+			d.sess = att.SessionID
+		}
+	}
+	if d.sess == "" {
+		t.Fatalf("no page target in %+v", targets)
+	}
+	return d
+}
+
+// call sends one command and waits (up to 90 s) for its answer.
+func (d *devtools) call(session, method string, params any, out any) {
+	d.t.Helper()
+	if err := d.try(session, method, params, out); err != nil {
+		d.t.Fatalf("devtools %s: %v", method, err)
+	}
+}
+
+// loaded waits until the page has loaded and drawn its first view (the
+// page's script sets data-ready); evaluations during the navigation fail
+// and are retried.
+func (d *devtools) loaded() {
+	d.t.Helper()
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		var r struct{ Result struct{ Value any } }
+		err := d.try(d.sess, "Runtime.evaluate", map[string]any{"expression": "location.protocol + document.body.getAttribute('data-ready')", "returnByValue": true}, &r)
+		if err == nil && r.Result.Value == "http:1" {
+			return
+		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("page not loaded after 90s: %v %v", err, r.Result.Value)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func (d *devtools) try(session, method string, params any, out any) error {
+	if d.dead {
+		return fmt.Errorf("the browser stopped answering")
+	}
+	d.id++
+	msg := map[string]any{"id": d.id, "method": method}
+	if params != nil {
+		msg["params"] = params
+	}
+	if session != "" {
+		msg["sessionId"] = session
+	}
+	b, _ := json.Marshal(msg)
+	if _, err := d.w.Write(append(b, 0)); err != nil {
+		d.t.Fatal(err)
+	}
+	type answer struct {
+		b   []byte
+		err error
+	}
+	got := make(chan answer, 1)
+	go func(id int) {
+		for {
+			line, err := d.rd.ReadBytes(0)
+			if err != nil {
+				got <- answer{nil, err}
+				return
+			}
+			var head struct{ ID int }
+			if json.Unmarshal(line[:len(line)-1], &head) == nil && head.ID == id {
+				got <- answer{line[:len(line)-1], nil}
+				return
+			}
+		}
+	}(d.id)
+	select {
+	case a := <-got:
+		if a.err != nil {
+			return a.err
+		}
+		var resp struct {
+			Result json.RawMessage
+			Error  *struct{ Message string }
+		}
+		if err := json.Unmarshal(a.b, &resp); err != nil {
+			return err
+		}
+		if resp.Error != nil {
+			return fmt.Errorf("%s", resp.Error.Message)
+		}
+		if out != nil {
+			return json.Unmarshal(resp.Result, out)
+		}
+		return nil
+	case <-time.After(90 * time.Second):
+		d.dead = true
+		return fmt.Errorf("no answer in 90s")
+	}
+}
+
+// eval runs an async expression in the page and returns its string value.
+func (d *devtools) eval(expr string) string {
+	d.t.Helper()
+	var r struct {
+		Result struct {
+			Value any
+		}
+		ExceptionDetails *struct {
+			Text      string
+			Exception struct{ Description string }
+		}
+	}
+	d.call(d.sess, "Runtime.evaluate", map[string]any{"expression": expr, "awaitPromise": true, "returnByValue": true}, &r)
+	if r.ExceptionDetails != nil {
+		d.t.Fatalf("in the page: %s %s", r.ExceptionDetails.Text, r.ExceptionDetails.Exception.Description)
+	}
+	s, _ := r.Result.Value.(string)
+	return s
+}
+
+// waitJS is a page-side helper: wait(f, ms) polls f until truthy.
+const waitJS = `const wait = async (f, ms) => { const end = Date.now() + ms; for (;;) { const v = f(); if (v) return v; if (Date.now() > end) throw new Error('timed out waiting for ' + f); await new Promise(r => setTimeout(r, 100)); } };`
+
 // describe runs Apache's kafka-topics --describe on the real cluster.
 func describe(t *testing.T, topic string) (string, int) {
 	t.Helper()
@@ -356,5 +527,41 @@ func TestDashboardInChromium(t *testing.T) {
 	out, dcode := describe(t, "from-ui")
 	if dcode != 0 || !strings.Contains(out, "PartitionCount: 2") {
 		t.Fatalf("kafka-topics --describe from-ui (exit %d):\n%s", dcode, out)
+	}
+
+	// The same through the page in the browser: fill the create form,
+	// Preview (nothing created yet), Confirm, "Applied.".
+	dt := openDevtools(t, base+"#/c/real/topics")
+	dt.loaded()
+	preview := dt.eval(`(async () => { ` + waitJS + `
+		await wait(() => document.body.getAttribute('data-ready') === '1', 60000);
+		const form = await wait(() => document.getElementById('write-create-topic'), 5000);
+		form.querySelector('[name=topic]').value = 'from-browser';
+		form.querySelector('[name=partitions]').value = '3';
+		form.querySelector('[name=replication_factor]').value = '1';
+		form.querySelector('button[type=submit]').click();
+		await wait(() => form.querySelector('button.danger') || form.querySelector('.error'), 60000);
+		const err = form.querySelector('.error');
+		if (err) throw new Error(err.textContent);
+		return form.querySelector('pre.preview').textContent; })()`)
+	if !strings.Contains(preview, `"name": "from-browser"`) || !strings.Contains(preview, `"dry_run": true`) {
+		t.Fatalf("browser preview:\n%s", preview)
+	}
+	if out, code := describe(t, "from-browser"); code == 0 && strings.Contains(out, "PartitionCount") {
+		t.Fatalf("the browser's preview created from-browser:\n%s", out)
+	}
+	applied := dt.eval(`(async () => { ` + waitJS + `
+		const form = document.getElementById('write-create-topic');
+		form.querySelector('button.danger').click();
+		await wait(() => form.querySelector('p.ok') || form.querySelector('.error'), 60000);
+		const err = form.querySelector('.error');
+		if (err) throw new Error(err.textContent);
+		return form.querySelector('p.ok').textContent + ' ' + JSON.stringify(window.kboxErrors); })()`)
+	if applied != "Applied. []" {
+		t.Fatalf("browser confirm: %q", applied)
+	}
+	out, dcode = describe(t, "from-browser")
+	if dcode != 0 || !strings.Contains(out, "PartitionCount: 3") {
+		t.Fatalf("kafka-topics --describe from-browser (exit %d):\n%s", dcode, out)
 	}
 }
