@@ -20,6 +20,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/reassignpartitions"
 	"github.com/kboxdev/kbox/cmd/status"
 	"github.com/kboxdev/kbox/cmd/topics"
+	"github.com/kboxdev/kbox/cmd/ui"
 	"github.com/kboxdev/kbox/cmd/verifiableconsumer"
 	"github.com/kboxdev/kbox/cmd/verifiableproducer"
 	"github.com/kboxdev/kbox/cmd/verify"
@@ -48,6 +49,7 @@ var applets = []cmdutil.Applet{
 	versionApplet,
 	playgroundApplet,
 	status.Applet, status.TopApplet,
+	ui.Applet,
 	genManApplet, genCompletionsApplet,
 }
 

@@ -358,26 +358,32 @@ func (s *Service) addWide(ctx context.Context, d *Description, names []string) e
 			}
 		}
 	}
+	// Index the partitions once: a log dir lists every replica it holds,
+	// and a lookup per replica keeps a 10,000-partition topic linear.
+	type key struct {
+		topic string
+		part  int32
+	}
+	index := map[key]*Partition{}
+	for ti := range d.Topics {
+		t := &d.Topics[ti]
+		for pi := range t.Partitions {
+			index[key{t.Name, t.Partitions[pi].Partition}] = &t.Partitions[pi]
+		}
+	}
 	dirs.Each(func(ld kadm.DescribedLogDir) {
 		ld.Topics.Each(func(lp kadm.DescribedLogDirPartition) {
 			if lp.IsFuture {
 				return
 			}
-			for ti := range d.Topics {
-				t := &d.Topics[ti]
-				if t.Name != lp.Topic {
-					continue
-				}
-				for pi := range t.Partitions {
-					p := &t.Partitions[pi]
-					if p.Partition == lp.Partition {
-						if p.ReplicaSizes == nil {
-							p.ReplicaSizes = map[int32]int64{}
-						}
-						p.ReplicaSizes[lp.Broker] = lp.Size
-					}
-				}
+			p, ok := index[key{lp.Topic, lp.Partition}]
+			if !ok {
+				return
 			}
+			if p.ReplicaSizes == nil {
+				p.ReplicaSizes = map[int32]int64{}
+			}
+			p.ReplicaSizes[lp.Broker] = lp.Size
 		})
 	})
 	return nil

@@ -1,0 +1,340 @@
+// Package dashboard is the HTTP side of `kbox ui`: JSON endpoints over the
+// same domain packages the CLI uses (pkg/status, pkg/topics, pkg/configs,
+// pkg/groups, pkg/logdirs, pkg/reassign) and the embedded static page that
+// draws them. It has no flags and prints nothing; cmd/ui builds the
+// clusters from the profiles and runs the server.
+package dashboard
+
+import (
+	"context"
+	"crypto/subtle"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+//go:embed static
+var staticFS embed.FS
+
+// Cluster is one cluster the dashboard shows: a profile's name, what the
+// browser may see of its connection (bootstrap servers and security
+// protocol, never a secret), and how to connect.
+type Cluster struct {
+	Name             string
+	Bootstrap        []string
+	SecurityProtocol string
+	ExpectedBrokers  int
+	// Connect returns a connected admin client. The server keeps it for
+	// later requests and closes it on Close; a failed connect is retried
+	// by the next request.
+	Connect func(ctx context.Context) (*kgo.Client, error)
+	// Reader, when set, connects a consumer without a group, used to read
+	// the record at a group's committed offset (lag in time).
+	Reader func(ctx context.Context) (cl *kgo.Client, close func(), err error)
+}
+
+// Options configure the server.
+type Options struct {
+	Clusters []Cluster
+	// AllowWrites enables the write endpoints (otherwise they answer 403).
+	AllowWrites bool
+	// Token, when set, is required on every request (Authorization:
+	// Bearer, the kbox_ui_token cookie, or ?token= on a page load).
+	Token string
+	// Version is shown in the page header.
+	Version string
+	// RequestTimeout bounds each API request's cluster work (default 30s).
+	RequestTimeout time.Duration
+	// StatusTimeout bounds each cluster's health check (default 10s).
+	StatusTimeout time.Duration
+	// RateInterval is the time between two rate samples (default 3s).
+	RateInterval time.Duration
+	// ConfirmTTL is how long a write's confirm token stays valid (default 5m).
+	ConfirmTTL time.Duration
+	// PageSize is the default (and, times 10, the largest) partition page.
+	PageSize int
+}
+
+// Server serves the dashboard.
+type Server struct {
+	o        Options
+	clusters map[string]*clusterState
+	order    []string
+	mux      *http.ServeMux
+
+	mu      sync.Mutex
+	pending map[string]*pending
+	ctx     context.Context
+	cancel  context.CancelFunc
+}
+
+type clusterState struct {
+	Cluster
+	mu     sync.Mutex
+	client *kgo.Client
+	rates  *rateSampler
+}
+
+// New builds a server. Cluster names must be unique.
+func New(o Options) (*Server, error) {
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = 30 * time.Second
+	}
+	if o.StatusTimeout <= 0 {
+		o.StatusTimeout = 10 * time.Second
+	}
+	if o.RateInterval <= 0 {
+		o.RateInterval = 3 * time.Second
+	}
+	if o.ConfirmTTL <= 0 {
+		o.ConfirmTTL = 5 * time.Minute
+	}
+	if o.PageSize <= 0 {
+		o.PageSize = 100
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{o: o, clusters: map[string]*clusterState{}, pending: map[string]*pending{}, ctx: ctx, cancel: cancel}
+	for _, c := range o.Clusters {
+		if _, dup := s.clusters[c.Name]; dup {
+			cancel()
+			return nil, fmt.Errorf("cluster %q given twice", c.Name)
+		}
+		cs := &clusterState{Cluster: c}
+		cs.rates = &rateSampler{cs: cs, interval: o.RateInterval}
+		s.clusters[c.Name] = cs
+		s.order = append(s.order, c.Name)
+	}
+	s.routes()
+	return s, nil
+}
+
+// Close stops the rate samplers and closes the clients.
+func (s *Server) Close() {
+	s.cancel()
+	for _, cs := range s.clusters {
+		cs.rates.wait()
+		cs.mu.Lock()
+		if cs.client != nil {
+			cs.client.Close()
+			cs.client = nil
+		}
+		cs.mu.Unlock()
+	}
+}
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	static, _ := fs.Sub(staticFS, "static")
+	files := http.FileServerFS(static)
+	m.Handle("GET /", files)
+	m.HandleFunc("GET /api/info", s.info)
+	m.HandleFunc("GET /api/clusters", s.clustersStatus)
+	m.HandleFunc("GET /api/c/{cluster}/brokers", s.withCluster(s.brokers))
+	m.HandleFunc("GET /api/c/{cluster}/topics", s.withCluster(s.topicList))
+	m.HandleFunc("GET /api/c/{cluster}/topics/{topic}", s.withCluster(s.topicPage))
+	m.HandleFunc("GET /api/c/{cluster}/groups", s.withCluster(s.groupList))
+	m.HandleFunc("GET /api/c/{cluster}/groups/{group}", s.withCluster(s.groupPage))
+	m.HandleFunc("GET /api/c/{cluster}/rates", s.withCluster(s.ratesHandler))
+	m.HandleFunc("GET /api/c/{cluster}/logdirs", s.withCluster(s.logDirs))
+	m.HandleFunc("POST /api/c/{cluster}/write/{op}", s.withCluster(s.write))
+	s.mux = m
+}
+
+// ServeHTTP checks the host, the token and, for a POST, that the request
+// comes from the dashboard's own page; then routes it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+	if s.o.Token == "" && !loopbackHost(r.Host) {
+		// Without a token the server only listens on loopback: a
+		// request naming another host is a DNS-rebinding attempt.
+		httpError(w, http.StatusForbidden, "host %q refused: the dashboard answers loopback names only", r.Host)
+		return
+	}
+	if s.o.Token != "" && !s.authorized(w, r) {
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if err := sameOrigin(r); err != nil {
+			httpError(w, http.StatusForbidden, "%s", err)
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// authorized checks the token (constant time). A page load with ?token=
+// sets the cookie and redirects to the URL without it.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if q := r.URL.Query().Get("token"); q != "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
+		if !s.tokenOK(q) {
+			httpError(w, http.StatusUnauthorized, "bad token")
+			return false
+		}
+		http.SetCookie(w, &http.Cookie{Name: "kbox_ui_token", Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		u := *r.URL
+		v := u.Query()
+		v.Del("token")
+		u.RawQuery = v.Encode()
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		return false
+	}
+	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") && s.tokenOK(strings.TrimPrefix(a, "Bearer ")) {
+		return true
+	}
+	if c, err := r.Cookie("kbox_ui_token"); err == nil && s.tokenOK(c.Value) {
+		return true
+	}
+	w.Header().Set("WWW-Authenticate", `Bearer realm="kbox ui"`)
+	httpError(w, http.StatusUnauthorized, "access token required (open the URL kbox ui printed, or send Authorization: Bearer TOKEN)")
+	return false
+}
+
+func (s *Server) tokenOK(t string) bool {
+	return subtle.ConstantTimeCompare([]byte(t), []byte(s.o.Token)) == 1
+}
+
+// WriteHeader is the header every write request must carry: a custom
+// header a cross-origin page cannot send without a CORS preflight, which
+// the server never grants.
+const WriteHeader = "X-Kbox-Request"
+
+// sameOrigin refuses a state-changing request that does not come from the
+// dashboard's page: it must carry WriteHeader and a JSON body, and its
+// Origin (when sent) must be the server itself.
+func sameOrigin(r *http.Request) error {
+	if r.Header.Get(WriteHeader) == "" {
+		return fmt.Errorf("missing %s header (writes come from the dashboard page only)", WriteHeader)
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		return fmt.Errorf("content type %q refused: want application/json", ct)
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || u.Host != r.Host {
+			return fmt.Errorf("cross-origin request from %q refused", o)
+		}
+	}
+	if sf := r.Header.Get("Sec-Fetch-Site"); sf != "" && sf != "same-origin" && sf != "none" {
+		return fmt.Errorf("cross-site request (%s) refused", sf)
+	}
+	return nil
+}
+
+// loopbackHost reports whether a Host header names the local machine.
+func loopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// IsLoopbackListen reports whether a listen address (host:port) binds
+// loopback only; an empty host (all interfaces) is not loopback.
+func IsLoopbackListen(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, err
+	}
+	if host == "" {
+		return false, nil
+	}
+	return loopbackHost(host), nil
+}
+
+func (s *Server) withCluster(h func(http.ResponseWriter, *http.Request, *clusterState)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		cs, ok := s.clusters[r.PathValue("cluster")]
+		if !ok {
+			httpError(w, http.StatusNotFound, "no cluster %q", r.PathValue("cluster"))
+			return
+		}
+		h(w, r, cs)
+	}
+}
+
+// client returns the cluster's connected client, connecting on first use.
+func (cs *clusterState) connect(ctx context.Context) (*kgo.Client, error) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.client != nil {
+		return cs.client, nil
+	}
+	if cs.Connect == nil {
+		return nil, errors.New("no connection")
+	}
+	cl, err := cs.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cs.client = cl
+	return cl, nil
+}
+
+func (s *Server) reqCtx(r *http.Request) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(r.Context(), s.o.RequestTimeout)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	_ = enc.Encode(v)
+}
+
+// apiError is the body of every error answer.
+type apiError struct {
+	Error string `json:"error"`
+}
+
+func httpError(w http.ResponseWriter, code int, format string, a ...any) {
+	writeJSON(w, code, apiError{Error: oneLine(fmt.Sprintf(format, a...))})
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// ClusterView is what the browser sees of a profile: never a secret.
+type ClusterView struct {
+	Name             string   `json:"name"`
+	BootstrapServers []string `json:"bootstrap_servers"`
+	SecurityProtocol string   `json:"security_protocol"`
+}
+
+type infoResponse struct {
+	Version     string        `json:"version"`
+	AllowWrites bool          `json:"allow_writes"`
+	Clusters    []ClusterView `json:"clusters"`
+}
+
+func (s *Server) info(w http.ResponseWriter, _ *http.Request) {
+	out := infoResponse{Version: s.o.Version, AllowWrites: s.o.AllowWrites, Clusters: []ClusterView{}}
+	for _, n := range s.order {
+		c := s.clusters[n]
+		bs := c.Bootstrap
+		if bs == nil {
+			bs = []string{}
+		}
+		out.Clusters = append(out.Clusters, ClusterView{Name: c.Name, BootstrapServers: bs, SecurityProtocol: c.SecurityProtocol})
+	}
+	writeJSON(w, http.StatusOK, out)
+}

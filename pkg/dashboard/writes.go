@@ -1,0 +1,408 @@
+package dashboard
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/kboxdev/kbox/pkg/configs"
+	"github.com/kboxdev/kbox/pkg/groups"
+	"github.com/kboxdev/kbox/pkg/reassign"
+	"github.com/kboxdev/kbox/pkg/topics"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// The write operations.
+const (
+	OpCreateTopic    = "create-topic"
+	OpAddPartitions  = "add-partitions"
+	OpAlterConfig    = "alter-config"
+	OpElectPreferred = "elect-preferred"
+	OpResetOffsets   = "reset-offsets"
+)
+
+// pending is a previewed write waiting for its confirmation: the apply
+// closure holds exactly what the preview showed.
+type pending struct {
+	cluster, op string
+	expires     time.Time
+	apply       func(ctx context.Context) (any, error)
+}
+
+// WriteResponse is the answer to a write request: a preview and the token
+// that confirms it, or (with the token) the result.
+type WriteResponse struct {
+	Op           string `json:"op"`
+	Applied      bool   `json:"applied"`
+	Preview      any    `json:"preview,omitempty"`
+	ConfirmToken string `json:"confirm_token,omitempty"`
+	ExpiresInMs  int64  `json:"expires_in_ms,omitempty"`
+	Result       any    `json:"result,omitempty"`
+}
+
+// confirmBody is the second step: only the token; the write applied is
+// the one previewed.
+type confirmBody struct {
+	Confirm string `json:"confirm"`
+}
+
+// write is every write endpoint: a request without "confirm" is checked
+// (validate-only / dry run / plan, through the domain code) and answered
+// with a preview and a confirm token; the same endpoint with
+// {"confirm": TOKEN} applies what was previewed, once.
+func (s *Server) write(w http.ResponseWriter, r *http.Request, cs *clusterState) {
+	op := r.PathValue("op")
+	if !s.o.AllowWrites {
+		httpError(w, http.StatusForbidden, "writes are disabled: start kbox ui with --allow-writes")
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		httpError(w, http.StatusBadRequest, "%s", err)
+		return
+	}
+	ctx, cancel := s.reqCtx(r)
+	defer cancel()
+	var cb confirmBody
+	if json.Unmarshal(body, &cb) == nil && cb.Confirm != "" {
+		p := s.take(cb.Confirm, cs.Name, op)
+		if p == nil {
+			httpError(w, http.StatusConflict, "confirm token unknown, expired or already used: preview the change again")
+			return
+		}
+		res, err := p.apply(ctx)
+		if err != nil {
+			httpError(w, http.StatusBadGateway, "%s", err)
+			return
+		}
+		writeJSON(w, http.StatusOK, WriteResponse{Op: op, Applied: true, Result: res})
+		return
+	}
+	cl, err := cs.connect(ctx)
+	if err != nil {
+		httpError(w, http.StatusBadGateway, "%s", err)
+		return
+	}
+	var preview any
+	var apply func(context.Context) (any, error)
+	switch op {
+	case OpCreateTopic:
+		preview, apply, err = planCreate(ctx, cl, body)
+	case OpAddPartitions:
+		preview, apply, err = planAddPartitions(ctx, cl, body)
+	case OpAlterConfig:
+		preview, apply, err = planAlterConfig(ctx, cl, body)
+	case OpElectPreferred:
+		preview, apply, err = planElect(ctx, cl, body)
+	case OpResetOffsets:
+		preview, apply, err = planReset(ctx, cl, body)
+	default:
+		httpError(w, http.StatusNotFound, "no write %q", op)
+		return
+	}
+	if err != nil {
+		var be *badRequest
+		if errors.As(err, &be) {
+			httpError(w, http.StatusBadRequest, "%s", be.msg)
+		} else {
+			httpError(w, http.StatusUnprocessableEntity, "%s", err)
+		}
+		return
+	}
+	tok := s.put(cs.Name, op, apply)
+	writeJSON(w, http.StatusOK, WriteResponse{Op: op, Preview: preview, ConfirmToken: tok, ExpiresInMs: s.o.ConfirmTTL.Milliseconds()})
+}
+
+type badRequest struct{ msg string }
+
+func (e *badRequest) Error() string { return e.msg }
+
+func badf(format string, a ...any) error { return &badRequest{fmt.Sprintf(format, a...)} }
+
+func decode(body []byte, v any) error {
+	if err := json.Unmarshal(body, v); err != nil {
+		return badf("request body: %s", err)
+	}
+	return nil
+}
+
+func (s *Server) put(cluster, op string, apply func(context.Context) (any, error)) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	tok := hex.EncodeToString(b)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	for k, p := range s.pending {
+		if now.After(p.expires) {
+			delete(s.pending, k)
+		}
+	}
+	s.pending[tok] = &pending{cluster: cluster, op: op, expires: now.Add(s.o.ConfirmTTL), apply: apply}
+	return tok
+}
+
+// take removes and returns the pending write of tok, if it is for this
+// cluster and operation and not expired.
+func (s *Server) take(tok, cluster, op string) *pending {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.pending[tok]
+	if !ok || p.cluster != cluster || p.op != op {
+		return nil
+	}
+	delete(s.pending, tok)
+	if time.Now().After(p.expires) {
+		return nil
+	}
+	return p
+}
+
+// CreateTopicRequest is create-topic's body.
+type CreateTopicRequest struct {
+	Topic             string            `json:"topic"`
+	Partitions        int32             `json:"partitions"`         // 0: broker default
+	ReplicationFactor int16             `json:"replication_factor"` // 0: broker default
+	Configs           map[string]string `json:"configs"`
+}
+
+func topicService(cl *kgo.Client) *topics.Service {
+	return &topics.Service{Client: cl, Admin: kadm.NewClient(cl)}
+}
+
+func planCreate(ctx context.Context, cl *kgo.Client, body []byte) (any, func(context.Context) (any, error), error) {
+	var req CreateTopicRequest
+	if err := decode(body, &req); err != nil {
+		return nil, nil, err
+	}
+	if req.Topic == "" {
+		return nil, nil, badf("topic: a name is needed")
+	}
+	if req.Partitions < 0 || req.ReplicationFactor < 0 {
+		return nil, nil, badf("partitions and replication_factor must be positive (0: broker default)")
+	}
+	cr := topics.CreateRequest{Name: req.Topic, Partitions: -1, ReplicationFactor: -1, Configs: req.Configs}
+	if req.Partitions > 0 {
+		cr.Partitions = req.Partitions
+	}
+	if req.ReplicationFactor > 0 {
+		cr.ReplicationFactor = req.ReplicationFactor
+	}
+	dry := cr
+	dry.ValidateOnly = true
+	res, err := topicService(cl).Create(ctx, dry)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, func(ctx context.Context) (any, error) { return topicService(cl).Create(ctx, cr) }, nil
+}
+
+// AddPartitionsRequest is add-partitions' body: the new total count.
+type AddPartitionsRequest struct {
+	Topic      string `json:"topic"`
+	Partitions int32  `json:"partitions"`
+}
+
+func planAddPartitions(ctx context.Context, cl *kgo.Client, body []byte) (any, func(context.Context) (any, error), error) {
+	var req AddPartitionsRequest
+	if err := decode(body, &req); err != nil {
+		return nil, nil, err
+	}
+	if req.Topic == "" || req.Partitions < 1 {
+		return nil, nil, badf("topic and partitions (the new total) are needed")
+	}
+	svc := topicService(cl)
+	c, err := svc.Metadata(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, ok := c.Topics[req.Topic]
+	if !ok {
+		return nil, nil, fmt.Errorf("topic %q does not exist", req.Topic)
+	}
+	current := map[string]int{req.Topic: len(t.Partitions)}
+	if int(req.Partitions) <= len(t.Partitions) {
+		return nil, nil, badf("topic %s has %d partitions: the new count must be larger", req.Topic, len(t.Partitions))
+	}
+	ar := topics.AlterRequest{Topics: []string{req.Topic}, Count: req.Partitions}
+	dry := ar
+	dry.ValidateOnly = true
+	res, err := svc.Alter(ctx, dry, current)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, func(ctx context.Context) (any, error) { return topicService(cl).Alter(ctx, ar, current) }, nil
+}
+
+// AlterConfigRequest is alter-config's body.
+type AlterConfigRequest struct {
+	// ResourceType is "topic" or "broker" (Name "" : the cluster-wide
+	// broker defaults).
+	ResourceType string            `json:"resource_type"`
+	ResourceName string            `json:"resource_name"`
+	Set          map[string]string `json:"set"`
+	Delete       []string          `json:"delete"`
+}
+
+func planAlterConfig(ctx context.Context, cl *kgo.Client, body []byte) (any, func(context.Context) (any, error), error) {
+	var req AlterConfigRequest
+	if err := decode(body, &req); err != nil {
+		return nil, nil, err
+	}
+	var res configs.Resource
+	switch req.ResourceType {
+	case "topic":
+		if req.ResourceName == "" {
+			return nil, nil, badf("resource_name: a topic is needed")
+		}
+		res = configs.Resource{Type: configs.Topic, Name: req.ResourceName}
+	case "broker":
+		res = configs.Resource{Type: configs.Broker, Name: req.ResourceName}
+	default:
+		return nil, nil, badf("resource_type %q: want topic or broker", req.ResourceType)
+	}
+	var ops []configs.Op
+	names := make([]string, 0, len(req.Set))
+	for k := range req.Set {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		ops = append(ops, configs.Op{Name: k, Value: req.Set[k], Op: configs.Set})
+	}
+	for _, k := range req.Delete {
+		if _, both := req.Set[k]; both {
+			return nil, nil, badf("%s is both set and deleted", k)
+		}
+		ops = append(ops, configs.Op{Name: k, Op: configs.Delete})
+	}
+	if len(ops) == 0 {
+		return nil, nil, badf("nothing to change: give set or delete")
+	}
+	svc := &configs.Service{Client: cl}
+	preview, err := configs.Change(ctx, svc, res, ops, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return preview, func(ctx context.Context) (any, error) { return configs.Change(ctx, svc, res, ops, false) }, nil
+}
+
+// ElectRequest is elect-preferred's body: the topics (none: all).
+type ElectRequest struct {
+	Topics []string `json:"topics"`
+}
+
+// ElectOutcome is one partition's preferred election.
+type ElectOutcome struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Error     string `json:"error,omitempty"`
+}
+
+// ElectResult is elect-preferred applied: the outcomes and the leader
+// balance read back.
+type ElectResult struct {
+	Elected []ElectOutcome          `json:"elected"`
+	After   *reassign.LeaderBalance `json:"after"`
+}
+
+func planElect(ctx context.Context, cl *kgo.Client, body []byte) (any, func(context.Context) (any, error), error) {
+	var req ElectRequest
+	if len(body) > 0 {
+		if err := decode(body, &req); err != nil {
+			return nil, nil, err
+		}
+	}
+	svc := &reassign.Service{Client: cl, Admin: kadm.NewClient(cl)}
+	bs, err := svc.Brokers(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids := reassign.BrokerIDs(bs)
+	ls, err := svc.Leaders(ctx, req.Topics...)
+	if err != nil {
+		return nil, nil, err
+	}
+	bal := reassign.Preview(ls, ids)
+	var tps []reassign.TP
+	for _, m := range bal.Partitions {
+		if m.Electable {
+			tps = append(tps, reassign.TP{Topic: m.Topic, Partition: m.Partition})
+		}
+	}
+	return bal, func(ctx context.Context) (any, error) {
+		out := &ElectResult{Elected: []ElectOutcome{}}
+		if len(tps) > 0 {
+			res, err := svc.Elect(ctx, reassign.Preferred, tps, 30000)
+			if err != nil {
+				return nil, err
+			}
+			for _, r := range res {
+				o := ElectOutcome{Topic: r.Topic, Partition: r.Partition}
+				if r.Err != nil && !r.NotNeeded() {
+					o.Error = r.Err.JavaString()
+				}
+				out.Elected = append(out.Elected, o)
+			}
+		}
+		if ls, err := svc.Leaders(ctx, req.Topics...); err == nil {
+			out.After = reassign.Preview(ls, ids)
+		}
+		return out, nil
+	}, nil
+}
+
+// ResetRequest is reset-offsets' body.
+type ResetRequest struct {
+	Group string `json:"group"`
+	// Topics: "t" or "t:0,1"; none: every partition the group committed.
+	Topics []string `json:"topics"`
+	// To is earliest, latest, offset, shift-by or datetime.
+	To          string `json:"to"`
+	Offset      int64  `json:"offset"`
+	TimestampMs int64  `json:"timestamp_ms"`
+}
+
+var resetKinds = map[string]groups.ResetKind{
+	"earliest": groups.ToEarliest, "latest": groups.ToLatest, "offset": groups.ToOffset,
+	"shift-by": groups.ShiftBy, "datetime": groups.ToDatetime,
+}
+
+func planReset(ctx context.Context, cl *kgo.Client, body []byte) (any, func(context.Context) (any, error), error) {
+	var req ResetRequest
+	if err := decode(body, &req); err != nil {
+		return nil, nil, err
+	}
+	if req.Group == "" {
+		return nil, nil, badf("group: a name is needed")
+	}
+	kind, ok := resetKinds[req.To]
+	if !ok {
+		return nil, nil, badf("to %q: want earliest, latest, offset, shift-by or datetime", req.To)
+	}
+	spec := groups.ResetSpec{Groups: []string{req.Group}, AllTopics: len(req.Topics) == 0, Topics: req.Topics, Kind: kind, Offset: req.Offset, TimestampMs: req.TimestampMs}
+	c := groups.New(cl)
+	plan, err := c.PlanReset(ctx, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, g := range plan.Groups {
+		if g.Refused {
+			return nil, nil, fmt.Errorf("%s", groups.RefusalReason(g.Group, g.State))
+		}
+	}
+	return plan, func(ctx context.Context) (any, error) {
+		if err := c.ApplyReset(ctx, plan); err != nil {
+			return nil, err
+		}
+		return plan, nil
+	}, nil
+}
