@@ -268,3 +268,60 @@ func TestDropInNativeSubcommands(t *testing.T) {
 		t.Errorf("only %d native subcommands of drop-ins found", n)
 	}
 }
+
+// The native subcommands of a drop-in are listed after its Apache help
+// under the native name, by the layer from the entry's native tree: every
+// subcommand, once; under the link name, and for a drop-in without a
+// native tree, nothing follows the help.
+func TestNativeHelpList(t *testing.T) {
+	env := writeProfiles(t, "", map[string]string{"known": "127.0.0.1:1"})
+	ios, _, _, _ := output.Test()
+	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
+	n := 0
+	for _, a := range app.Applets() {
+		ios, _, _, linkErr := output.Test()
+		if code := app.Main([]string{a.Name, "--help"}, ios, func(k string) string { return env[k] }); strings.Contains(linkErr.String(), "Native subcommands") {
+			t.Errorf("%s --help (exit %d) lists native subcommands:\n%s", a.Name, code, linkErr)
+		}
+		r := kbox(t, env, a.Alias, "--help")
+		if a.Native == nil {
+			if strings.Contains(r.errOut, "Native subcommands") {
+				t.Errorf("kbox %s --help lists native subcommands it has none of:\n%s", a.Alias, r.errOut)
+			}
+			continue
+		}
+		n++
+		list, ok := strings.CutPrefix(r.errOut, linkErr.String())
+		if r.code != 1 || !ok {
+			t.Errorf("kbox %s --help: exit %d, stderr does not start with the Apache help of %s:\n%s", a.Alias, r.code, a.Name, r.errOut)
+			continue
+		}
+		head := "\nNative subcommands (details: kbox " + a.Alias + " SUBCOMMAND --help):\n"
+		if !strings.HasPrefix(list, head) {
+			t.Errorf("kbox %s --help: the list does not start with %q:\n%s", a.Alias, head, list)
+		}
+		lines := strings.Split(strings.TrimSuffix(strings.TrimPrefix(list, head), "\n"), "\n")
+		var want []string
+		for _, sub := range a.Native(f).Commands() {
+			if !sub.Hidden && sub.Name() != "help" && sub.Name() != "completion" {
+				want = append(want, sub.Name())
+			}
+		}
+		if len(lines) != len(want) {
+			t.Errorf("kbox %s --help: %d lines for %d subcommands:\n%s", a.Alias, len(lines), len(want), list)
+			continue
+		}
+		for i, name := range want {
+			if fs := strings.Fields(lines[i]); len(fs) < 2 || fs[0] != name {
+				t.Errorf("kbox %s --help: line %q, want subcommand %s with its description", a.Alias, lines[i], name)
+			}
+		}
+		// No arguments is the help too, and so is the list.
+		if r0 := kbox(t, env, a.Alias); r0.code != 1 || !strings.HasSuffix(r0.errOut, list) {
+			t.Errorf("kbox %s: exit %d, no native list:\n%s", a.Alias, r0.code, r0.errOut)
+		}
+	}
+	if n < 3 {
+		t.Errorf("only %d drop-ins with a native tree found", n)
+	}
+}

@@ -3,6 +3,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -90,6 +91,8 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 // --profile extension out of the arguments, checks the selected profile
 // (an unknown one is one error naming it, before any work) and gives the
 // applet the profile's bootstrap servers when its arguments name none.
+// After the help of a drop-in with a native tree, under its native name,
+// it lists the native subcommands.
 func runApplet(f *cmdutil.Factory, a cmdutil.Applet, args []string) int {
 	args, err := f.PrepareApache(args)
 	if err != nil {
@@ -102,7 +105,13 @@ func runApplet(f *cmdutil.Factory, a cmdutil.Applet, args []string) int {
 	cmd.SetErr(f.IO.ErrOut)
 	cmd.SilenceErrors = true
 	cmd.SilenceUsage = true
-	return finish(f, cmd.Execute())
+	err = cmd.Execute()
+	var ee *cmdutil.ExitError
+	if errors.As(err, &ee) && ee.Help && f.Invoked == "kbox "+a.Alias {
+		// `kbox groups --help`: Apache's help, then the native subcommands.
+		a.WriteNativeHelp(f, f.IO.ErrOut)
+	}
+	return finish(f, err)
 }
 
 func finish(f *cmdutil.Factory, err error) int {

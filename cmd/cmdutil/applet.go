@@ -2,6 +2,8 @@ package cmdutil
 
 import (
 	"context"
+	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 )
@@ -93,6 +95,29 @@ func (a Applet) NativeSub(f *Factory, name string) bool {
 		}
 	}
 	return false
+}
+
+// WriteNativeHelp writes the list of the entry's native subcommands that
+// follows a drop-in's Apache help under its native name (`kbox groups
+// --help`): one line each, its name and Short. Nothing for an entry
+// without a native tree.
+func (a Applet) WriteNativeHelp(f *Factory, w io.Writer) {
+	if a.Native == nil {
+		return
+	}
+	var subs []*cobra.Command
+	width := 0
+	for _, c := range a.Native(f).Commands() {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		subs = append(subs, c)
+		width = max(width, len(c.Name()))
+	}
+	fmt.Fprintf(w, "\nNative subcommands (details: kbox %s SUBCOMMAND --help):\n", a.Alias)
+	for _, c := range subs {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name(), c.Short)
+	}
 }
 
 // Display is the name an entry is listed under: the native name.

@@ -56,8 +56,8 @@ type runner struct {
 
 func (r *runner) usage(msg string) error {
 	fmt.Fprint(r.err, msg+"\n"+apacheOptions)
-	if strings.HasPrefix(r.f.Invoked, "kbox ") && msg == helpMessage {
-		fmt.Fprint(r.err, nativeHelp)
+	if msg == helpMessage {
+		return cmdutil.HelpExit(1)
 	}
 	return cmdutil.Exit(1)
 }

@@ -14,16 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const nativeHelp = `
-kbox native subcommands (kbox configs SUBCOMMAND --help):
-  get       configs of a topic or broker, each with its source
-  set       set configs (--dry-run: validated by the broker, nothing changed)
-  unset     remove dynamic configs (--dry-run as for set)
-  diff      what differs from the defaults, or between two topics or brokers
-  explain   a config's meaning, type and default, from the broker
-  --profile NAME    connection profile (see "kbox profile")
-`
-
 // NewNativeCmd builds the native `kbox configs` tree.
 func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{

@@ -29,7 +29,6 @@ import (
 	"os"
 	"regexp"
 	"regexp/syntax"
-	"slices"
 	"strings"
 	"time"
 
@@ -56,17 +55,12 @@ const title = "This tool helps to list, describe, delete and manage the offsets 
 var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-consumer-groups", Alias: "groups", Short: short, Run: Run, Native: groupsnative.NewNativeCmd}
 
 // Run is the applet's entry point. As `kbox groups`, native subcommands
-// (`kbox groups lag ...`, see cmd/groupsnative) run the native tree, and
-// --help follows Apache's help with the list of native subcommands.
-// Anything else, and everything under the link name (which behaves as
-// Apache's script byte for byte), is Apache's command line (RunApache).
+// (`kbox groups lag ...`, see cmd/groupsnative) run the native tree (the
+// layer dispatches them, and lists them after --help). Anything else, and
+// everything under the link name (which behaves as Apache's script byte for
+// byte), is Apache's command line (RunApache).
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	asKbox := strings.HasPrefix(f.Invoked, "kbox ")
-	err := RunApache(ctx, f, args)
-	if asKbox && (len(args) == 0 || slices.Contains(args, "--help")) {
-		groupsnative.WriteNativeHelp(f.IO.ErrOut)
-	}
-	return err
+	return RunApache(ctx, f, args)
 }
 
 type runner struct {
@@ -107,7 +101,8 @@ func RunApache(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	r.p = p
 	if len(args) == 0 || p.has("help") {
-		return r.usage(title)
+		r.usage(title)
+		return cmdutil.HelpExit(1)
 	}
 	if p.has("version") {
 		fmt.Fprintln(r.out, cmdutil.ApacheVersion)

@@ -122,13 +122,8 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return cmdutil.Exit(1)
 	}
 	if len(args) == 0 || s.Has("help") {
-		if f.Invoked != apacheName {
-			fmt.Fprintln(f.IO.ErrOut, title)
-			io.WriteString(f.IO.ErrOut, apacheHelp)
-			io.WriteString(f.IO.ErrOut, nativeList)
-			return cmdutil.Exit(1)
-		}
-		return usage(f, title)
+		usage(f, title)
+		return cmdutil.HelpExit(1)
 	}
 	if s.Has("version") {
 		fmt.Fprintln(f.IO.Out, cmdutil.ApacheVersion)
