@@ -54,13 +54,10 @@ type runner struct {
 	err  io.Writer
 }
 
-func (r *runner) usage(msg string) error {
-	fmt.Fprint(r.err, msg+"\n"+apacheOptions)
-	if msg == helpMessage {
-		return cmdutil.HelpExit(1)
-	}
-	return cmdutil.Exit(1)
-}
+// tool is kafka-configs' part of the drop-in prologue.
+var tool = cmdutil.ApacheTool{Title: helpMessage, Options: apacheOptions}
+
+func (r *runner) usage(msg string) error { return tool.Usage(r.f, msg) }
 
 // fail prints an error as ConfigCommand.main does: the message alone for
 // argument and config errors, otherwise its generic line (Apache follows
@@ -102,18 +99,10 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	r := &runner{f: f, args: args, out: f.IO.Out, err: f.IO.ErrOut}
 	s, err := parser.Parse(args)
-	if err != nil {
-		fmt.Fprintln(r.err, err.Error())
-		return cmdutil.Exit(1)
+	if done, err := tool.Prologue(f, args, err, s.Has); done {
+		return err
 	}
 	r.p = &parsed{s}
-	if len(args) == 0 || r.p.Has("help") {
-		return r.usage(helpMessage)
-	}
-	if r.p.Has("version") {
-		fmt.Fprintln(r.out, cmdutil.ApacheVersion)
-		return nil
-	}
 	if err := r.p.checkArgs(); err != nil {
 		return r.fail(err)
 	}
@@ -140,10 +129,8 @@ func (r *runner) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if hasCC {
-		if _, serr := os.Stat(cc); serr != nil {
-			return fmt.Errorf("%s", cc)
-		}
+	if err := tool.CommandConfig(cc, hasCC); err != nil {
+		return err
 	}
 	bs, _, err := p.single("bootstrap-server")
 	if err != nil {

@@ -26,7 +26,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -69,11 +68,10 @@ type runner struct {
 	out, err io.Writer
 }
 
-func (r *runner) usage(msg string) error {
-	fmt.Fprintln(r.err, msg)
-	io.WriteString(r.err, apacheHelp)
-	return cmdutil.Exit(1)
-}
+// tool is kafka-consumer-groups' part of the drop-in prologue.
+var tool = cmdutil.ApacheTool{Title: title, Options: apacheHelp, Unreadable: "java.nio.file.NoSuchFileException: %s"}
+
+func (r *runner) usage(msg string) error { return tool.Usage(r.f, msg) }
 
 // printError is ConsumerGroupCommand.printError: "\nError: msg" on
 // stdout (the stack trace Apache adds on stderr is left out).
@@ -95,19 +93,10 @@ func RunApache(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	r := &runner{f: f, out: f.IO.Out, err: f.IO.ErrOut}
 	p, err := parseArgs(args)
-	if err != nil {
-		fmt.Fprintln(r.err, err.Error())
-		return cmdutil.Exit(1)
+	if done, err := tool.Prologue(f, args, err, p.has); done {
+		return err
 	}
 	r.p = p
-	if len(args) == 0 || p.has("help") {
-		r.usage(title)
-		return cmdutil.HelpExit(1)
-	}
-	if p.has("version") {
-		fmt.Fprintln(r.out, cmdutil.ApacheVersion)
-		return nil
-	}
 	if err := p.checkArgs(func(s string) { fmt.Fprintln(r.err, s) }); err != nil {
 		return r.usage(err.Error())
 	}
@@ -170,10 +159,8 @@ func (r *runner) service(ctx context.Context) (*service, error) {
 	if err != nil {
 		return nil, err
 	}
-	if hasCC {
-		if _, err := os.Stat(cc); err != nil {
-			return nil, fmt.Errorf("java.nio.file.NoSuchFileException: %s", cc)
-		}
+	if err := tool.CommandConfig(cc, hasCC); err != nil {
+		return nil, err
 	}
 	bs, _, err := p.Value("bootstrap-server")
 	if err != nil {

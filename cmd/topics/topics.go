@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -42,6 +41,15 @@ const short = "Create, delete, describe, or change a topic"
 // Applet is the applet table entry.
 var Applet = cmdutil.Applet{Name: "kafka-topics", Alias: "topics", Short: short, Run: Run, Complete: complete}
 
+// tool is kafka-topics' part of the drop-in prologue.
+var tool = cmdutil.ApacheTool{
+	Title:      helpMessage,
+	Bare:       "Create, delete, describe, or change a topic.",
+	Options:    apacheOptions,
+	Extensions: nativeHelp,
+	Unreadable: "%s (No such file or directory)",
+}
+
 type runner struct {
 	f   *cmdutil.Factory
 	p   *parsed
@@ -49,13 +57,7 @@ type runner struct {
 	err io.Writer
 }
 
-func (r *runner) usage(msg string) error {
-	fmt.Fprint(r.err, msg+"\n"+apacheOptions)
-	if strings.HasPrefix(r.f.Invoked, "kbox ") && msg == helpMessage {
-		fmt.Fprint(r.err, nativeHelp)
-	}
-	return cmdutil.Exit(1)
-}
+func (r *runner) usage(msg string) error { return tool.Usage(r.f, msg) }
 
 // execError prints Apache's "Error while executing topic command" line on
 // stdout and exits 1.
@@ -73,21 +75,10 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	r := &runner{f: f, out: f.IO.Out, err: f.IO.ErrOut}
 	p, err := parseArgs(args)
-	if err != nil {
-		fmt.Fprintln(r.err, err.Error())
-		return cmdutil.Exit(1)
+	if done, err := tool.Prologue(f, args, err, p.has); done {
+		return err
 	}
 	r.p = p
-	if len(args) == 0 {
-		return r.usage("Create, delete, describe, or change a topic.")
-	}
-	if p.has("help") {
-		return r.usage(helpMessage)
-	}
-	if p.has("version") {
-		fmt.Fprintln(r.out, cmdutil.ApacheVersion)
-		return nil
-	}
 	format, err := r.format()
 	if err != nil {
 		fmt.Fprintf(r.err, "%v\n", err)
@@ -120,8 +111,8 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return r.execError(err)
 	}
 	if cc != nil {
-		if _, serr := os.Stat(*cc); serr != nil {
-			return r.execError(fmt.Errorf("%s (No such file or directory)", *cc))
+		if err := tool.CommandConfig(*cc, true); err != nil {
+			return r.execError(err)
 		}
 	}
 	// jopt reports a repeated --bootstrap-server lazily, inside the try.
