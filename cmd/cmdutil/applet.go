@@ -62,18 +62,20 @@ func (a Applet) Command(f *Factory) *cobra.Command {
 		Short:              a.Short,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.Run(ctxOf(cmd), f, args)
+			return a.Run(Context(cmd), f, args)
 		},
 	}
 	if a.Complete != nil {
 		cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			return a.Complete(ctxOf(cmd), f, args, toComplete)
+			return a.Complete(Context(cmd), f, args, toComplete)
 		}
 	}
 	return cmd
 }
 
-func ctxOf(cmd *cobra.Command) context.Context {
+// Context is the command's context, or context.Background() for a command
+// run without one (a RunE called directly by a test).
+func Context(cmd *cobra.Command) context.Context {
 	if ctx := cmd.Context(); ctx != nil {
 		return ctx
 	}
