@@ -325,3 +325,82 @@ func TestNativeHelpList(t *testing.T) {
 		t.Errorf("only %d drop-ins with a native tree found", n)
 	}
 }
+
+// The layer's global flags may stand between a drop-in's native name and
+// a native subcommand (`kbox groups --profile p lag`): they are the
+// layer's and SUB still runs the native tree; under the link name every
+// argument stays Apache's.
+func TestGlobalFlagsBeforeNativeSubcommand(t *testing.T) {
+	env := writeProfiles(t, "", map[string]string{"known": "127.0.0.1:1"})
+	wantProfile := fmt.Sprintf("kbox: error: profile %q not found in %s\n", "no-such-profile", env["KBOX_CONFIG"])
+	ios, _, _, _ := output.Test()
+	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
+	n := 0
+	for _, a := range app.Applets() {
+		if a.Native == nil {
+			continue
+		}
+		var sub string   // a subcommand with -o
+		var pos []string // the positional arguments it needs
+		for _, c := range a.Native(f).Commands() {
+			if !c.Hidden && c.Flags().Lookup("output") != nil {
+				sub = c.Name()
+				if c.Args != nil && c.Args(c, nil) != nil {
+					pos = []string{"x"}
+				}
+				break
+			}
+		}
+		if sub == "" {
+			t.Errorf("kbox %s: no native subcommand with -o", a.Alias)
+			continue
+		}
+		n++
+		native := "kbox " + a.Alias + " " + sub // the subcommand's own usage line
+		for _, globals := range [][]string{
+			{"--profile", "known"},
+			{"--profile=known"},
+			{"--config", env["KBOX_CONFIG"], "--profile", "known"},
+			{"-o", "json"},
+			{"--output=yaml", "--profile=known"},
+		} {
+			argv := append(append([]string{a.Alias}, globals...), sub, "--help")
+			if r := kbox(t, env, argv...); r.code != 0 || !strings.Contains(r.out, native) {
+				t.Errorf("kbox %s: exit %d, not the native %s --help:\n%s%s", strings.Join(argv, " "), r.code, sub, r.out, r.errOut)
+			}
+			// help SUB too.
+			argv = append(append([]string{a.Alias}, globals...), "help", sub)
+			if r := kbox(t, env, argv...); r.code != 0 || !strings.Contains(r.out, native) {
+				t.Errorf("kbox %s: exit %d, not the native help of %s:\n%s%s", strings.Join(argv, " "), r.code, sub, r.out, r.errOut)
+			}
+		}
+		// The flag before SUB is in effect: an unknown profile is the one
+		// error, a bad -o is the native flag error (exit 2).
+		if r := kbox(t, env, a.Alias, "--profile", "no-such-profile", sub); r.code != 1 || r.errOut != wantProfile {
+			t.Errorf("kbox %s --profile no-such-profile %s: exit %d stderr %q", a.Alias, sub, r.code, r.errOut)
+		}
+		if r := kbox(t, env, append([]string{a.Alias, "-o", "bogus", sub, "--bootstrap-server", blackhole(t)}, pos...)...); r.code != 2 || !strings.Contains(r.errOut, `unknown output format "bogus"`) {
+			t.Errorf("kbox %s -o bogus %s: exit %d stderr %q", a.Alias, sub, r.code, r.errOut)
+		}
+		// A global flag with no SUB after it stays the Apache tool's
+		// (kbox's --profile extension): the Apache help.
+		if r := kbox(t, env, a.Alias, "--profile", "known", "--help"); r.code != 1 || strings.Contains(r.out+r.errOut, native) || !strings.Contains(r.errOut, "--version") {
+			t.Errorf("kbox %s --profile known --help: exit %d\n%s%s", a.Alias, r.code, r.out, r.errOut)
+		}
+		// Under the link name every argument is Apache's.
+		for _, argv := range [][]string{
+			{a.Name, "--profile", "known", sub, "--help"},
+			{a.Name, "--profile=known", sub, "--help"},
+			{a.Name, "-o", "json", sub, "--help"},
+		} {
+			ios, _, out, errOut := output.Test()
+			code := app.Main(argv, ios, func(k string) string { return env[k] })
+			if code == 0 || strings.Contains(out.String()+errOut.String(), native) {
+				t.Errorf("%s: exit %d, ran the native command:\n%s%s", strings.Join(argv, " "), code, out, errOut)
+			}
+		}
+	}
+	if n < 3 {
+		t.Errorf("only %d drop-ins with a native tree found", n)
+	}
+}

@@ -58,11 +58,14 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 			f.Invoked = a.Name
 			if rest[0] == a.Alias {
 				f.Invoked = "kbox " + a.Alias
-				if len(rest) > 1 && a.NativeSub(f, rest[1]) {
-					// `kbox groups lag ...`: the drop-in's native tree.
-					args := rest
-					if rest[1] == "help" {
-						args = append([]string{"help", rest[0]}, rest[2:]...)
+				// `kbox groups [--profile P] lag ...`: the drop-in's native
+				// tree; the layer's global flags may stand before SUB.
+				g := f.Globals
+				if sub, err := parseGlobals(rest[1:], &g); err == nil && len(sub) > 0 && a.NativeSub(f, sub[0]) {
+					f.Globals = g
+					args := append([]string{a.Alias}, sub...)
+					if sub[0] == "help" {
+						args = append([]string{"help", a.Alias}, sub[1:]...)
 					}
 					root := newRoot(f, a.Alias)
 					root.SetArgs(args)
