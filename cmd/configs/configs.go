@@ -94,9 +94,6 @@ func causeLine(err error) string {
 // Run executes kafka-configs with Apache's argv (`kbox configs get ...` is
 // the native tree, NewNativeCmd, which the command layer runs).
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	r := &runner{f: f, args: args, out: f.IO.Out, err: f.IO.ErrOut}
 	s, err := parser.Parse(args)
 	if done, err := tool.Prologue(f, args, err, s.Has); done {

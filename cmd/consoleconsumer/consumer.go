@@ -150,9 +150,6 @@ func keyValues(args []string) *config.Properties {
 
 // Run executes kafka-console-consumer with Apache's argv.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	r := &runner{f: f, out: f.IO.Out, err: f.IO.ErrOut}
 	s, err := parser.Parse(args)
 	if done, err := tool.Prologue(f, args, err, s.Has); done {

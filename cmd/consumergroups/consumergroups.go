@@ -88,9 +88,6 @@ func (r *runner) failed(msg string) error {
 
 // RunApache runs kafka-consumer-groups with Apache's argv.
 func RunApache(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	r := &runner{f: f, out: f.IO.Out, err: f.IO.ErrOut}
 	p, err := parseArgs(args)
 	if done, err := tool.Prologue(f, args, err, p.has); done {

@@ -70,9 +70,6 @@ const helpMessage = "This tool helps to create, delete, describe, or change a to
 
 // Run executes kafka-topics with Apache's argv.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	r := &runner{f: f, out: f.IO.Out, err: f.IO.ErrOut}
 	p, err := parseArgs(args)
 	if done, err := tool.Prologue(f, args, err, p.has); done {
@@ -554,9 +551,6 @@ func complete(ctx context.Context, f *cmdutil.Factory, args []string, toComplete
 			return out, cobra.ShellCompDirectiveNoFileComp
 		}
 		return nil, cobra.ShellCompDirectiveDefault
-	}
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	p, _ := parseArgs(args[:len(args)-1])
 	ov := config.Overrides{}
