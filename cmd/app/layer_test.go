@@ -12,6 +12,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/app"
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/spf13/cobra"
 )
 
 // The command layer's policies hold in every applet: these tests walk the
@@ -227,23 +228,12 @@ func blackhole(t *testing.T) string {
 func TestDropInNativeSubcommands(t *testing.T) {
 	env := writeProfiles(t, "", map[string]string{"known": "127.0.0.1:1"})
 	wantProfile := fmt.Sprintf("kbox: error: profile %q not found in %s\n", "no-such-profile", env["KBOX_CONFIG"])
-	ios, _, _, _ := output.Test()
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
 	n := 0
-	for _, a := range app.Applets() {
-		if a.Native == nil {
-			continue
-		}
-		for _, sub := range a.Native(f).Commands() {
+	for _, a := range dropInsWithNative(t, env) {
+		for _, sub := range a.subs {
 			name := sub.Name()
-			if sub.Hidden || name == "help" || name == "completion" {
-				continue
-			}
 			n++
-			var pos []string // positional arguments the subcommand needs
-			if sub.Args != nil && sub.Args(sub, nil) != nil {
-				pos = []string{"x"}
-			}
+			pos := positional(sub)
 			if r := kbox(t, env, a.Alias, name, "--help"); r.code != 0 || !strings.Contains(r.out, "kbox "+a.Alias+" "+name) {
 				t.Errorf("kbox %s %s --help: exit %d\n%s%s", a.Alias, name, r.code, r.out, r.errOut)
 			}
@@ -275,22 +265,23 @@ func TestDropInNativeSubcommands(t *testing.T) {
 // native tree, nothing follows the help.
 func TestNativeHelpList(t *testing.T) {
 	env := writeProfiles(t, "", map[string]string{"known": "127.0.0.1:1"})
-	ios, _, _, _ := output.Test()
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	n := 0
+	withNative := map[string][]*cobra.Command{}
+	for _, d := range dropInsWithNative(t, env) {
+		withNative[d.Name] = d.subs
+	}
 	for _, a := range app.Applets() {
 		ios, _, _, linkErr := output.Test()
 		if code := app.Main([]string{a.Name, "--help"}, ios, func(k string) string { return env[k] }); strings.Contains(linkErr.String(), "Native subcommands") {
 			t.Errorf("%s --help (exit %d) lists native subcommands:\n%s", a.Name, code, linkErr)
 		}
 		r := kbox(t, env, a.Alias, "--help")
-		if a.Native == nil {
+		subs, ok := withNative[a.Name]
+		if !ok {
 			if strings.Contains(r.errOut, "Native subcommands") {
 				t.Errorf("kbox %s --help lists native subcommands it has none of:\n%s", a.Alias, r.errOut)
 			}
 			continue
 		}
-		n++
 		list, ok := strings.CutPrefix(r.errOut, linkErr.String())
 		if r.code != 1 || !ok {
 			t.Errorf("kbox %s --help: exit %d, stderr does not start with the Apache help of %s:\n%s", a.Alias, r.code, a.Name, r.errOut)
@@ -301,28 +292,19 @@ func TestNativeHelpList(t *testing.T) {
 			t.Errorf("kbox %s --help: the list does not start with %q:\n%s", a.Alias, head, list)
 		}
 		lines := strings.Split(strings.TrimSuffix(strings.TrimPrefix(list, head), "\n"), "\n")
-		var want []string
-		for _, sub := range a.Native(f).Commands() {
-			if !sub.Hidden && sub.Name() != "help" && sub.Name() != "completion" {
-				want = append(want, sub.Name())
-			}
-		}
-		if len(lines) != len(want) {
-			t.Errorf("kbox %s --help: %d lines for %d subcommands:\n%s", a.Alias, len(lines), len(want), list)
+		if len(lines) != len(subs) {
+			t.Errorf("kbox %s --help: %d lines for %d subcommands:\n%s", a.Alias, len(lines), len(subs), list)
 			continue
 		}
-		for i, name := range want {
-			if fs := strings.Fields(lines[i]); len(fs) < 2 || fs[0] != name {
-				t.Errorf("kbox %s --help: line %q, want subcommand %s with its description", a.Alias, lines[i], name)
+		for i, sub := range subs {
+			if fs := strings.Fields(lines[i]); len(fs) < 2 || fs[0] != sub.Name() {
+				t.Errorf("kbox %s --help: line %q, want subcommand %s with its description", a.Alias, lines[i], sub.Name())
 			}
 		}
 		// No arguments is the help too, and so is the list.
 		if r0 := kbox(t, env, a.Alias); r0.code != 1 || !strings.HasSuffix(r0.errOut, list) {
 			t.Errorf("kbox %s: exit %d, no native list:\n%s", a.Alias, r0.code, r0.errOut)
 		}
-	}
-	if n < 3 {
-		t.Errorf("only %d drop-ins with a native tree found", n)
 	}
 }
 
@@ -333,21 +315,12 @@ func TestNativeHelpList(t *testing.T) {
 func TestGlobalFlagsBeforeNativeSubcommand(t *testing.T) {
 	env := writeProfiles(t, "", map[string]string{"known": "127.0.0.1:1"})
 	wantProfile := fmt.Sprintf("kbox: error: profile %q not found in %s\n", "no-such-profile", env["KBOX_CONFIG"])
-	ios, _, _, _ := output.Test()
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	n := 0
-	for _, a := range app.Applets() {
-		if a.Native == nil {
-			continue
-		}
+	for _, a := range dropInsWithNative(t, env) {
 		var sub string   // a subcommand with -o
 		var pos []string // the positional arguments it needs
-		for _, c := range a.Native(f).Commands() {
-			if !c.Hidden && c.Flags().Lookup("output") != nil {
-				sub = c.Name()
-				if c.Args != nil && c.Args(c, nil) != nil {
-					pos = []string{"x"}
-				}
+		for _, c := range a.subs {
+			if c.Flags().Lookup("output") != nil {
+				sub, pos = c.Name(), positional(c)
 				break
 			}
 		}
@@ -355,7 +328,6 @@ func TestGlobalFlagsBeforeNativeSubcommand(t *testing.T) {
 			t.Errorf("kbox %s: no native subcommand with -o", a.Alias)
 			continue
 		}
-		n++
 		native := "kbox " + a.Alias + " " + sub // the subcommand's own usage line
 		for _, globals := range [][]string{
 			{"--profile", "known"},
@@ -400,7 +372,43 @@ func TestGlobalFlagsBeforeNativeSubcommand(t *testing.T) {
 			}
 		}
 	}
-	if n < 3 {
-		t.Errorf("only %d drop-ins with a native tree found", n)
+}
+
+// dropIn is a drop-in with a native tree and the subcommands its help lists.
+type dropIn struct {
+	cmdutil.Applet
+	subs []*cobra.Command
+}
+
+// dropInsWithNative walks the registry for the drop-ins with a native tree
+// (at least three: groups, configs, reassign).
+func dropInsWithNative(t *testing.T, env map[string]string) []dropIn {
+	t.Helper()
+	ios, _, _, _ := output.Test()
+	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
+	var out []dropIn
+	for _, a := range app.Applets() {
+		if a.Native == nil {
+			continue
+		}
+		d := dropIn{Applet: a}
+		for _, c := range a.Native(f).Commands() {
+			if !c.Hidden && c.Name() != "help" && c.Name() != "completion" {
+				d.subs = append(d.subs, c)
+			}
+		}
+		out = append(out, d)
 	}
+	if len(out) < 3 {
+		t.Errorf("only %d drop-ins with a native tree found", len(out))
+	}
+	return out
+}
+
+// positional is what a subcommand needs as positional arguments to run.
+func positional(c *cobra.Command) []string {
+	if c.Args != nil && c.Args(c, nil) != nil {
+		return []string{"x"}
+	}
+	return nil
 }
