@@ -53,15 +53,6 @@ const title = "This tool helps to list, describe, delete and manage the offsets 
 // Applet is the registry entry: kafka-consumer-groups, `kbox groups`.
 var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-consumer-groups", Alias: "groups", Short: short, Run: Run, Native: groupsnative.NewNativeCmd}
 
-// Run is the applet's entry point. As `kbox groups`, native subcommands
-// (`kbox groups lag ...`, see cmd/groupsnative) run the native tree (the
-// layer dispatches them, and lists them after --help). Anything else, and
-// everything under the link name (which behaves as Apache's script byte for
-// byte), is Apache's command line (RunApache).
-func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	return RunApache(ctx, f, args)
-}
-
 type runner struct {
 	f        *cmdutil.Factory
 	p        *parsed
@@ -86,8 +77,12 @@ func (r *runner) failed(msg string) error {
 	return nil
 }
 
-// RunApache runs kafka-consumer-groups with Apache's argv.
-func RunApache(ctx context.Context, f *cmdutil.Factory, args []string) error {
+// Run runs kafka-consumer-groups with Apache's argv. As `kbox groups`, the
+// native subcommands (`kbox groups lag ...`, see cmd/groupsnative) are the
+// layer's to dispatch and to list after --help; anything else, and
+// everything under the link name (which behaves as Apache's script byte
+// for byte), is Apache's command line.
+func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	r := &runner{f: f, out: f.IO.Out, err: f.IO.ErrOut}
 	p, err := parseArgs(args)
 	if done, err := tool.Prologue(f, args, err, p.has); done {
