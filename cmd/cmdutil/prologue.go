@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/kboxdev/kbox/pkg/jopt"
 )
 
 // ApacheTool is what the opening of a jopt-simple drop-in depends on: the
@@ -107,6 +109,23 @@ func (t *ApacheTool) CommandConfig(path string, given bool) error {
 		return fmt.Errorf(t.Unreadable, path)
 	}
 	return fh.Close()
+}
+
+// ConnArgs reads what a drop-in connects with, in the order Apache's tools
+// do: the --command-config value, which must open (CommandConfig), then
+// the --bootstrap-server value. An error is jopt's (an option given more
+// than once) or the unreadable file's message, for the tool to print its
+// own way.
+func (t *ApacheTool) ConnArgs(s *jopt.Set) (bootstrap, commandConfig string, err error) {
+	cc, given, err := s.Value("command-config")
+	if err != nil {
+		return "", "", err
+	}
+	if err := t.CommandConfig(cc, given); err != nil {
+		return "", "", err
+	}
+	bs, _, err := s.Value("bootstrap-server")
+	return bs, cc, err
 }
 
 // JoptException is the line the JVM prints for a jopt-simple parse error

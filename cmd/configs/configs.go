@@ -29,6 +29,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/configs"
 	"github.com/kboxdev/kbox/pkg/javafmt"
+	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
@@ -122,15 +123,10 @@ type alteration struct {
 
 func (r *runner) run(ctx context.Context) error {
 	p := r.p
-	cc, hasCC, err := p.single("command-config")
-	if err != nil {
-		return err
-	}
-	if err := tool.CommandConfig(cc, hasCC); err != nil {
-		return err
-	}
-	bs, _, err := p.single("bootstrap-server")
-	if err != nil {
+	bs, cc, err := tool.ConnArgs(p.Set)
+	if je := (*jopt.Error)(nil); errors.As(err, &je) {
+		return &argError{msg: je.Msg}
+	} else if err != nil {
 		return err
 	}
 	if p.Has("bootstrap-controller") {
@@ -155,11 +151,7 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
-	ov := config.Overrides{Bootstrap: bs}
-	if hasCC {
-		ov.CommandConfig = cc
-	}
-	conn, err := r.f.Connection(ov)
+	conn, err := r.f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc})
 	if err != nil {
 		return err
 	}

@@ -147,14 +147,7 @@ type service struct {
 func (r *runner) service(ctx context.Context) (*service, error) {
 	p := r.p
 	s := &service{}
-	cc, hasCC, err := p.Value("command-config")
-	if err != nil {
-		return nil, err
-	}
-	if err := tool.CommandConfig(cc, hasCC); err != nil {
-		return nil, err
-	}
-	bs, _, err := p.Value("bootstrap-server")
+	bs, cc, err := tool.ConnArgs(p.Set)
 	if err != nil {
 		return nil, err
 	}
@@ -188,11 +181,7 @@ func (r *runner) service(ctx context.Context) (*service, error) {
 	} else if ok {
 		s.timeout = time.Duration(int32(n)) * time.Millisecond
 	}
-	ov := config.Overrides{Bootstrap: bs}
-	if hasCC {
-		ov.CommandConfig = cc
-	}
-	conn, err := r.f.Connection(ov)
+	conn, err := r.f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc})
 	if err != nil {
 		return nil, err
 	}

@@ -140,15 +140,8 @@ func runApache(ctx context.Context, f *cmdutil.Factory, p *parsed, args []string
 		return err
 	}
 	// createAdminClient
-	cc, hasCC, err := p.single("command-config")
-	if err != nil {
-		return apacheFail(f, err.Error())
-	}
 	// NoSuchFileException / AccessDeniedException: the message is the path.
-	if err := tool.CommandConfig(cc, hasCC); err != nil {
-		return apacheFail(f, err.Error())
-	}
-	bs, _, err := p.single("bootstrap-server")
+	bs, cc, err := tool.ConnArgs(p.Set)
 	if err != nil {
 		return apacheFail(f, err.Error())
 	}

@@ -167,14 +167,7 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if err != nil {
 		return fail(f, err.Error())
 	}
-	cc, hasCC, err := s.Value("command-config")
-	if err != nil {
-		return fail(f, err.Error())
-	}
-	if err := tool.CommandConfig(cc, hasCC); err != nil {
-		return fail(f, err.Error())
-	}
-	bootstrap, _, err := s.Value("bootstrap-server")
+	bootstrap, cc, err := tool.ConnArgs(s)
 	if err != nil {
 		return fail(f, err.Error())
 	}

@@ -103,23 +103,10 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	// TopicService(commandConfig(), bootstrapServer()): the file is read
 	// first, then the single-valued bootstrap server.
-	cc, err := p.single("command-config")
-	if err != nil {
-		return r.execError(err)
-	}
-	if cc != nil {
-		if err := tool.CommandConfig(*cc, true); err != nil {
-			return r.execError(err)
-		}
-	}
 	// jopt reports a repeated --bootstrap-server lazily, inside the try.
-	bs, err := p.single("bootstrap-server")
+	bootstrap, cc, err := tool.ConnArgs(p.Set)
 	if err != nil {
 		return r.execError(err)
-	}
-	var bootstrap string
-	if bs != nil {
-		bootstrap = *bs
 	}
 	act, err := r.prepare()
 	if err != nil {
@@ -131,10 +118,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if act.preErr != nil {
 		return r.execError(act.preErr)
 	}
-	ov := config.Overrides{Bootstrap: bootstrap}
-	if cc != nil {
-		ov.CommandConfig = *cc
-	}
+	ov := config.Overrides{Bootstrap: bootstrap, CommandConfig: cc}
 	conn, err := f.Connection(ov)
 	if err != nil {
 		return r.execError(err)
