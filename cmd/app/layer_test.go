@@ -12,6 +12,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/app"
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/spf13/cobra"
 )
 
 // The command layer's policies hold in every applet: these tests walk the
@@ -227,23 +228,12 @@ func blackhole(t *testing.T) string {
 func TestDropInNativeSubcommands(t *testing.T) {
 	env := writeProfiles(t, "", map[string]string{"known": "127.0.0.1:1"})
 	wantProfile := fmt.Sprintf("kbox: error: profile %q not found in %s\n", "no-such-profile", env["KBOX_CONFIG"])
-	ios, _, _, _ := output.Test()
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
 	n := 0
-	for _, a := range app.Applets() {
-		if a.Native == nil {
-			continue
-		}
-		for _, sub := range a.Native(f).Commands() {
+	for _, a := range dropInsWithNative(t, env) {
+		for _, sub := range a.subs {
 			name := sub.Name()
-			if sub.Hidden || name == "help" || name == "completion" {
-				continue
-			}
 			n++
-			var pos []string // positional arguments the subcommand needs
-			if sub.Args != nil && sub.Args(sub, nil) != nil {
-				pos = []string{"x"}
-			}
+			pos := positional(sub)
 			if r := kbox(t, env, a.Alias, name, "--help"); r.code != 0 || !strings.Contains(r.out, "kbox "+a.Alias+" "+name) {
 				t.Errorf("kbox %s %s --help: exit %d\n%s%s", a.Alias, name, r.code, r.out, r.errOut)
 			}
@@ -267,4 +257,158 @@ func TestDropInNativeSubcommands(t *testing.T) {
 	if n < 3 {
 		t.Errorf("only %d native subcommands of drop-ins found", n)
 	}
+}
+
+// The native subcommands of a drop-in are listed after its Apache help
+// under the native name, by the layer from the entry's native tree: every
+// subcommand, once; under the link name, and for a drop-in without a
+// native tree, nothing follows the help.
+func TestNativeHelpList(t *testing.T) {
+	env := writeProfiles(t, "", map[string]string{"known": "127.0.0.1:1"})
+	withNative := map[string][]*cobra.Command{}
+	for _, d := range dropInsWithNative(t, env) {
+		withNative[d.Name] = d.subs
+	}
+	for _, a := range app.Applets() {
+		ios, _, _, linkErr := output.Test()
+		if code := app.Main([]string{a.Name, "--help"}, ios, func(k string) string { return env[k] }); strings.Contains(linkErr.String(), "Native subcommands") {
+			t.Errorf("%s --help (exit %d) lists native subcommands:\n%s", a.Name, code, linkErr)
+		}
+		r := kbox(t, env, a.Alias, "--help")
+		subs, ok := withNative[a.Name]
+		if !ok {
+			if strings.Contains(r.errOut, "Native subcommands") {
+				t.Errorf("kbox %s --help lists native subcommands it has none of:\n%s", a.Alias, r.errOut)
+			}
+			continue
+		}
+		list, ok := strings.CutPrefix(r.errOut, linkErr.String())
+		if r.code != 1 || !ok {
+			t.Errorf("kbox %s --help: exit %d, stderr does not start with the Apache help of %s:\n%s", a.Alias, r.code, a.Name, r.errOut)
+			continue
+		}
+		head := "\nNative subcommands (details: kbox " + a.Alias + " SUBCOMMAND --help):\n"
+		if !strings.HasPrefix(list, head) {
+			t.Errorf("kbox %s --help: the list does not start with %q:\n%s", a.Alias, head, list)
+		}
+		lines := strings.Split(strings.TrimSuffix(strings.TrimPrefix(list, head), "\n"), "\n")
+		if len(lines) != len(subs) {
+			t.Errorf("kbox %s --help: %d lines for %d subcommands:\n%s", a.Alias, len(lines), len(subs), list)
+			continue
+		}
+		for i, sub := range subs {
+			if fs := strings.Fields(lines[i]); len(fs) < 2 || fs[0] != sub.Name() {
+				t.Errorf("kbox %s --help: line %q, want subcommand %s with its description", a.Alias, lines[i], sub.Name())
+			}
+		}
+		// No arguments is the help too, and so is the list.
+		if r0 := kbox(t, env, a.Alias); r0.code != 1 || !strings.HasSuffix(r0.errOut, list) {
+			t.Errorf("kbox %s: exit %d, no native list:\n%s", a.Alias, r0.code, r0.errOut)
+		}
+	}
+}
+
+// The layer's global flags may stand between a drop-in's native name and
+// a native subcommand (`kbox groups --profile p lag`): they are the
+// layer's and SUB still runs the native tree; under the link name every
+// argument stays Apache's.
+func TestGlobalFlagsBeforeNativeSubcommand(t *testing.T) {
+	env := writeProfiles(t, "", map[string]string{"known": "127.0.0.1:1"})
+	wantProfile := fmt.Sprintf("kbox: error: profile %q not found in %s\n", "no-such-profile", env["KBOX_CONFIG"])
+	for _, a := range dropInsWithNative(t, env) {
+		var sub string   // a subcommand with -o
+		var pos []string // the positional arguments it needs
+		for _, c := range a.subs {
+			if c.Flags().Lookup("output") != nil {
+				sub, pos = c.Name(), positional(c)
+				break
+			}
+		}
+		if sub == "" {
+			t.Errorf("kbox %s: no native subcommand with -o", a.Alias)
+			continue
+		}
+		native := "kbox " + a.Alias + " " + sub // the subcommand's own usage line
+		for _, globals := range [][]string{
+			{"--profile", "known"},
+			{"--profile=known"},
+			{"--config", env["KBOX_CONFIG"], "--profile", "known"},
+			{"-o", "json"},
+			{"--output=yaml", "--profile=known"},
+		} {
+			argv := append(append([]string{a.Alias}, globals...), sub, "--help")
+			if r := kbox(t, env, argv...); r.code != 0 || !strings.Contains(r.out, native) {
+				t.Errorf("kbox %s: exit %d, not the native %s --help:\n%s%s", strings.Join(argv, " "), r.code, sub, r.out, r.errOut)
+			}
+			// help SUB too.
+			argv = append(append([]string{a.Alias}, globals...), "help", sub)
+			if r := kbox(t, env, argv...); r.code != 0 || !strings.Contains(r.out, native) {
+				t.Errorf("kbox %s: exit %d, not the native help of %s:\n%s%s", strings.Join(argv, " "), r.code, sub, r.out, r.errOut)
+			}
+		}
+		// The flag before SUB is in effect: an unknown profile is the one
+		// error, a bad -o is the native flag error (exit 2).
+		if r := kbox(t, env, a.Alias, "--profile", "no-such-profile", sub); r.code != 1 || r.errOut != wantProfile {
+			t.Errorf("kbox %s --profile no-such-profile %s: exit %d stderr %q", a.Alias, sub, r.code, r.errOut)
+		}
+		if r := kbox(t, env, append([]string{a.Alias, "-o", "bogus", sub, "--bootstrap-server", blackhole(t)}, pos...)...); r.code != 2 || !strings.Contains(r.errOut, `unknown output format "bogus"`) {
+			t.Errorf("kbox %s -o bogus %s: exit %d stderr %q", a.Alias, sub, r.code, r.errOut)
+		}
+		// A global flag with no SUB after it stays the Apache tool's
+		// (kbox's --profile extension): the Apache help.
+		if r := kbox(t, env, a.Alias, "--profile", "known", "--help"); r.code != 1 || strings.Contains(r.out+r.errOut, native) || !strings.Contains(r.errOut, "--version") {
+			t.Errorf("kbox %s --profile known --help: exit %d\n%s%s", a.Alias, r.code, r.out, r.errOut)
+		}
+		// Under the link name every argument is Apache's.
+		for _, argv := range [][]string{
+			{a.Name, "--profile", "known", sub, "--help"},
+			{a.Name, "--profile=known", sub, "--help"},
+			{a.Name, "-o", "json", sub, "--help"},
+		} {
+			ios, _, out, errOut := output.Test()
+			code := app.Main(argv, ios, func(k string) string { return env[k] })
+			if code == 0 || strings.Contains(out.String()+errOut.String(), native) {
+				t.Errorf("%s: exit %d, ran the native command:\n%s%s", strings.Join(argv, " "), code, out, errOut)
+			}
+		}
+	}
+}
+
+// dropIn is a drop-in with a native tree and the subcommands its help lists.
+type dropIn struct {
+	cmdutil.Applet
+	subs []*cobra.Command
+}
+
+// dropInsWithNative walks the registry for the drop-ins with a native tree
+// (at least three: groups, configs, reassign).
+func dropInsWithNative(t *testing.T, env map[string]string) []dropIn {
+	t.Helper()
+	ios, _, _, _ := output.Test()
+	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
+	var out []dropIn
+	for _, a := range app.Applets() {
+		if a.Native == nil {
+			continue
+		}
+		d := dropIn{Applet: a}
+		for _, c := range a.Native(f).Commands() {
+			if !c.Hidden && c.Name() != "help" && c.Name() != "completion" {
+				d.subs = append(d.subs, c)
+			}
+		}
+		out = append(out, d)
+	}
+	if len(out) < 3 {
+		t.Errorf("only %d drop-ins with a native tree found", len(out))
+	}
+	return out
+}
+
+// positional is what a subcommand needs as positional arguments to run.
+func positional(c *cobra.Command) []string {
+	if c.Args != nil && c.Args(c, nil) != nil {
+		return []string{"x"}
+	}
+	return nil
 }

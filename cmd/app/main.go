@@ -3,6 +3,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -57,11 +58,14 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 			f.Invoked = a.Name
 			if rest[0] == a.Alias {
 				f.Invoked = "kbox " + a.Alias
-				if len(rest) > 1 && a.NativeSub(f, rest[1]) {
-					// `kbox groups lag ...`: the drop-in's native tree.
-					args := rest
-					if rest[1] == "help" {
-						args = append([]string{"help", rest[0]}, rest[2:]...)
+				// `kbox groups [--profile P] lag ...`: the drop-in's native
+				// tree; the layer's global flags may stand before SUB.
+				g := f.Globals
+				if sub, err := parseGlobals(rest[1:], &g); err == nil && len(sub) > 0 && a.NativeSub(f, sub[0]) {
+					f.Globals = g
+					args := append([]string{a.Alias}, sub...)
+					if sub[0] == "help" {
+						args = append([]string{"help", a.Alias}, sub[1:]...)
 					}
 					root := newRoot(f, a.Alias)
 					root.SetArgs(args)
@@ -90,6 +94,8 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 // --profile extension out of the arguments, checks the selected profile
 // (an unknown one is one error naming it, before any work) and gives the
 // applet the profile's bootstrap servers when its arguments name none.
+// After the help of a drop-in with a native tree, under its native name,
+// it lists the native subcommands.
 func runApplet(f *cmdutil.Factory, a cmdutil.Applet, args []string) int {
 	args, err := f.PrepareApache(args)
 	if err != nil {
@@ -102,7 +108,13 @@ func runApplet(f *cmdutil.Factory, a cmdutil.Applet, args []string) int {
 	cmd.SetErr(f.IO.ErrOut)
 	cmd.SilenceErrors = true
 	cmd.SilenceUsage = true
-	return finish(f, cmd.Execute())
+	err = cmd.Execute()
+	var ee *cmdutil.ExitError
+	if errors.As(err, &ee) && ee.Help && f.Invoked == "kbox "+a.Alias {
+		// `kbox groups --help`: Apache's help, then the native subcommands.
+		a.WriteNativeHelp(f, f.IO.ErrOut)
+	}
+	return finish(f, err)
 }
 
 func finish(f *cmdutil.Factory, err error) int {

@@ -39,7 +39,7 @@ func newDescribeCmd(f *cmdutil.Factory) *cobra.Command {
   kbox cluster describe --bootstrap-server 127.0.0.1:9092 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return describe(cmd.Context(), f, &conn, output.Format(format))
+			return describe(cmdutil.Context(cmd), f, &conn, output.Format(format))
 		},
 	}
 	conn.Register(cmd, false)
@@ -48,9 +48,6 @@ func newDescribeCmd(f *cmdutil.Factory) *cobra.Command {
 }
 
 func describe(ctx context.Context, f *cmdutil.Factory, flags *cmdutil.ConnFlags, format output.Format) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	conn, err := flags.Connection(f, nil)
 	if err != nil {
 		return err

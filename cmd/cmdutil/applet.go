@@ -2,6 +2,8 @@ package cmdutil
 
 import (
 	"context"
+	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 )
@@ -60,18 +62,20 @@ func (a Applet) Command(f *Factory) *cobra.Command {
 		Short:              a.Short,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.Run(ctxOf(cmd), f, args)
+			return a.Run(Context(cmd), f, args)
 		},
 	}
 	if a.Complete != nil {
 		cmd.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			return a.Complete(ctxOf(cmd), f, args, toComplete)
+			return a.Complete(Context(cmd), f, args, toComplete)
 		}
 	}
 	return cmd
 }
 
-func ctxOf(cmd *cobra.Command) context.Context {
+// Context is the command's context, or context.Background() for a command
+// run without one (a RunE called directly by a test).
+func Context(cmd *cobra.Command) context.Context {
 	if ctx := cmd.Context(); ctx != nil {
 		return ctx
 	}
@@ -93,6 +97,29 @@ func (a Applet) NativeSub(f *Factory, name string) bool {
 		}
 	}
 	return false
+}
+
+// WriteNativeHelp writes the list of the entry's native subcommands that
+// follows a drop-in's Apache help under its native name (`kbox groups
+// --help`): one line each, its name and Short. Nothing for an entry
+// without a native tree.
+func (a Applet) WriteNativeHelp(f *Factory, w io.Writer) {
+	if a.Native == nil {
+		return
+	}
+	var subs []*cobra.Command
+	width := 0
+	for _, c := range a.Native(f).Commands() {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		subs = append(subs, c)
+		width = max(width, len(c.Name()))
+	}
+	fmt.Fprintf(w, "\nNative subcommands (details: kbox %s SUBCOMMAND --help):\n", a.Alias)
+	for _, c := range subs {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, c.Name(), c.Short)
+	}
 }
 
 // Display is the name an entry is listed under: the native name.

@@ -19,6 +19,9 @@ const (
 type ExitError struct {
 	Code int
 	Err  error
+	// Help: the drop-in printed its help (HelpExit); under the native
+	// name the layer follows it with the native subcommands.
+	Help bool
 }
 
 func (e *ExitError) Error() string {
@@ -33,6 +36,9 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // Exit returns an error that makes the program exit with code after
 // printing nothing more.
 func Exit(code int) error { return &ExitError{Code: code} }
+
+// HelpExit is Exit after a drop-in printed its help.
+func HelpExit(code int) error { return &ExitError{Code: code, Help: true} }
 
 // FlagError is a usage error: the message and a hint to --help are printed,
 // exit code 2.

@@ -29,6 +29,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/configs"
 	"github.com/kboxdev/kbox/pkg/javafmt"
+	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
@@ -54,13 +55,10 @@ type runner struct {
 	err  io.Writer
 }
 
-func (r *runner) usage(msg string) error {
-	fmt.Fprint(r.err, msg+"\n"+apacheOptions)
-	if strings.HasPrefix(r.f.Invoked, "kbox ") && msg == helpMessage {
-		fmt.Fprint(r.err, nativeHelp)
-	}
-	return cmdutil.Exit(1)
-}
+// tool is kafka-configs' part of the drop-in prologue.
+var tool = cmdutil.ApacheTool{Title: helpMessage, Options: apacheOptions}
+
+func (r *runner) usage(msg string) error { return tool.Usage(r.f, msg) }
 
 // fail prints an error as ConfigCommand.main does: the message alone for
 // argument and config errors, otherwise its generic line (Apache follows
@@ -97,23 +95,12 @@ func causeLine(err error) string {
 // Run executes kafka-configs with Apache's argv (`kbox configs get ...` is
 // the native tree, NewNativeCmd, which the command layer runs).
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	r := &runner{f: f, args: args, out: f.IO.Out, err: f.IO.ErrOut}
 	s, err := parser.Parse(args)
-	if err != nil {
-		fmt.Fprintln(r.err, err.Error())
-		return cmdutil.Exit(1)
+	if done, err := tool.Prologue(f, args, err, s.Has); done {
+		return err
 	}
 	r.p = &parsed{s}
-	if len(args) == 0 || r.p.Has("help") {
-		return r.usage(helpMessage)
-	}
-	if r.p.Has("version") {
-		fmt.Fprintln(r.out, cmdutil.ApacheVersion)
-		return nil
-	}
 	if err := r.p.checkArgs(); err != nil {
 		return r.fail(err)
 	}
@@ -136,17 +123,10 @@ type alteration struct {
 
 func (r *runner) run(ctx context.Context) error {
 	p := r.p
-	cc, hasCC, err := p.single("command-config")
-	if err != nil {
-		return err
-	}
-	if hasCC {
-		if _, serr := os.Stat(cc); serr != nil {
-			return fmt.Errorf("%s", cc)
-		}
-	}
-	bs, _, err := p.single("bootstrap-server")
-	if err != nil {
+	bs, cc, err := tool.ConnArgs(p.Set)
+	if je := (*jopt.Error)(nil); errors.As(err, &je) {
+		return &argError{msg: je.Msg}
+	} else if err != nil {
 		return err
 	}
 	if p.Has("bootstrap-controller") {
@@ -171,11 +151,7 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
-	ov := config.Overrides{Bootstrap: bs}
-	if hasCC {
-		ov.CommandConfig = cc
-	}
-	conn, err := r.f.Connection(ov)
+	conn, err := r.f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc})
 	if err != nil {
 		return err
 	}

@@ -14,16 +14,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-const nativeHelp = `
-kbox native subcommands (kbox configs SUBCOMMAND --help):
-  get       configs of a topic or broker, each with its source
-  set       set configs (--dry-run: validated by the broker, nothing changed)
-  unset     remove dynamic configs (--dry-run as for set)
-  diff      what differs from the defaults, or between two topics or brokers
-  explain   a config's meaning, type and default, from the broker
-  --profile NAME    connection profile (see "kbox profile")
-`
-
 // NewNativeCmd builds the native `kbox configs` tree.
 func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
@@ -90,23 +80,34 @@ func (t *target) resources(max int) ([]configs.Resource, error) {
 	return out, nil
 }
 
-func connect(ctx context.Context, f *cmdutil.Factory, conn *cmdutil.ConnFlags) (*kafka.Client, *configs.Service, error) {
+// runNative is the tail every native subcommand shares: connect, do the work,
+// print its result in format (a result with a text form, explain's, prints
+// that as the table). An error of the work is explained as a client error
+// unless the broker answered it (a *configs.Error, an unknown key).
+func runNative(cmd *cobra.Command, f *cmdutil.Factory, conn *cmdutil.ConnFlags, format string, do func(context.Context, *configs.Service) (any, error)) error {
+	ctx := cmdutil.Context(cmd)
 	c, err := conn.Connection(f, nil)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	cl, err := f.ConnectedClient(ctx, c, kafka.Admin, kafka.Options{})
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	return cl, &configs.Service{Client: cl.Client}, nil
-}
-
-func ctxOf(cmd *cobra.Command) context.Context {
-	if c := cmd.Context(); c != nil {
-		return c
+	defer cl.Close()
+	v, err := do(ctx, &configs.Service{Client: cl.Client})
+	if err != nil {
+		var ce *configs.Error
+		if errors.As(err, &ce) || errors.Is(err, configs.ErrUnknownKey) {
+			return err
+		}
+		return cl.Explain(err)
 	}
-	return context.Background()
+	if t, ok := v.(interface{ Text() string }); ok && format == string(output.Table) {
+		_, err := fmt.Fprint(f.IO.Out, t.Text())
+		return err
+	}
+	return output.Print(f.IO, output.Format(format), v)
 }
 
 func newGetCmd(f *cmdutil.Factory) *cobra.Command {
@@ -128,17 +129,9 @@ func newGetCmd(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx := ctxOf(cmd)
-			cl, svc, err := connect(ctx, f, &conn)
-			if err != nil {
-				return err
-			}
-			defer cl.Close()
-			v, err := configs.Get(ctx, svc, res[0], keys, all)
-			if err != nil {
-				return cl.Explain(err)
-			}
-			return output.Print(f.IO, output.Format(format), v)
+			return runNative(cmd, f, &conn, format, func(ctx context.Context, svc *configs.Service) (any, error) {
+				return configs.Get(ctx, svc, res[0], keys, all)
+			})
 		},
 	}
 	t.register(cmd, false)
@@ -189,22 +182,15 @@ func newSetCmd(f *cmdutil.Factory, unset bool) *cobra.Command {
 					ops = append(ops, configs.Op{Name: p.Name, Value: p.Value, Op: configs.Set})
 				}
 			}
-			ctx := ctxOf(cmd)
-			cl, svc, err := connect(ctx, f, &conn)
-			if err != nil {
-				return err
-			}
-			defer cl.Close()
-			r, err := configs.Change(ctx, svc, res[0], ops, dry)
-			if err != nil {
+			return runNative(cmd, f, &conn, format, func(ctx context.Context, svc *configs.Service) (any, error) {
+				r, err := configs.Change(ctx, svc, res[0], ops, dry)
 				var ce *configs.Error
 				if errors.As(err, &ce) {
 					// the broker refused the change: say where
-					return fmt.Errorf("%s: %w", configs.RefOf(res[0]), err)
+					return nil, fmt.Errorf("%s: %w", configs.RefOf(res[0]), err)
 				}
-				return cl.Explain(err)
-			}
-			return output.Print(f.IO, output.Format(format), r)
+				return r, err
+			})
 		},
 	}
 	t.register(cmd, false)
@@ -231,17 +217,9 @@ func newDiffCmd(f *cmdutil.Factory) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx := ctxOf(cmd)
-			cl, svc, err := connect(ctx, f, &conn)
-			if err != nil {
-				return err
-			}
-			defer cl.Close()
-			d, err := configs.Compare(ctx, svc, res)
-			if err != nil {
-				return cl.Explain(err)
-			}
-			return output.Print(f.IO, output.Format(format), d)
+			return runNative(cmd, f, &conn, format, func(ctx context.Context, svc *configs.Service) (any, error) {
+				return configs.Compare(ctx, svc, res)
+			})
 		},
 	}
 	t.register(cmd, true)
@@ -271,35 +249,19 @@ func newExplainCmd(f *cmdutil.Factory) *cobra.Command {
 				}
 				res = rs[0]
 			}
-			ctx := ctxOf(cmd)
-			cl, svc, err := connect(ctx, f, &conn)
-			if err != nil {
-				return err
-			}
-			defer cl.Close()
-			if res.Type == 0 {
-				ids, err := svc.BrokerIDs(ctx)
-				if err != nil {
-					return cl.Explain(err)
+			return runNative(cmd, f, &conn, format, func(ctx context.Context, svc *configs.Service) (any, error) {
+				if res.Type == 0 {
+					ids, err := svc.BrokerIDs(ctx)
+					if err != nil {
+						return nil, err
+					}
+					if len(ids) == 0 {
+						return nil, errors.New("the cluster lists no broker")
+					}
+					res = configs.Resource{Type: configs.Broker, Name: strconv.Itoa(int(ids[0]))}
 				}
-				if len(ids) == 0 {
-					return errors.New("the cluster lists no broker")
-				}
-				res = configs.Resource{Type: configs.Broker, Name: strconv.Itoa(int(ids[0]))}
-			}
-			e, err := configs.ExplainKey(ctx, svc, res, args[0])
-			if err != nil {
-				var ce *configs.Error
-				if errors.As(err, &ce) || errors.Is(err, configs.ErrUnknownKey) {
-					return err
-				}
-				return cl.Explain(err)
-			}
-			if format == string(output.Table) {
-				_, err := fmt.Fprint(f.IO.Out, e.Text())
-				return err
-			}
-			return output.Print(f.IO, output.Format(format), e)
+				return configs.ExplainKey(ctx, svc, res, args[0])
+			})
 		},
 	}
 	t.register(cmd, false)

@@ -106,12 +106,16 @@ type runner struct {
 
 // usage is CommandLineUtils.printUsageAndExit: message and options on
 // stderr, exit 1.
-func (r *runner) usage(msg string) error {
-	fmt.Fprint(r.err, msg+"\n"+apacheOptions)
-	if msg == helpMessage && strings.HasPrefix(r.f.Invoked, "kbox ") {
-		io.WriteString(r.err, nativeHelp+console.FormatHelp+"\n")
-	}
-	return cmdutil.Exit(1)
+func (r *runner) usage(msg string) error { return tool.Usage(r.f, msg) }
+
+// tool is kafka-console-consumer's part of the drop-in prologue: a parse
+// error is printed with the usage.
+var tool = cmdutil.ApacheTool{
+	Title:      helpMessage,
+	Options:    apacheOptions,
+	Extensions: nativeHelp + console.FormatHelp + "\n",
+	ParseUsage: true,
+	Unreadable: "java.nio.file.NoSuchFileException: %s",
 }
 
 // javaMain is an exception escaping main: "Exception in thread ..." and exit 1.
@@ -146,22 +150,12 @@ func keyValues(args []string) *config.Properties {
 
 // Run executes kafka-console-consumer with Apache's argv.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	r := &runner{f: f, out: f.IO.Out, err: f.IO.ErrOut}
 	s, err := parser.Parse(args)
-	if err != nil {
-		return r.usage(err.Error())
+	if done, err := tool.Prologue(f, args, err, s.Has); done {
+		return err
 	}
 	r.s = s
-	if len(args) == 0 || s.Has("help") {
-		return r.usage(helpMessage)
-	}
-	if s.Has("version") {
-		fmt.Fprintln(r.out, cmdutil.ApacheVersion)
-		return nil
-	}
 	if s.Has("property") && s.Has("formatter-property") {
 		return r.usage("Options --property and --formatter-property cannot be specified together.")
 	}
@@ -192,8 +186,8 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	} else if s.Has("offset") {
 		return r.usage("The partition is required when offset is specified.")
 	}
-	if !s.Has("bootstrap-server") {
-		return r.usage(`Missing required argument "[bootstrap-server]"`)
+	if err := tool.Require(f, s.Has, "bootstrap-server"); err != nil {
+		return err
 	}
 	// The config file (--command-config wins over the deprecated name).
 	file, hasFile := r.value("command-config")
@@ -202,8 +196,8 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	fileProps := config.NewProperties()
 	if hasFile {
-		if _, serr := os.Stat(file); serr != nil {
-			return r.javaMain("java.nio.file.NoSuchFileException: " + file)
+		if err := tool.CommandConfig(file, true); err != nil {
+			return r.javaMain(err.Error())
 		}
 		if fileProps, err = config.LoadPropertiesFile(file); err != nil {
 			return r.javaMain("java.io.IOException: " + err.Error())

@@ -110,6 +110,15 @@ var parser = jopt.New(
 	jopt.Spec{Name: "rate", Arg: jopt.RequiredArg, Type: jopt.Long},
 )
 
+// tool is kafka-console-producer's part of the drop-in prologue: a parse
+// error is printed with the usage.
+var tool = cmdutil.ApacheTool{
+	Title:      helpMessage,
+	Options:    jopt.PadLines(apacheHelp, 80),
+	Extensions: nativeHelp,
+	ParseUsage: true,
+}
+
 // javaException is an exception the Java tool lets escape: it prints the
 // stack trace (kbox prints its first line) and exits 1.
 type javaException struct{ class, msg string }
@@ -139,27 +148,13 @@ type options struct {
 func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	errOut, out := f.IO.ErrOut, f.IO.Out
 	native := strings.HasPrefix(f.Invoked, "kbox ")
-	usage := func(msg string) error {
-		fmt.Fprintln(errOut, msg)
-		fmt.Fprint(errOut, jopt.PadLines(apacheHelp, 80))
-		if native && msg == helpMessage {
-			fmt.Fprint(errOut, nativeHelp)
-		}
-		return cmdutil.Exit(1)
-	}
+	usage := func(msg string) error { return tool.Usage(f, msg) }
 	s, err := parser.Parse(args)
-	if err != nil {
-		return usage(err.Error())
+	if done, err := tool.Prologue(f, args, err, s.Has); done {
+		return err
 	}
-	if len(args) == 0 || s.Has("help") {
-		return usage(helpMessage)
-	}
-	if s.Has("version") {
-		fmt.Fprintln(out, cmdutil.ApacheVersion)
-		return nil
-	}
-	if !s.Has("topic") {
-		return usage(`Missing required argument "[topic]"`)
+	if err := tool.Require(f, s.Has, "topic"); err != nil {
+		return err
 	}
 	for _, pair := range [][2]string{{"command-config", "producer.config"}, {"command-property", "producer-property"}, {"reader-property", "property"}} {
 		if s.Has(pair[0]) && s.Has(pair[1]) {

@@ -26,10 +26,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"regexp/syntax"
-	"slices"
 	"strings"
 	"time"
 
@@ -55,31 +53,16 @@ const title = "This tool helps to list, describe, delete and manage the offsets 
 // Applet is the registry entry: kafka-consumer-groups, `kbox groups`.
 var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-consumer-groups", Alias: "groups", Short: short, Run: Run, Native: groupsnative.NewNativeCmd}
 
-// Run is the applet's entry point. As `kbox groups`, native subcommands
-// (`kbox groups lag ...`, see cmd/groupsnative) run the native tree, and
-// --help follows Apache's help with the list of native subcommands.
-// Anything else, and everything under the link name (which behaves as
-// Apache's script byte for byte), is Apache's command line (RunApache).
-func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	asKbox := strings.HasPrefix(f.Invoked, "kbox ")
-	err := RunApache(ctx, f, args)
-	if asKbox && (len(args) == 0 || slices.Contains(args, "--help")) {
-		groupsnative.WriteNativeHelp(f.IO.ErrOut)
-	}
-	return err
-}
-
 type runner struct {
 	f        *cmdutil.Factory
 	p        *parsed
 	out, err io.Writer
 }
 
-func (r *runner) usage(msg string) error {
-	fmt.Fprintln(r.err, msg)
-	io.WriteString(r.err, apacheHelp)
-	return cmdutil.Exit(1)
-}
+// tool is kafka-consumer-groups' part of the drop-in prologue.
+var tool = cmdutil.ApacheTool{Title: title, Options: apacheHelp, Unreadable: "java.nio.file.NoSuchFileException: %s"}
+
+func (r *runner) usage(msg string) error { return tool.Usage(r.f, msg) }
 
 // printError is ConsumerGroupCommand.printError: "\nError: msg" on
 // stdout (the stack trace Apache adds on stderr is left out).
@@ -94,25 +77,18 @@ func (r *runner) failed(msg string) error {
 	return nil
 }
 
-// RunApache runs kafka-consumer-groups with Apache's argv.
-func RunApache(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
+// Run runs kafka-consumer-groups with Apache's argv. As `kbox groups`, the
+// native subcommands (`kbox groups lag ...`, see cmd/groupsnative) are the
+// layer's to dispatch and to list after --help; anything else, and
+// everything under the link name (which behaves as Apache's script byte
+// for byte), is Apache's command line.
+func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	r := &runner{f: f, out: f.IO.Out, err: f.IO.ErrOut}
 	p, err := parseArgs(args)
-	if err != nil {
-		fmt.Fprintln(r.err, err.Error())
-		return cmdutil.Exit(1)
+	if done, err := tool.Prologue(f, args, err, p.has); done {
+		return err
 	}
 	r.p = p
-	if len(args) == 0 || p.has("help") {
-		return r.usage(title)
-	}
-	if p.has("version") {
-		fmt.Fprintln(r.out, cmdutil.ApacheVersion)
-		return nil
-	}
 	if err := p.checkArgs(func(s string) { fmt.Fprintln(r.err, s) }); err != nil {
 		return r.usage(err.Error())
 	}
@@ -171,16 +147,7 @@ type service struct {
 func (r *runner) service(ctx context.Context) (*service, error) {
 	p := r.p
 	s := &service{}
-	cc, hasCC, err := p.Value("command-config")
-	if err != nil {
-		return nil, err
-	}
-	if hasCC {
-		if _, err := os.Stat(cc); err != nil {
-			return nil, fmt.Errorf("java.nio.file.NoSuchFileException: %s", cc)
-		}
-	}
-	bs, _, err := p.Value("bootstrap-server")
+	bs, cc, err := tool.ConnArgs(p.Set)
 	if err != nil {
 		return nil, err
 	}
@@ -214,11 +181,7 @@ func (r *runner) service(ctx context.Context) (*service, error) {
 	} else if ok {
 		s.timeout = time.Duration(int32(n)) * time.Millisecond
 	}
-	ov := config.Overrides{Bootstrap: bs}
-	if hasCC {
-		ov.CommandConfig = cc
-	}
-	conn, err := r.f.Connection(ov)
+	conn, err := r.f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc})
 	if err != nil {
 		return nil, err
 	}

@@ -1,9 +1,10 @@
 package consumergroups
 
 import (
+	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/jopt"
 )
 
@@ -73,14 +74,7 @@ func (e *JavaException) Error() string {
 func parseArgs(args []string) (*parsed, error) {
 	s, err := parser.Parse(args)
 	if err != nil {
-		class := "joptsimple.OptionException"
-		switch {
-		case strings.HasSuffix(err.Error(), "is not a recognized option"):
-			class = "joptsimple.UnrecognizedOptionException"
-		case strings.HasSuffix(err.Error(), "requires an argument"):
-			class = "joptsimple.OptionMissingRequiredArgumentException"
-		}
-		return nil, &JavaException{Class: class, Msg: err.Error()}
+		return nil, errors.New(cmdutil.JoptException(err))
 	}
 	p := &parsed{s}
 	for _, a := range availableIf {

@@ -62,24 +62,15 @@ func consumerUsage(group string) string {
 func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	errOut, out := f.IO.ErrOut, f.IO.Out
 	group := "perf-consumer-" + strconv.Itoa(rand.IntN(100000))
-	usage := func(msg string) error {
-		fmt.Fprintln(errOut, msg)
-		fmt.Fprint(errOut, consumerUsage(group))
-		return cmdutil.Exit(1)
-	}
+	// The option table shows this run's random group.
+	tool := cmdutil.ApacheTool{Title: "This tool is used to verify the consumer performance.", Options: consumerUsage(group), ParseUsage: true}
+	usage := func(msg string) error { return tool.Usage(f, msg) }
 	s, err := consumerParser.Parse(args)
-	if err != nil {
-		return usage(err.Error())
+	if done, err := tool.Prologue(f, args, err, s.Has); done {
+		return err
 	}
-	if len(args) == 0 || s.Has("help") {
-		return usage("This tool is used to verify the consumer performance.")
-	}
-	if s.Has("version") {
-		fmt.Fprintln(out, cmdutil.ApacheVersion)
-		return nil
-	}
-	if !s.Has("bootstrap-server") {
-		return usage(`Missing required argument "[bootstrap-server]"`)
+	if err := tool.Require(f, s.Has, "bootstrap-server"); err != nil {
+		return err
 	}
 	if s.Has("topic") == s.Has("include") {
 		return usage("Exactly one of the following arguments is required: [topic], [include]")

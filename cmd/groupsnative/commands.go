@@ -22,13 +22,6 @@ func admin(ctx context.Context, f *cmdutil.Factory, flags *cmdutil.ConnFlags) (*
 	return cl, groups.New(cl.Client), nil
 }
 
-func ctxOr(ctx context.Context) context.Context {
-	if ctx == nil {
-		return context.Background()
-	}
-	return ctx
-}
-
 func newListCmd(f *cmdutil.Factory) *cobra.Command {
 	var conn cmdutil.ConnFlags
 	var out string
@@ -50,7 +43,7 @@ func newListCmd(f *cmdutil.Factory) *cobra.Command {
 					return cmdutil.FlagErrorf("--type %q: want classic or consumer", t)
 				}
 			}
-			ctx := ctxOr(cmd.Context())
+			ctx := cmdutil.Context(cmd)
 			cl, c, err := admin(ctx, f, &conn)
 			if err != nil {
 				return err
@@ -139,7 +132,7 @@ func newDescribeCmd(f *cmdutil.Factory) *cobra.Command {
 			if err := checkGroupArgs(args, flagged, all); err != nil {
 				return err
 			}
-			ctx := ctxOr(cmd.Context())
+			ctx := cmdutil.Context(cmd)
 			cl, c, err := admin(ctx, f, &conn)
 			if err != nil {
 				return err
@@ -191,7 +184,7 @@ func newDeleteCmd(f *cmdutil.Factory) *cobra.Command {
 			if err := checkGroupArgs(args, flagged, false); err != nil {
 				return err
 			}
-			ctx := ctxOr(cmd.Context())
+			ctx := cmdutil.Context(cmd)
 			cl, c, err := admin(ctx, f, &conn)
 			if err != nil {
 				return err

@@ -73,7 +73,7 @@ lag / (consume rate - produce rate), or "falling behind".`,
   kbox groups lag --watch --interval 2s --count 5 -o json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.groups = append(o.groups, args...)
-			return runLag(cmd.Context(), f, o)
+			return runLag(cmdutil.Context(cmd), f, o)
 		},
 	}
 	fl := cmd.Flags()
@@ -167,9 +167,6 @@ func NewReader(f *cmdutil.Factory, conn *config.Connection) (*kafka.Client, erro
 }
 
 func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	greg, treg, err := o.validate()
 	if err != nil {
 		return err

@@ -214,13 +214,3 @@ func TestLagAndViewsOnKfake(t *testing.T) {
 		t.Errorf("delete: exit %d\n%s", code, out)
 	}
 }
-
-func TestNativeHelp(t *testing.T) {
-	var b strings.Builder
-	WriteNativeHelp(&b)
-	for _, n := range []string{"list", "describe", "lag", "reset", "delete"} {
-		if !strings.Contains(b.String(), "\n  "+n+" ") {
-			t.Errorf("native help lacks %s:\n%s", n, b.String())
-		}
-	}
-}

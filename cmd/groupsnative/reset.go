@@ -66,7 +66,7 @@ with --topic T[:P,...] (repeatable) or --all-topics, except for --from-file.`,
   kbox groups reset orders-app --topic orders:0,1 --to-datetime 2026-01-02T03:04:05Z --execute`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fl := cmd.Flags()
-			return runReset(ctxOr(cmd.Context()), f, o, args, fl.Changed("to-offset"), fl.Changed("shift-by"))
+			return runReset(cmdutil.Context(cmd), f, o, args, fl.Changed("to-offset"), fl.Changed("shift-by"))
 		},
 	}
 	fl := cmd.Flags()

@@ -8,7 +8,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
@@ -62,6 +61,9 @@ kbox extensions (leader balance, -o table|json|yaml):
       run that election and print the balance read back afterwards
 `
 
+// tool is kafka-leader-election's part of the drop-in prologue.
+var tool = cmdutil.ApacheTool{Title: title, Options: apacheHelp, Extensions: nativeHelp}
+
 // fail is mainNoExit's catch: the exception's message on stderr, exit 1
 // (the stack trace that follows is left out).
 func fail(f *cmdutil.Factory, msg string) error {
@@ -71,23 +73,11 @@ func fail(f *cmdutil.Factory, msg string) error {
 
 func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	s, err := parser.Parse(args)
-	if err != nil {
-		return fail(f, err.Error())
-	}
-	if len(args) == 0 || s.Has("help") {
-		fmt.Fprintln(f.IO.ErrOut, title)
-		io.WriteString(f.IO.ErrOut, apacheHelp)
-		if f.Invoked != apacheName {
-			io.WriteString(f.IO.ErrOut, nativeHelp)
-		}
-		return cmdutil.Exit(1)
+	if done, err := tool.Prologue(f, args, err, s.Has); done {
+		return err
 	}
 	if s.Has("preview") || s.Has("execute") || s.Has("output") {
 		return runBalance(ctx, f, s)
-	}
-	if s.Has("version") {
-		fmt.Fprintln(f.IO.Out, cmdutil.ApacheVersion)
-		return nil
 	}
 	var missing []string
 	for _, r := range []string{"bootstrap-server", "election-type"} {
@@ -161,10 +151,8 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 			return fail(f, err.Error())
 		}
 	}
-	if hasCC {
-		if _, err := os.ReadFile(cc); err != nil {
-			return fail(f, cc)
-		}
+	if err := tool.CommandConfig(cc, hasCC); err != nil {
+		return fail(f, err.Error())
 	}
 	bs, _, err := s.Value("bootstrap-server")
 	if err != nil {

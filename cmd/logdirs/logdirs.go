@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"sort"
 	"strconv"
@@ -94,13 +93,9 @@ func apacheFail(f *cmdutil.Factory, msg string) error {
 	return cmdutil.Exit(1)
 }
 
-func apacheUsage(f *cmdutil.Factory, msg string) error {
-	if msg != "" {
-		fmt.Fprintln(f.IO.ErrOut, msg)
-	}
-	io.WriteString(f.IO.ErrOut, apacheHelp)
-	return cmdutil.Exit(1)
-}
+// tool is kafka-log-dirs' part of the drop-in prologue (run has printed
+// a parse error already: under the native name it is a flag error).
+var tool = cmdutil.ApacheTool{Title: "This tool helps to query log directory usage on the specified brokers.", Options: apacheHelp}
 
 // javaBootstrapRe is ClientUtils' host:port pattern.
 var javaBootstrapRe = regexp.MustCompile(`^.*?\[?([0-9a-zA-Z\-%._:]*)\]?:([0-9]+)$`)
@@ -138,32 +133,15 @@ func splitNonEmpty(s string) []string {
 }
 
 func runApache(ctx context.Context, f *cmdutil.Factory, p *parsed, args []string) error {
-	const title = "This tool helps to query log directory usage on the specified brokers."
-	if len(args) == 0 || p.has("help") {
-		return apacheUsage(f, title)
+	if done, err := tool.Prologue(f, args, nil, p.has); done {
+		return err
 	}
-	if p.has("version") {
-		fmt.Fprintln(f.IO.Out, cmdutil.ApacheVersion)
-		return nil
-	}
-	if !p.has("bootstrap-server") {
-		return apacheUsage(f, `Missing required argument "[bootstrap-server]"`)
-	}
-	if !p.has("describe") {
-		return apacheUsage(f, `Missing required argument "[describe]"`)
+	if err := tool.Require(f, p.has, "bootstrap-server", "describe"); err != nil {
+		return err
 	}
 	// createAdminClient
-	cc, hasCC, err := p.single("command-config")
-	if err != nil {
-		return apacheFail(f, err.Error())
-	}
-	if hasCC {
-		if _, err := os.ReadFile(cc); err != nil {
-			// NoSuchFileException / AccessDeniedException: the message is the path.
-			return apacheFail(f, cc)
-		}
-	}
-	bs, _, err := p.single("bootstrap-server")
+	// NoSuchFileException / AccessDeniedException: the message is the path.
+	bs, cc, err := tool.ConnArgs(p.Set)
 	if err != nil {
 		return apacheFail(f, err.Error())
 	}

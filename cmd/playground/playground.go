@@ -67,11 +67,7 @@ shows, and exits.`,
   kbox playground --tour`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(cmdutil.Context(cmd), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if o.tour {
 				return runTour(ctx, f, h, o)

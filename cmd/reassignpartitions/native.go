@@ -18,18 +18,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/reassign"
 )
 
-const nativeList = `
-kbox subcommands (kbox reassign NAME --help):
-  status [--plan F] [--watch]   bytes copied per reassignment, rate and ETA;
-                                --watch ends by clearing the throttles
-  execute --plan F --max-moves N [--throttle B/s]
-                                the plan in throttled waves, resumable; every
-                                throttle it set is cleared, also on Ctrl-C
-  plan --remove-broker ID | --add-broker ID [--write F]
-                                least-movement, rack-aware plan: diff of
-                                replica sets and bytes to copy
-`
-
 // NewNativeCmd builds the native tree: kbox reassign status.
 func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
 	root := &cobra.Command{Use: "reassign", Short: short, SilenceErrors: true, SilenceUsage: true}

@@ -8,7 +8,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strings"
@@ -84,11 +83,11 @@ var required = map[string][]string{
 	"cancel":   {"reassignment-json-file"},
 }
 
-func usage(f *cmdutil.Factory, msg string) error {
-	fmt.Fprintln(f.IO.ErrOut, msg)
-	io.WriteString(f.IO.ErrOut, apacheHelp)
-	return cmdutil.Exit(1)
-}
+// tool is kafka-reassign-partitions' part of the drop-in prologue: its
+// options are parsed outside main's try, so a parse error escapes main.
+var tool = cmdutil.ApacheTool{Title: title, Options: apacheHelp, ParseError: cmdutil.JoptException}
+
+func usage(f *cmdutil.Factory, msg string) error { return tool.Usage(f, msg) }
 
 // fail is main's catch: "Error: <message>" on stdout, exit 1 (the Java
 // stack trace that follows is left out).
@@ -110,29 +109,8 @@ type opts struct {
 
 func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	s, err := parser.Parse(args)
-	if err != nil {
-		exc := "joptsimple.OptionException"
-		switch {
-		case strings.HasSuffix(err.Error(), "is not a recognized option"):
-			exc = "joptsimple.UnrecognizedOptionException"
-		case strings.HasSuffix(err.Error(), "requires an argument"):
-			exc = "joptsimple.OptionMissingRequiredArgumentException"
-		}
-		fmt.Fprintf(f.IO.ErrOut, "Exception in thread \"main\" %s: %s\n", exc, err.Error())
-		return cmdutil.Exit(1)
-	}
-	if len(args) == 0 || s.Has("help") {
-		if f.Invoked != apacheName {
-			fmt.Fprintln(f.IO.ErrOut, title)
-			io.WriteString(f.IO.ErrOut, apacheHelp)
-			io.WriteString(f.IO.ErrOut, nativeList)
-			return cmdutil.Exit(1)
-		}
-		return usage(f, title)
-	}
-	if s.Has("version") {
-		fmt.Fprintln(f.IO.Out, cmdutil.ApacheVersion)
-		return nil
+	if done, err := tool.Prologue(f, args, err, s.Has); done {
+		return err
 	}
 	var given []string
 	for _, a := range actions {
@@ -189,16 +167,7 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if err != nil {
 		return fail(f, err.Error())
 	}
-	cc, hasCC, err := s.Value("command-config")
-	if err != nil {
-		return fail(f, err.Error())
-	}
-	if hasCC {
-		if _, err := os.ReadFile(cc); err != nil {
-			return fail(f, cc)
-		}
-	}
-	bootstrap, _, err := s.Value("bootstrap-server")
+	bootstrap, cc, err := tool.ConnArgs(s)
 	if err != nil {
 		return fail(f, err.Error())
 	}

@@ -73,7 +73,7 @@ is not (or on an error), 2 on a usage error.`,
   kbox status --bootstrap-server 127.0.0.1:9092 --sample 0`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return run(cmd.Context(), f, o)
+			return run(cmdutil.Context(cmd), f, o)
 		},
 	}
 	o.conn.Register(cmd, true)
@@ -85,9 +85,6 @@ is not (or on an error), 2 on a usage error.`,
 }
 
 func run(ctx context.Context, f *cmdutil.Factory, o *options) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if o.timeout <= 0 {
 		return cmdutil.FlagErrorf("--timeout %s: must be positive", o.timeout)
 	}

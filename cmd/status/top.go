@@ -81,7 +81,7 @@ It runs until Ctrl-C, or for --iterations frames, or for --duration.`,
   kbox top --sort lag --group-regex 'billing-.*' --time-lag`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runTop(cmd.Context(), f, o)
+			return runTop(cmdutil.Context(cmd), f, o)
 		},
 	}
 	o.conn.Register(cmd, true)
@@ -102,9 +102,6 @@ It runs until Ctrl-C, or for --iterations frames, or for --duration.`,
 }
 
 func runTop(ctx context.Context, f *cmdutil.Factory, o *topOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if o.interval <= 0 {
 		return cmdutil.FlagErrorf("--interval %s: must be positive", o.interval)
 	}

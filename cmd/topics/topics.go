@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -42,6 +41,15 @@ const short = "Create, delete, describe, or change a topic"
 // Applet is the applet table entry.
 var Applet = cmdutil.Applet{Name: "kafka-topics", Alias: "topics", Short: short, Run: Run, Complete: complete}
 
+// tool is kafka-topics' part of the drop-in prologue.
+var tool = cmdutil.ApacheTool{
+	Title:      helpMessage,
+	Bare:       "Create, delete, describe, or change a topic.",
+	Options:    apacheOptions,
+	Extensions: nativeHelp,
+	Unreadable: "%s (No such file or directory)",
+}
+
 type runner struct {
 	f   *cmdutil.Factory
 	p   *parsed
@@ -49,13 +57,7 @@ type runner struct {
 	err io.Writer
 }
 
-func (r *runner) usage(msg string) error {
-	fmt.Fprint(r.err, msg+"\n"+apacheOptions)
-	if strings.HasPrefix(r.f.Invoked, "kbox ") && msg == helpMessage {
-		fmt.Fprint(r.err, nativeHelp)
-	}
-	return cmdutil.Exit(1)
-}
+func (r *runner) usage(msg string) error { return tool.Usage(r.f, msg) }
 
 // execError prints Apache's "Error while executing topic command" line on
 // stdout and exits 1.
@@ -68,26 +70,12 @@ const helpMessage = "This tool helps to create, delete, describe, or change a to
 
 // Run executes kafka-topics with Apache's argv.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	r := &runner{f: f, out: f.IO.Out, err: f.IO.ErrOut}
 	p, err := parseArgs(args)
-	if err != nil {
-		fmt.Fprintln(r.err, err.Error())
-		return cmdutil.Exit(1)
+	if done, err := tool.Prologue(f, args, err, p.has); done {
+		return err
 	}
 	r.p = p
-	if len(args) == 0 {
-		return r.usage("Create, delete, describe, or change a topic.")
-	}
-	if p.has("help") {
-		return r.usage(helpMessage)
-	}
-	if p.has("version") {
-		fmt.Fprintln(r.out, cmdutil.ApacheVersion)
-		return nil
-	}
 	format, err := r.format()
 	if err != nil {
 		fmt.Fprintf(r.err, "%v\n", err)
@@ -115,23 +103,10 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	// TopicService(commandConfig(), bootstrapServer()): the file is read
 	// first, then the single-valued bootstrap server.
-	cc, err := p.single("command-config")
-	if err != nil {
-		return r.execError(err)
-	}
-	if cc != nil {
-		if _, serr := os.Stat(*cc); serr != nil {
-			return r.execError(fmt.Errorf("%s (No such file or directory)", *cc))
-		}
-	}
 	// jopt reports a repeated --bootstrap-server lazily, inside the try.
-	bs, err := p.single("bootstrap-server")
+	bootstrap, cc, err := tool.ConnArgs(p.Set)
 	if err != nil {
 		return r.execError(err)
-	}
-	var bootstrap string
-	if bs != nil {
-		bootstrap = *bs
 	}
 	act, err := r.prepare()
 	if err != nil {
@@ -143,10 +118,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if act.preErr != nil {
 		return r.execError(act.preErr)
 	}
-	ov := config.Overrides{Bootstrap: bootstrap}
-	if cc != nil {
-		ov.CommandConfig = *cc
-	}
+	ov := config.Overrides{Bootstrap: bootstrap, CommandConfig: cc}
 	conn, err := f.Connection(ov)
 	if err != nil {
 		return r.execError(err)
@@ -563,9 +535,6 @@ func complete(ctx context.Context, f *cmdutil.Factory, args []string, toComplete
 			return out, cobra.ShellCompDirectiveNoFileComp
 		}
 		return nil, cobra.ShellCompDirectiveDefault
-	}
-	if ctx == nil {
-		ctx = context.Background()
 	}
 	p, _ := parseArgs(args[:len(args)-1])
 	ov := config.Overrides{}

@@ -73,7 +73,7 @@ Exit status: 0 valid, 3 invalid, 1 on error.`,
   kbox verify check --producer-log p.log --consumer-log c.log --bootstrap-server b:9092 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return checkRun(cmd.Context(), f, o)
+			return checkRun(cmdutil.Context(cmd), f, o)
 		},
 	}
 	fl := cmd.Flags()
@@ -162,9 +162,6 @@ func openLogs(f *cmdutil.Factory, paths []string, stdinUsed *bool) ([]*verify.Lo
 }
 
 func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if len(o.producerLogs) == 0 || len(o.consumerLogs) == 0 {
 		return cmdutil.FlagErrorf("need at least one --producer-log and one --consumer-log")
 	}

@@ -130,7 +130,7 @@ status), 1 on error, 2 on a bad flag.`,
     --during-trogdor 'ProcessStop:nodes=agent2:process=/etc/kafka/server-2.properties:at=5s:duration=10s'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runRun(cmd.Context(), f, cmd, o)
+			return runRun(cmdutil.Context(cmd), f, cmd, o)
 		},
 	}
 	fl := cmd.Flags()
@@ -336,9 +336,6 @@ func logFiles(path string, n int) ([]io.Writer, []string, func(), error) {
 }
 
 func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	topicConfigs, err := o.validate(cmd)
 	if err != nil {
 		return err
