@@ -79,7 +79,7 @@ Stops on SIGINT/SIGTERM, or after --duration.`,
   kbox ui --listen 0.0.0.0:8089 --allow-remote`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return run(cmd.Context(), f, o)
+			return run(cmdutil.Context(cmd), f, o)
 		},
 	}
 	o.conn.Register(cmd, true)
@@ -98,9 +98,6 @@ Stops on SIGINT/SIGTERM, or after --duration.`,
 const minTokenLen = 16
 
 func run(ctx context.Context, f *cmdutil.Factory, o *options) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if o.duration < 0 {
 		return cmdutil.FlagErrorf("--duration %s: must not be negative", o.duration)
 	}
