@@ -5,9 +5,6 @@ package status
 
 import (
 	"context"
-	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -120,72 +117,17 @@ func run(ctx context.Context, f *cmdutil.Factory, o *options) error {
 }
 
 // buildTargets resolves every selected cluster's connection before any
-// check starts (a password prompt, if any, happens here, one at a time).
+// check starts.
 func buildTargets(f *cmdutil.Factory, o *options) ([]status.Target, error) {
-	if o.conn.Bootstrap != "" {
-		ov, err := o.conn.Overrides(nil)
-		if err != nil {
-			return nil, err
-		}
-		// An address given on the command line: that one cluster, with
-		// the selected profile's other settings (security), as every
-		// command reads --bootstrap-server.
-		if strings.Contains(f.Globals.Profile, ",") {
-			return nil, cmdutil.FlagErrorf("--bootstrap-server checks one cluster: give at most one --profile")
-		}
-		conn, err := f.Connection(ov)
-		if err != nil {
-			return nil, err
-		}
-		return []status.Target{target(f, o, o.conn.Bootstrap, conn, 0)}, nil
-	}
-	file, _, err := f.Loader().File()
+	clusters, err := cmdutil.Clusters(f, &o.conn, "checks")
 	if err != nil {
 		return nil, err
 	}
-	names := profileNames(f.Globals.Profile, file)
-	if len(names) == 0 {
-		return nil, fmt.Errorf("no profiles in %s: add one (kbox profile) or give --bootstrap-server", f.Loader().ConfigPath())
-	}
-	var out []status.Target
-	for _, name := range names {
-		p, ok := file.Profiles[name]
-		if !ok {
-			return nil, fmt.Errorf("profile %q not found in %s", name, f.Loader().ConfigPath())
-		}
-		ov, err := o.conn.Overrides(nil)
-		if err != nil {
-			return nil, err
-		}
-		ov.Profile = name
-		conn, err := f.Connection(ov)
-		if err != nil {
-			return nil, fmt.Errorf("profile %s: %w", name, err)
-		}
-		out = append(out, target(f, o, name, conn, p.ExpectedBrokers))
+	out := make([]status.Target, 0, len(clusters))
+	for _, c := range clusters {
+		out = append(out, target(f, o, c.Name, c.Conn, c.ExpectedBrokers))
 	}
 	return out, nil
-}
-
-// profileNames are the profiles to check: the --profile list (or
-// KBOX_PROFILE), else every profile by name.
-func profileNames(sel string, file *config.File) []string {
-	var names []string
-	if sel != "" {
-		seen := map[string]bool{}
-		for _, n := range config.SplitList(sel) {
-			if !seen[n] {
-				seen[n] = true
-				names = append(names, n)
-			}
-		}
-		return names
-	}
-	for n := range file.Profiles {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
 }
 
 func target(f *cmdutil.Factory, o *options, name string, conn *config.Connection, expected int) status.Target {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/cmd/groupsnative"
-	"github.com/kboxdev/kbox/cmd/status"
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/dashboard"
 	"github.com/kboxdev/kbox/pkg/kafka"
@@ -179,47 +178,15 @@ func run(ctx context.Context, f *cmdutil.Factory, o *options) error {
 }
 
 // buildClusters resolves every selected cluster's connection before the
-// server starts (a password prompt, if any, happens here), as kbox status
-// does; clients connect on the first request.
+// server starts, as kbox status does; clients connect on the first request.
 func buildClusters(f *cmdutil.Factory, o *options) ([]dashboard.Cluster, error) {
-	if o.conn.Bootstrap != "" {
-		if strings.Contains(f.Globals.Profile, ",") {
-			return nil, cmdutil.FlagErrorf("--bootstrap-server shows one cluster: give at most one --profile")
-		}
-		ov, err := o.conn.Overrides(nil)
-		if err != nil {
-			return nil, err
-		}
-		conn, err := f.Connection(ov)
-		if err != nil {
-			return nil, err
-		}
-		return []dashboard.Cluster{cluster(f, o.conn.Bootstrap, conn, 0)}, nil
-	}
-	file, _, err := f.Loader().File()
+	clusters, err := cmdutil.Clusters(f, &o.conn, "shows")
 	if err != nil {
 		return nil, err
 	}
-	names := status.ProfileNames(f.Globals.Profile, file)
-	if len(names) == 0 {
-		return nil, fmt.Errorf("no profiles in %s: add one (kbox profile) or give --bootstrap-server", f.Loader().ConfigPath())
-	}
-	var out []dashboard.Cluster
-	for _, name := range names {
-		p, ok := file.Profiles[name]
-		if !ok {
-			return nil, fmt.Errorf("profile %q not found in %s", name, f.Loader().ConfigPath())
-		}
-		ov, err := o.conn.Overrides(nil)
-		if err != nil {
-			return nil, err
-		}
-		ov.Profile = name
-		conn, err := f.Connection(ov)
-		if err != nil {
-			return nil, fmt.Errorf("profile %s: %w", name, err)
-		}
-		out = append(out, cluster(f, name, conn, p.ExpectedBrokers))
+	out := make([]dashboard.Cluster, 0, len(clusters))
+	for _, c := range clusters {
+		out = append(out, cluster(f, c.Name, c.Conn, c.ExpectedBrokers))
 	}
 	return out, nil
 }
