@@ -455,20 +455,28 @@ func TestExecuteListVerifyCancel(t *testing.T) {
 		wantThrottles["broker "+b+" follower.replication.throttled.rate"] = "10000"
 	}
 	round := func(run func(*testing.T, string, ...string) result, compareMidMove bool) (exec, cancel result) {
-		reset(t)
-		exec = run(t, rp, "--bootstrap-server", bs, "--execute", "--reassignment-json-file", plan, "--throttle", "10000")
-		if exec.code != 0 {
-			t.Fatalf("execute: %d %s %s", exec.code, exec.out, exec.err)
-		}
-		if got := throttles(t, adm); !reflect.DeepEqual(got, wantThrottles) {
-			t.Errorf("throttles during the move:\n got %v\nwant %v", got, wantThrottles)
-		}
-		// small-0 (a few records) shares broker 1's leader throttle with
-		// big-0: when big-0's follower fetches first, the 10 KB/s quota
-		// holds small-0 back until the quota window (11 s) has passed the
-		// burst, possibly for several windows.
-		waitFor(t, "small-0 moved", 180*time.Second, func() bool { return !ongoing(t, cl)["small-0"] })
-		if got := ongoing(t, cl); !got["big-0"] || !got["big-1"] {
+		// The mid-move checks need the 8 MB moves still throttled (at 10
+		// KB/s they take minutes). The throttles the tool set are checked
+		// exactly; if the broker still let both moves finish early (seen
+		// once on a loaded machine), the round is run again, once.
+		for attempt := 1; ; attempt++ {
+			reset(t)
+			exec = run(t, rp, "--bootstrap-server", bs, "--execute", "--reassignment-json-file", plan, "--throttle", "10000")
+			if exec.code != 0 {
+				t.Fatalf("execute: %d %s %s", exec.code, exec.out, exec.err)
+			}
+			if got := throttles(t, adm); !reflect.DeepEqual(got, wantThrottles) {
+				t.Errorf("throttles during the move:\n got %v\nwant %v", got, wantThrottles)
+			}
+			// small-0 (a few records) shares broker 1's leader throttle with
+			// big-0: when big-0's follower fetches first, the 10 KB/s quota
+			// holds small-0 back until the quota window (11 s) has passed the
+			// burst, possibly for several windows.
+			waitFor(t, "small-0 moved", 180*time.Second, func() bool { return !ongoing(t, cl)["small-0"] })
+			got := ongoing(t, cl)
+			if got["big-0"] && got["big-1"] {
+				break
+			}
 			dirs, _ := adm.DescribeAllLogDirs(context.Background(), nil)
 			var sizes []string
 			for b, ds := range dirs {
@@ -478,7 +486,12 @@ func TestExecuteListVerifyCancel(t *testing.T) {
 					})
 				})
 			}
-			t.Fatalf("throttled moves already done: %v\nexecute: %s\nsizes %v\npartitions %v", got, exec.out, sizes, partitions(t, adm))
+			msg := fmt.Sprintf("attempt %d: throttled moves already done: %v\nexecute: %s\nsizes %v\npartitions %v", attempt, got, exec.out, sizes, partitions(t, adm))
+			if attempt == 2 {
+				t.Fatal(msg)
+			}
+			t.Log(msg)
+			run(t, rp, "--bootstrap-server", bs, "--cancel", "--reassignment-json-file", plan)
 		}
 		if compareMidMove {
 			compare(t, rp, "--bootstrap-server", bs, "--list")
