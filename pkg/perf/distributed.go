@@ -380,9 +380,10 @@ func (d *DistributedResult) CSVRows() [][]string {
 // result, through the single-machine tools' formatters: produce,
 // kafka-producer-perf-test's final line (percentiles from the merged HDR
 // histogram, in whole milliseconds as Apache prints them); consume,
-// kafka-consumer-perf-test's header and data line (from the first measured
-// record of any agent to the last of any: the agents report no group join
-// time, so rebalance.time.ms is 0); e2e, the EndToEndLatency tool's two
+// kafka-consumer-perf-test's header and data line (from the shared start,
+// when the agents create their consumers, as Apache counts from its
+// consumer's creation, to the last record of any agent: the agents report
+// no group join time, so rebalance.time.ms is 0); e2e, the EndToEndLatency tool's two
 // final lines (the merged histogram's mean, and its values at Apache's
 // sorted-array indexes).
 func (d *DistributedResult) WriteApache(w io.Writer) error {
@@ -406,7 +407,7 @@ func (d *DistributedResult) WriteApache(w io.Writer) error {
 			return err
 		}
 		WriteApacheConsumerSummary(w, &ApacheConsumerResult{Records: m.Records, Bytes: m.Bytes,
-			StartMs: m.MeasureStart.UnixMilli(), EndMs: m.MeasureEnd.UnixMilli()}, df.FormatMillis)
+			StartMs: d.apacheConsumeStart().UnixMilli(), EndMs: m.MeasureEnd.UnixMilli()}, df.FormatMillis)
 		return nil
 	case KindE2E:
 		h, err := DecodeLatency(m.Histogram)
@@ -416,6 +417,20 @@ func (d *DistributedResult) WriteApache(w io.Writer) error {
 		return writeApacheE2ELines(w, m.Latency.MeanMs, h.apacheIndexMs)
 	}
 	return fmt.Errorf("-o apache: no Apache line for a %s run", m.Kind)
+}
+
+// apacheConsumeStart is where Apache's consumer line starts counting: the
+// consumer's creation, which is the shared start (the agents build their
+// consumers then), unless records were excluded as warm-up (Apache has no
+// warm-up): then the first measured record. A small topic read in one fetch
+// has its first and last record in the same millisecond, so a span from the
+// first record would be 0 and every rate infinite.
+func (d *DistributedResult) apacheConsumeStart() time.Time {
+	m := d.Merged
+	if m.WarmupRecords == 0 && !d.StartTime.IsZero() && d.StartTime.Before(m.MeasureStart) {
+		return d.StartTime
+	}
+	return m.MeasureStart
 }
 
 // AgentSweep is a distributed run repeated with the first 1, 2, ... agents

@@ -154,6 +154,34 @@ func TestDistributedWriteApacheConsume(t *testing.T) {
 	}
 }
 
+// Apache counts from its consumer's creation: the merged line starts at the
+// shared start, so a topic read in one fetch (first and last record in the
+// same millisecond) still has a finite rate; with warm-up records excluded
+// it starts at the first measured record.
+func TestDistributedWriteApacheConsumeFromSharedStart(t *testing.T) {
+	start := time.UnixMilli(1_700_000_000_000)
+	a := resultOf(t, 3000, time.Millisecond, start.Add(2*time.Second))
+	a.Kind, a.Bytes = "consume", 3<<20
+	a.MeasureEnd = a.MeasureStart // one fetch
+	d := mergedOf(t, a)
+	d.StartTime = start
+	line := func() []string {
+		var got bytes.Buffer
+		if err := d.WriteApache(&got); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(strings.Split(strings.TrimSuffix(got.String(), "\n"), "\n")[1], ", ")
+	}
+	if cols := line(); cols[3] != "1.5000" || cols[5] != "1500.0000" || cols[7] != "2000" {
+		t.Fatalf("from the shared start: %q", cols)
+	}
+	d.Merged.WarmupRecords = 10
+	d.Merged.MeasureEnd = d.Merged.MeasureStart.Add(time.Second)
+	if cols := line(); cols[3] != "3.0000" || cols[7] != "1000" {
+		t.Fatalf("with warm-up: %q", cols)
+	}
+}
+
 // The merged e2e result prints EndToEndLatency's two final lines: the
 // percentiles are those Apache's sorted array gives for every round trip of
 // every agent, the average the merged histogram's mean.
