@@ -32,7 +32,7 @@ var (
 func TestMain(m *testing.M) {
 	os.Exit(testbed.Main(m, testbed.Options{
 		Name:    "verify",
-		Applets: []string{"kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-topics"},
+		Applets: []string{"kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-topics", "kafka-consumer-groups"},
 		Brokers: 3,
 		Ready: func(e testbed.Env) error {
 			kboxBin, binDir, cluster = e.Kbox, e.BinDir, e.Cluster
