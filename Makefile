@@ -46,10 +46,12 @@ bench-sweep: build deps-integration
 # Issue 19's soak: `kbox verify run --duration 10m --window 1m` on 3
 # brokers with a leader SIGKILL and restart every 2 minutes (about 12
 # minutes), then the longer fault cases kept out of `make test` (a rolling
-# restart under the verifiable producer's defaults, about 3 minutes).
+# restart under the verifiable producer's defaults, about 3 minutes; the
+# consumers' rolling-restart differential, about 1 minute).
 soak: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -tags 'integration soak' -count=1 -v -timeout 30m -run '^TestSoak$$' ./test/integration/verify/
 	KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -tags 'integration soak' -count=1 -v -timeout 15m -run '^TestRunFaults$$/^rolling-restart$$' ./test/integration/verify/
+	KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -tags 'integration soak' -count=1 -v -timeout 15m -run '^TestDifferentialConsumer$$/^rolling$$' ./test/integration/verify/
 
 # Peak RSS and CPU of `kbox verify check` and `kbox verify run` at 1M, 2M
 # and 5M records (starts its own 1-broker test bed; ~10 minutes). The table
