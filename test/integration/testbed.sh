@@ -175,7 +175,12 @@ tools_log4j() {
   local f="$CACHE_DIR/tools-log4j2.properties"
   if [[ ! -f "$f" ]]; then
     mkdir -p "$CACHE_DIR"
-    cat >"$f.$$" <<'EOF'
+    # A unique temporary name per writer ($$ is the same in every subshell
+    # of one script, and several test beds share the cache): the rename is
+    # atomic, so a reader sees the old file, none, or the whole new one.
+    local tmp
+    tmp=$(mktemp "$f.XXXXXX")
+    cat >"$tmp" <<'EOF'
 # Equivalent of Apache Kafka's config/tools-log4j2.yaml
 name = tools
 property.logPattern = [%d] %p %m (%c)%n
@@ -187,7 +192,8 @@ appender.stderr.layout.pattern = ${logPattern}
 rootLogger.level = WARN
 rootLogger.appenderRef.stderr.ref = STDERR
 EOF
-    mv "$f.$$" "$f"
+    chmod 0644 "$tmp"
+    mv -f "$tmp" "$f"
   fi
   printf '%s' "$f"
 }
