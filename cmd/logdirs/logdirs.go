@@ -431,7 +431,14 @@ func runNative(ctx context.Context, f *cmdutil.Factory, p *parsed, format output
 	if len(q.Failed) > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "kbox: warning: partial result, no answer from %s\n", failedList(q.Failed))
 	}
-	return output.Print(f.IO, format, rep)
+	if err := output.Print(f.IO, format, rep); err != nil {
+		return err
+	}
+	if note := rep.Note(); note != "" && format == output.Table {
+		_, err := fmt.Fprintln(f.IO.Out, note)
+		return err
+	}
+	return nil
 }
 
 func failedList(fs []logdirs.BrokerFailure) string {
@@ -478,6 +485,8 @@ Report:
                                   dir:       size, volume total/usable, used%, partitions, error
                                   topic:     physical (all replicas) and logical (leader only) size
                                   partition: per partition, leader, physical/logical, lag, futures
+                                  broker:    size, dirs, and the fullest dir's volume
+                                             (dirs may share a volume: not summed)
       --health                  replicas whose size differs from the leader's by more
                                 than the threshold, with offsetLag > 0, or future
                                 replicas (moves between dirs in progress)

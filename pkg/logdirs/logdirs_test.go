@@ -271,3 +271,43 @@ func TestJacksonString(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", b.String(), want)
 	}
 }
+
+// Two dirs of one broker on one 252 GiB volume report free bytes read a
+// moment apart (4 KiB differ): the broker's volume is 252 GiB, not the
+// 503.9 GiB of two volumes. A broker with two volumes of its own shows
+// the fullest, so a full disk is not hidden by an empty one.
+func TestBrokerVolumeNotSummedAcrossDirs(t *testing.T) {
+	const total = int64(270553174016) // 252.0 GiB
+	in := Input{Query: &Query{Answered: []BrokerDirs{
+		{Broker: 1, Dirs: []Dir{
+			{Path: "/var/lib/kafka/a", TotalBytes: total, UsableBytes: 200_000_000_000},
+			{Path: "/var/lib/kafka/b", TotalBytes: total, UsableBytes: 200_000_000_000 - 4096},
+		}},
+		{Broker: 2, Dirs: []Dir{
+			{Path: "/var/lib/kafka", TotalBytes: total, UsableBytes: 200_000_000_000},
+		}},
+		{Broker: 3, Dirs: []Dir{
+			{Path: "/disk1", TotalBytes: 1000 << 30, UsableBytes: 900 << 30},
+			{Path: "/disk2", TotalBytes: 100 << 30, UsableBytes: 5 << 30},
+			{Path: "/disk3", ErrCode: 56, TotalBytes: -1, UsableBytes: -1},
+		}},
+	}}}
+	r := BuildReport(in, ReportOptions{View: AggBroker})
+	bs := *r.Brokers
+	b1, b2, b3 := bs[0], bs[1], bs[2]
+	if *b1.TotalBytes != total || *b1.TotalBytes != *b2.TotalBytes {
+		t.Fatalf("broker 1 volume %d bytes (%s), broker 2 %d: one disk counted twice", *b1.TotalBytes, output.Bytes(*b1.TotalBytes), *b2.TotalBytes)
+	}
+	if *b1.UsableBytes != 200_000_000_000-4096 || *b1.VolumeDir != "/var/lib/kafka/b" {
+		t.Fatalf("broker 1: usable %d from %s, want the fuller reading of /var/lib/kafka/b", *b1.UsableBytes, *b1.VolumeDir)
+	}
+	if *b3.TotalBytes != 100<<30 || *b3.UsableBytes != 5<<30 || *b3.UsedPercent != 95 || *b3.VolumeDir != "/disk2" {
+		t.Fatalf("broker 3: %d/%d %.1f%% from %s, want the fullest volume /disk2 at 95%%", *b3.TotalBytes, *b3.UsableBytes, *b3.UsedPercent, *b3.VolumeDir)
+	}
+	if got := r.Note(); got == "" {
+		t.Fatal("no note for brokers with several dirs")
+	}
+	if got := BuildReport(Input{Query: &Query{Answered: in.Query.Answered[1:2]}}, ReportOptions{View: AggBroker}).Note(); got != "" {
+		t.Fatalf("note for one dir per broker: %q", got)
+	}
+}

@@ -75,7 +75,12 @@ type DirUsage struct {
 	Future      int      `json:"future_replicas"`
 }
 
-// BrokerUsage sums a broker's dirs.
+// BrokerUsage sums a broker's dirs: what they hold (SizeBytes,
+// Partitions). Its volume (TotalBytes, UsableBytes, UsedPercent) is the
+// volume of one dir, VolumeDir: the fullest. Volumes are never summed
+// across dirs: several dirs may share one volume, and nothing a broker
+// reports tells which do (each dir's free bytes are read at a different
+// moment, so even dirs on one volume rarely report the same numbers).
 type BrokerUsage struct {
 	Broker      int32    `json:"broker"`
 	Host        string   `json:"host"`
@@ -85,8 +90,11 @@ type BrokerUsage struct {
 	TotalBytes  *int64   `json:"total_bytes"`
 	UsableBytes *int64   `json:"usable_bytes"`
 	UsedPercent *float64 `json:"used_percent"`
-	Partitions  int      `json:"partitions"`
-	Error       *string  `json:"error"`
+	// VolumeDir is the dir whose volume TotalBytes, UsableBytes and
+	// UsedPercent describe; null when no dir reported its volume.
+	VolumeDir  *string `json:"volume_dir"`
+	Partitions int     `json:"partitions"`
+	Error      *string `json:"error"`
 }
 
 // TopicUsage is a topic's size both ways: physical counts every replica
@@ -245,9 +253,6 @@ func BuildReport(in Input, o ReportOptions) *Report {
 		rows := []BrokerUsage{}
 		for _, b := range sortedAnswers(answered) {
 			u := BrokerUsage{Broker: b.Broker, Host: in.Hosts[b.Broker], Dirs: len(b.Dirs)}
-			var total, usable int64
-			known := false
-			seenVol := map[[2]int64]bool{}
 			var errs []string
 			for _, d := range sortedDirs(b.Dirs) {
 				if d.ErrCode != 0 {
@@ -260,19 +265,11 @@ func BuildReport(in Input, o ReportOptions) *Report {
 						u.Partitions++
 					}
 				}
-				if d.TotalBytes >= 0 && d.UsableBytes >= 0 {
-					// Dirs on one volume report the same numbers; count it once.
-					v := [2]int64{d.TotalBytes, d.UsableBytes}
-					if !seenVol[v] {
-						seenVol[v] = true
-						total += d.TotalBytes
-						usable += d.UsableBytes
-					}
-					known = true
-				}
 			}
-			if known {
-				u.TotalBytes, u.UsableBytes, u.UsedPercent = volume(total, usable)
+			if d, ok := fullestVolume(b.Dirs); ok {
+				u.TotalBytes, u.UsableBytes, u.UsedPercent = volume(d.TotalBytes, d.UsableBytes)
+				path := d.Path
+				u.VolumeDir = &path
 			}
 			if len(errs) > 0 {
 				s := strings.Join(errs, "; ")
@@ -415,6 +412,28 @@ func BuildReport(in Input, o ReportOptions) *Report {
 	return r
 }
 
+// fullestVolume is the dir whose volume has the largest used share (on a
+// tie, or when no share is known, the largest volume; then the first dir
+// by path): the volume that fills first, which a broker's health is
+// judged by. ok is false when no dir reported its volume.
+func fullestVolume(dirs []Dir) (Dir, bool) {
+	var best Dir
+	bestPct, found := -1.0, false
+	for _, d := range sortedDirs(dirs) {
+		if d.TotalBytes < 0 || d.UsableBytes < 0 {
+			continue
+		}
+		p := -1.0
+		if _, _, pct := volume(d.TotalBytes, d.UsableBytes); pct != nil {
+			p = *pct
+		}
+		if !found || p > bestPct || (p == bestPct && d.TotalBytes > best.TotalBytes) {
+			best, bestPct, found = d, p, true
+		}
+	}
+	return best, found
+}
+
 func skewOf(h HealthIssue) int64 {
 	if h.SkewBytes == nil {
 		return 0
@@ -534,6 +553,18 @@ func (r *Report) Rows() [][]string {
 		}
 	}
 	return out
+}
+
+// Note is the line printed after the broker view's table when a broker
+// has several dirs ("" otherwise): which volume its TOTAL, USABLE and
+// USED% describe, and why volumes are not summed.
+func (r *Report) Note() string {
+	for _, u := range deref(r.Brokers) {
+		if u.Dirs > 1 {
+			return "TOTAL, USABLE and USED% of a broker with several log dirs are its fullest dir's volume: dirs may share a volume, so volumes are not summed (each dir: --aggregate-into dir)"
+		}
+	}
+	return ""
 }
 
 // Empty reports whether the selected view has no rows.

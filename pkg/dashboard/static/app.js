@@ -339,6 +339,7 @@
           { t: 'Dirs', num: 1, f: function (b) { return b.dirs; } }, { t: 'Partitions', num: 1, f: function (b) { return fmtNum(b.partitions); } },
           { t: 'Size', num: 1, f: function (b) { return fmtBytes(b.size_bytes); } }, { t: 'Volume', num: 1, f: function (b) { return fmtBytes(b.total_bytes); } },
           { t: 'Used', f: function (b) { return [bar(b.used_percent), b.used_percent === null ? '–' : b.used_percent.toFixed(1) + ' %']; } }], d.brokers),
+        d.brokers.some(function (b) { return b.dirs > 1; }) ? h('p', { cls: 'muted' }, 'Volume and Used of a broker with several dirs are its fullest dir\'s volume: dirs may share a volume, so volumes are not summed.') : null,
         h('h2', null, 'Directories'),
         table([{ t: 'Broker', f: function (x) { return x.broker; } }, { t: 'Dir', f: function (x) { return x.dir; } },
           { t: 'Partitions', num: 1, f: function (x) { return fmtNum(x.partitions); } }, { t: 'Size', num: 1, f: function (x) { return fmtBytes(x.size_bytes); } },

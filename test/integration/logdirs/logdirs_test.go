@@ -311,6 +311,30 @@ func TestOfflineLogDir(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("after restart: %s", errOut)
 	}
+	// Both dirs are on one volume: the broker's volume is that volume,
+	// not the sum of two dirs' readings (their free bytes differ by
+	// whatever was written between the two reads).
+	var dirs struct {
+		Dirs []struct {
+			Dir        string `json:"dir"`
+			TotalBytes *int64 `json:"total_bytes"`
+		} `json:"dirs"`
+	}
+	nativeJSON(t, &dirs, "--broker-list", "3")
+	var brokers struct {
+		Brokers []struct {
+			Dirs       int    `json:"dirs"`
+			TotalBytes *int64 `json:"total_bytes"`
+		} `json:"brokers"`
+	}
+	nativeJSON(t, &brokers, "--broker-list", "3", "--aggregate-into", "broker")
+	if len(dirs.Dirs) != 2 || dirs.Dirs[0].TotalBytes == nil || len(brokers.Brokers) != 1 || brokers.Brokers[0].Dirs != 2 ||
+		brokers.Brokers[0].TotalBytes == nil || *brokers.Brokers[0].TotalBytes != *dirs.Dirs[0].TotalBytes {
+		t.Errorf("broker 3 with two dirs on one volume: dirs %+v, broker %+v", dirs.Dirs, brokers.Brokers)
+	}
+	if tbl, _, _ := kbox(t, "log-dirs", "--bootstrap-server", cluster.Bootstrap, "--aggregate-into", "broker", "--broker-list", "3"); !strings.Contains(tbl, "dirs may share a volume") {
+		t.Errorf("broker table without the shared-volume note:\n%s", tbl)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(cluster.Bootstrap, ",")...))
