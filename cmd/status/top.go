@@ -230,7 +230,7 @@ func printFrame(f *cmdutil.Factory, format output.Format, screen bool, fr *statu
 	}
 	// A terminal: clear and redraw.
 	fmt.Fprint(out, "\x1b[H\x1b[2J")
-	fmt.Fprintf(out, "kbox top  %s  every %s  total %s records/s, %s/s\n\n", fr.Time.Format("15:04:05"), time.Duration(fr.IntervalMs)*time.Millisecond, fmt.Sprintf("%.1f", fr.RecordsPerSec), bytesStr(fr.BytesPerSec))
+	fmt.Fprintf(out, "kbox top  %s  every %s  total %s records/s, %s/s\n\n", fr.Time.Format("15:04:05"), output.Duration(time.Duration(fr.IntervalMs)*time.Millisecond), fmt.Sprintf("%.1f", fr.RecordsPerSec), bytesStr(fr.BytesPerSec))
 	h, r := fr.TopicTable()
 	if err := output.WriteTable(f.IO, h, r); err != nil {
 		return err
@@ -263,7 +263,7 @@ func bytesStr(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f B", *v)
+	return output.Bytes(int64(*v + 0.5))
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

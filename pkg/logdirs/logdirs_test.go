@@ -99,15 +99,15 @@ func render(t *testing.T, r *Report, f output.Format) []byte {
 func TestReportGoldens(t *testing.T) {
 	views := append(append([]string(nil), Aggregations...), ViewHealth)
 	for _, v := range views {
-		for _, human := range []bool{false, true} {
-			o := ReportOptions{View: v, Human: human, SkewPercent: 10, SkewMinBytes: 1 << 20}
+		for _, raw := range []bool{false, true} {
+			o := ReportOptions{View: v, RawBytes: raw, SkewPercent: 10, SkewMinBytes: 1 << 20}
 			r := BuildReport(fixture(), o)
 			name := v
-			if human {
-				name += "-H"
+			if raw {
+				name += "-bytes"
 			}
 			checkGolden(t, "table-"+name, render(t, r, output.Table))
-			if !human {
+			if !raw {
 				j, y := render(t, r, output.JSON), render(t, r, output.YAML)
 				checkGolden(t, "json-"+name, j)
 				checkGolden(t, "yaml-"+name, y)
@@ -195,18 +195,6 @@ func TestReportJSONShape(t *testing.T) {
 	}
 	if _, ok := m["topics"]; ok {
 		t.Errorf("unselected view present: %v", m)
-	}
-}
-
-func TestFormatBytes(t *testing.T) {
-	for _, c := range []struct {
-		n     int64
-		human bool
-		want  string
-	}{{1536, false, "1536"}, {1023, true, "1023 B"}, {1536, true, "1.5 KiB"}, {5 << 30, true, "5.0 GiB"}} {
-		if got := FormatBytes(c.n, c.human); got != c.want {
-			t.Errorf("FormatBytes(%d,%v) = %q, want %q", c.n, c.human, got, c.want)
-		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -28,7 +29,7 @@ type ReportOptions struct {
 	View         string // one of Aggregations or ViewHealth; "" = dir
 	SortBySize   bool   // largest first
 	Top          int    // keep the first N rows (0: all)
-	Human        bool   // table sizes as KiB/MiB/GiB
+	RawBytes     bool   // table sizes as byte counts (--bytes), not KiB/MiB/GiB
 	SkewPercent  float64
 	SkewMinBytes int64
 }
@@ -53,7 +54,7 @@ type Report struct {
 	Health        *[]HealthIssue    `json:"replica_health,omitempty"`
 	FailedBrokers []FailedBroker    `json:"failed_brokers"`
 
-	human bool
+	rawBytes bool
 }
 
 // FailedBroker is a broker that did not answer.
@@ -162,7 +163,7 @@ func BuildReport(in Input, o ReportOptions) *Report {
 	if o.View == "" {
 		o.View = AggDir
 	}
-	r := &Report{View: o.View, human: o.Human, FailedBrokers: []FailedBroker{}}
+	r := &Report{View: o.View, rawBytes: o.RawBytes, FailedBrokers: []FailedBroker{}}
 	if in.Query != nil {
 		for _, f := range in.Query.Failed {
 			r.FailedBrokers = append(r.FailedBrokers, FailedBroker{Broker: f.Broker, Error: f.Err.Error()})
@@ -510,13 +511,13 @@ func (r *Report) Header() []string {
 
 // Rows implements output.Tabular.
 func (r *Report) Rows() [][]string {
-	sz := func(n int64) string { return FormatBytes(n, r.human) }
+	sz := func(n int64) string { return output.BytesOrRaw(n, r.rawBytes) }
 	var out [][]string
 	switch r.View {
 	case AggBroker:
 		for _, u := range deref(r.Brokers) {
 			out = append(out, []string{itoa32(u.Broker), u.Host, dirsCell(u.Dirs, u.OfflineDirs), sz(u.SizeBytes),
-				optBytes(u.TotalBytes, r.human), optBytes(u.UsableBytes, r.human), pct(u.UsedPercent), strconv.Itoa(u.Partitions), optStr(u.Error)})
+				optBytes(u.TotalBytes, r.rawBytes), optBytes(u.UsableBytes, r.rawBytes), pct(u.UsedPercent), strconv.Itoa(u.Partitions), optStr(u.Error)})
 		}
 	case AggTopic:
 		for _, u := range deref(r.Topics) {
@@ -543,13 +544,13 @@ func (r *Report) Rows() [][]string {
 	case ViewHealth:
 		for _, u := range deref(r.Health) {
 			out = append(out, []string{u.Topic, itoa32(u.Partition), itoa32(u.Broker), u.Dir, sz(u.SizeBytes),
-				strconv.FormatInt(u.OffsetLag, 10), yesNo(u.IsFuture), leaderCell(u.Leader), optBytes(u.LeaderSize, r.human),
-				dashBytes(u.SkewBytes, r.human), pct(u.SkewPercent), strings.Join(u.Issues, ",")})
+				strconv.FormatInt(u.OffsetLag, 10), yesNo(u.IsFuture), leaderCell(u.Leader), optBytes(u.LeaderSize, r.rawBytes),
+				dashBytes(u.SkewBytes, r.rawBytes), pct(u.SkewPercent), strings.Join(u.Issues, ",")})
 		}
 	default:
 		for _, u := range deref(r.Dirs) {
-			out = append(out, []string{itoa32(u.Broker), u.Dir, sz(u.SizeBytes), optBytes(u.TotalBytes, r.human),
-				optBytes(u.UsableBytes, r.human), pct(u.UsedPercent), strconv.Itoa(u.Partitions), optStr(u.Error)})
+			out = append(out, []string{itoa32(u.Broker), u.Dir, sz(u.SizeBytes), optBytes(u.TotalBytes, r.rawBytes),
+				optBytes(u.UsableBytes, r.rawBytes), pct(u.UsedPercent), strconv.Itoa(u.Partitions), optStr(u.Error)})
 		}
 	}
 	return out
@@ -607,18 +608,18 @@ func optStr(s *string) string {
 	return *s
 }
 
-func optBytes(n *int64, human bool) string {
+func optBytes(n *int64, raw bool) string {
 	if n == nil {
 		return "unknown"
 	}
-	return FormatBytes(*n, human)
+	return output.BytesOrRaw(*n, raw)
 }
 
-func dashBytes(n *int64, human bool) string {
+func dashBytes(n *int64, raw bool) string {
 	if n == nil {
 		return "-"
 	}
-	return FormatBytes(*n, human)
+	return output.BytesOrRaw(*n, raw)
 }
 
 func pct(p *float64) string {
@@ -626,24 +627,4 @@ func pct(p *float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(*p, 'f', 1, 64) + "%"
-}
-
-// FormatBytes prints n as bytes, or with -H in binary units (KiB, MiB, ...)
-// with one decimal.
-func FormatBytes(n int64, human bool) string {
-	if !human {
-		return strconv.FormatInt(n, 10)
-	}
-	const unit = 1024
-	if n < unit && n > -unit {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	v := float64(n)
-	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	i := -1
-	for (v >= unit || v <= -unit) && i < len(units)-1 {
-		v /= unit
-		i++
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i]
 }

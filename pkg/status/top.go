@@ -11,6 +11,7 @@ import (
 
 	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/logdirs"
+	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -538,5 +539,5 @@ func optBytes(v *float64) string {
 	if v == nil {
 		return "-"
 	}
-	return logdirs.FormatBytes(int64(*v+0.5), true)
+	return output.Bytes(int64(*v + 0.5))
 }

@@ -261,11 +261,22 @@ func TestNativeReport(t *testing.T) {
 	if len(health.Health) != 0 {
 		t.Errorf("unexpected health issues: %v", health.Health)
 	}
-	// Table with -H and --top.
-	out, _, code := kbox(t, "log-dirs", "--bootstrap-server", cluster.Bootstrap, "--aggregate-into", "partition", "--top", "2", "--sort-by-size", "-H")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "TOPIC") || !regexp.MustCompile(`KiB`).MatchString(out) {
-		t.Errorf("partition table:\n%s", out)
+	// Table with --top: sizes in binary units by default (-H is still
+	// accepted), byte counts with --bytes.
+	for _, args := range [][]string{nil, {"-H"}} {
+		out, _, code := kbox(t, append([]string{"log-dirs", "--bootstrap-server", cluster.Bootstrap, "--aggregate-into", "partition", "--top", "2", "--sort-by-size"}, args...)...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "TOPIC") || !regexp.MustCompile(`\d\.\d KiB`).MatchString(out) {
+			t.Errorf("partition table %v:\n%s", args, out)
+		}
+	}
+	out, _, code := kbox(t, "log-dirs", "--bootstrap-server", cluster.Bootstrap, "--aggregate-into", "partition", "--top", "2", "--sort-by-size", "--bytes")
+	if code != 0 || strings.Contains(out, "iB") || !regexp.MustCompile(`(?m)^\S+\s+\d+\s+\d+\s+\d+\s+\d{4,}\s+\d{4,}\s`).MatchString(out) {
+		t.Errorf("partition table --bytes:\n%s", out)
+	}
+	out, _, code = kbox(t, "log-dirs", "--bootstrap-server", cluster.Bootstrap, "--aggregate-into", "dir")
+	if code != 0 || !regexp.MustCompile(`\d\.\d GiB`).MatchString(out) {
+		t.Errorf("dir table: volume sizes not in GiB:\n%s", out)
 	}
 	// Unknown broker: non-zero, one line.
 	_, errOut, code := kbox(t, "log-dirs", "--bootstrap-server", cluster.Bootstrap, "--broker-list", "1,9")
