@@ -353,53 +353,54 @@ func status(t *testing.T, cfg string, args ...string) (report, testbed.Result) {
 	return rep, r
 }
 
-// startPlayground runs `kbox playground --brokers 1` with the config file
-// and waits until it serves (its profile is then in the file).
-func startPlayground(t *testing.T, cfg string) {
+// startBackground runs kbox ARGS with the config file until the test ends
+// (SIGTERM) and returns the first line it prints to stdout that starts
+// with ready, once printed.
+func startBackground(t *testing.T, cfg, ready string, args ...string) string {
 	t.Helper()
-	pg := exec.Command(kboxBin, "playground", "--brokers", "1")
-	pg.Env = append(os.Environ(), "KBOX_CONFIG="+cfg, "KBOX_PROFILE=")
-	out, err := pg.StdoutPipe()
+	cmd := exec.Command(kboxBin, args...)
+	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+cfg, "KBOX_PROFILE=", "KBOX_UI_TOKEN=")
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stderr strings.Builder
-	pg.Stderr = &stderr
-	if err := pg.Start(); err != nil {
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	done := make(chan struct{})
+	lines := make(chan string, 1)
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(out)
+		sent := false
+		for sc.Scan() {
+			if !sent && strings.HasPrefix(sc.Text(), ready) {
+				lines <- sc.Text()
+				sent = true
+			}
+		}
+		_ = cmd.Wait()
+	}()
 	t.Cleanup(func() {
-		_ = pg.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = pg.Wait(); close(done) }()
+		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = pg.Process.Kill()
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
 			<-done
 		}
 	})
-	ready := make(chan error, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "Serving until") {
-				ready <- nil
-				for sc.Scan() {
-				}
-				return
-			}
-		}
-		ready <- fmt.Errorf("playground exited before serving: %s", stderr.String())
-	}()
 	select {
-	case err := <-ready:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("playground not serving after 30s")
+	case l := <-lines:
+		return l
+	case <-done:
+		t.Fatalf("kbox %v exited before printing %q: %s", args, ready, stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("kbox %v: no %q after 60s: %s", args, ready, stderr.String())
 	}
+	return ""
 }
 
 func find(t *testing.T, rep report, name string) clusterStatus {
@@ -426,7 +427,7 @@ func TestStatusTwoClustersOneBrokerStopped(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("profiles:\n  real:\n    bootstrap-servers: "+bs+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	startPlayground(t, cfg)
+	startBackground(t, cfg, "Serving until", "playground", "--brokers", "1")
 
 	// Healthy: both clusters, exit 0. (Leaders may still be moving right
 	// after the topics were created, so wait for a healthy answer.)
@@ -504,7 +505,7 @@ func TestStatusTwoClustersOneBrokerStopped(t *testing.T) {
 	t.Logf("after stopping broker 3 expect under-replicated %d, offline %d, under min ISR %d", wantURP, wantOffline, wantUnderMin)
 
 	// The dashboard runs before the kill (its clients are connected).
-	uiBase := startUI(t, cfg)
+	uiBase := startBackground(t, cfg, "http://127.0.0.1:", "ui", "--listen", "127.0.0.1:0")
 
 	// SIGKILL: the controller fences broker 3 only after its session
 	// timeout (6 s on the test bed), and until then the cluster still
@@ -583,53 +584,6 @@ func TestStatusTwoClustersOneBrokerStopped(t *testing.T) {
 	if g := find(t, rep, "gone"); r.Code != 1 || g.Reachable || g.Error == nil || !strings.Contains(*g.Error, "127.0.0.1:1") {
 		t.Fatalf("unreachable profile: %s", r)
 	}
-}
-
-// startUI runs `kbox ui` on a free loopback port with the config file and
-// returns its base URL; it is stopped when the test ends.
-func startUI(t *testing.T, cfg string) string {
-	t.Helper()
-	cmd := exec.Command(kboxBin, "ui", "--listen", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+cfg, "KBOX_PROFILE=", "KBOX_UI_TOKEN=")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	urls := make(chan string, 1)
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "http://127.0.0.1:") {
-				urls <- sc.Text()
-			}
-		}
-		_ = cmd.Wait()
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	select {
-	case u := <-urls:
-		return u
-	case <-done:
-		t.Fatalf("kbox ui exited: %s", stderr.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("kbox ui not serving after 60s: %s", stderr.String())
-	}
-	return ""
 }
 
 func getJSON(t *testing.T, url string, v any) {
