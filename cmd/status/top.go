@@ -276,7 +276,7 @@ func printFrame(f *cmdutil.Factory, format output.Format, screen bool, fr *statu
 
 func bytesStr(v *float64, raw bool) string {
 	if v == nil {
-		return "- B"
+		return "-"
 	}
 	if raw {
 		return fmt.Sprintf("%.0f B", *v)

@@ -64,8 +64,9 @@ type Broker struct {
 	// refused)", "fenced by the controller" or "not registered with the
 	// controller"; null when up.
 	DownReason *string `json:"down_reason"`
-	// DiskUsedPercent is the used share of the broker's log-dir volumes;
-	// null when unknown (broker down, or too old to report volume sizes).
+	// DiskUsedPercent is the used share of the broker's fullest log-dir
+	// volume (pkg/logdirs' broker view); null when unknown (broker down,
+	// or too old to report volume sizes).
 	DiskUsedPercent *float64 `json:"disk_used_percent"`
 	// LogBytes is what the broker's log dirs hold; null when unknown.
 	LogBytes *int64 `json:"log_bytes"`
