@@ -73,9 +73,9 @@ func probeTimeout(ctx context.Context, timeout time.Duration) time.Duration {
 // connection of its own (the client's dialer: TLS included; ApiVersions
 // needs no SASL authentication), concurrently, each within timeout. The
 // result maps the brokers that did not answer to the reason ("connection
-// refused"). A broker
-// the cluster still lists after it was killed (until the controller
-// fences it) is seen at once: its address refuses the connection.
+// refused"). A broker the cluster still lists after it was killed (until
+// the controller fences it) is seen at once: its address refuses the
+// connection.
 func probeBrokers(ctx context.Context, cl *kgo.Client, listed map[int32]*listedBroker, timeout time.Duration) map[int32]string {
 	dial := (&net.Dialer{}).DialContext
 	if fn, ok := cl.OptValue(kgo.Dialer).(func(context.Context, string, string) (net.Conn, error)); ok && fn != nil {
@@ -92,7 +92,7 @@ func probeBrokers(ctx context.Context, cl *kgo.Client, listed map[int32]*listedB
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := Probe(ctx, dial, b.addr, timeout); err != nil {
+			if err := probe(ctx, dial, b.addr, timeout); err != nil {
 				mu.Lock()
 				out[id] = probeReason(err, timeout)
 				mu.Unlock()
@@ -103,11 +103,9 @@ func probeBrokers(ctx context.Context, cl *kgo.Client, listed map[int32]*listedB
 	return out
 }
 
-var errNoAnswer = errors.New("no answer")
-
-// Probe connects to addr with dial and sends one ApiVersions request; it
+// probe connects to addr with dial and sends one ApiVersions request; it
 // returns nil when the broker answered within timeout.
-func Probe(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error), addr string, timeout time.Duration) error {
+func probe(ctx context.Context, dial func(context.Context, string, string) (net.Conn, error), addr string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	conn, err := dial(ctx, "tcp", addr)
@@ -132,7 +130,7 @@ func Probe(ctx context.Context, dial func(context.Context, string, string) (net.
 		return ctxErr(ctx, err)
 	}
 	if int32(binary.BigEndian.Uint32(head[4:])) != correlationID {
-		return fmt.Errorf("%w: unexpected answer from %s", errNoAnswer, addr)
+		return fmt.Errorf("unexpected answer from %s", addr)
 	}
 	return nil
 }
