@@ -215,7 +215,7 @@ type nativeOpts struct {
 	view         string
 	sortBySize   bool
 	top          int
-	human        bool
+	rawBytes     bool
 	skewPercent  float64
 	skewMinBytes int64
 	timeout      time.Duration
@@ -255,7 +255,12 @@ func parseNative(p *parsed) (*nativeOpts, error) {
 		o.view = logdirs.ViewHealth
 	}
 	o.sortBySize = p.has("sort-by-size")
-	o.human = p.has("human-readable")
+	// Sizes are in KiB/MiB/GiB by default; -H (once needed for that) is
+	// still accepted. --bytes prints byte counts.
+	if p.has("bytes") && p.has("human-readable") {
+		return nil, errors.New("--bytes and --human-readable cannot be used together")
+	}
+	o.rawBytes = p.has("bytes")
 	parsers := []struct {
 		name  string
 		parse func(v string) error
@@ -426,12 +431,19 @@ func runNative(ctx context.Context, f *cmdutil.Factory, p *parsed, format output
 			}
 		}
 	}
-	rep := logdirs.BuildReport(in, logdirs.ReportOptions{View: o.view, SortBySize: o.sortBySize, Top: o.top, Human: o.human,
+	rep := logdirs.BuildReport(in, logdirs.ReportOptions{View: o.view, SortBySize: o.sortBySize, Top: o.top, RawBytes: o.rawBytes,
 		SkewPercent: o.skewPercent, SkewMinBytes: o.skewMinBytes})
 	if len(q.Failed) > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "kbox: warning: partial result, no answer from %s\n", failedList(q.Failed))
 	}
-	return output.Print(f.IO, format, rep)
+	if err := output.Print(f.IO, format, rep); err != nil {
+		return err
+	}
+	if note := rep.Note(); note != "" && format == output.Table {
+		_, err := fmt.Fprintln(f.IO.Out, note)
+		return err
+	}
+	return nil
 }
 
 func failedList(fs []logdirs.BrokerFailure) string {
@@ -478,6 +490,8 @@ Report:
                                   dir:       size, volume total/usable, used%, partitions, error
                                   topic:     physical (all replicas) and logical (leader only) size
                                   partition: per partition, leader, physical/logical, lag, futures
+                                  broker:    size, dirs, and the fullest dir's volume
+                                             (dirs may share a volume: not summed)
       --health                  replicas whose size differs from the leader's by more
                                 than the threshold, with offsetLag > 0, or future
                                 replicas (moves between dirs in progress)
@@ -485,7 +499,9 @@ Report:
       --skew-min-bytes N        ignore skews of at most N bytes (default 1048576)
       --sort-by-size            largest first
       --top N                   only the first N rows
-  -H, --human-readable          sizes in KiB/MiB/GiB in the table
+      --bytes                   sizes in the table as byte counts (default: KiB/MiB/GiB;
+                                JSON and YAML always hold byte counts)
+  -H, --human-readable          sizes in KiB/MiB/GiB (the default; kept for scripts)
   -o, --output FORMAT           table (default), json, yaml, apache
 
 Brokers that do not answer are named on stderr; the others are reported.

@@ -3,7 +3,7 @@ package logdirs
 import "github.com/kboxdev/kbox/pkg/jopt"
 
 // parser is LogDirsCommand's jopt-simple option set, plus kbox's native
-// extensions (which also take -o and -H).
+// extensions (which also take -o, -H and --bytes).
 var parser = jopt.New(
 	jopt.Spec{Name: "bootstrap-server", Arg: jopt.RequiredArg},
 	jopt.Spec{Name: "command-config", Arg: jopt.RequiredArg},
@@ -20,6 +20,7 @@ var parser = jopt.New(
 	jopt.Spec{Name: "sort-by-size"},
 	jopt.Spec{Name: "top", Arg: jopt.RequiredArg},
 	jopt.Spec{Name: "human-readable", Short: "H"},
+	jopt.Spec{Name: "bytes"},
 	jopt.Spec{Name: "health"},
 	jopt.Spec{Name: "skew-threshold", Arg: jopt.RequiredArg},
 	jopt.Spec{Name: "skew-min-bytes", Arg: jopt.RequiredArg},

@@ -52,13 +52,22 @@ oldest unconsumed record was written; JSON: the 5 most lagging groups).
 Brokers expected: the profile's expected-brokers when set, else every broker the
 cluster has registered (fenced ones included) or that holds a replica.
 
+Brokers up: every broker the cluster lists (metadata, and the fenced ones the
+controller has registered) gets a connection of kbox's own and one ApiVersions
+request, all at once, each within 3s (at most half of --timeout). A broker that
+does not answer is down and a reason: "broker 3 unreachable (connection
+refused)". A killed broker is listed, unfenced, until the controller's session
+timeout ends; it is down from the first check after the kill. Disk used is the
+fullest log-dir volume of each broker.
+
 Which clusters: --profile a,b (or KBOX_PROFILE) selects profiles by name; with
 neither, every profile of the config file. --bootstrap-server checks one
 cluster given by address instead. --command-config and -X apply to every
 cluster checked.
 
 A cluster is unhealthy when it is unreachable, has no active controller, fewer
-brokers up than expected, offline, under-min-ISR or under-replicated
+brokers up than expected, a listed broker down (unreachable or fenced), offline,
+under-min-ISR or under-replicated
 partitions, or a broker disk at least 90% full. The reasons follow the table
 (in JSON: "problems"). Exit status: 0 when every cluster is healthy, 1 when any
 is not (or on an error), 2 on a usage error.`,

@@ -40,6 +40,7 @@ type topOptions struct {
 	internal   bool
 	rows       int
 	groupRows  int
+	rawBytes   bool
 }
 
 // NewTopCmd builds `kbox top`.
@@ -72,6 +73,14 @@ object per line per interval, written as it is measured (YAML: one document
 per interval). bytes/s is null ("-") when a log shrank in the
 interval (retention) or its broker did not answer.
 
+Every frame names the brokers the cluster lists that are down, as kbox status
+words them ("broker 3 unreachable (connection refused)": each listed broker gets
+a connection of kbox's own and one ApiVersions request per interval); their
+partitions have no rate until they are back or led elsewhere.
+
+Sizes on the terminal are in KiB/MiB/GiB (--bytes: byte counts); JSON and the
+line form carry byte counts.
+
 It runs until Ctrl-C, or for --iterations frames, or for --duration.`,
 		Example: `  # the current profile's cluster, refreshed every 2 s
   kbox top --interval 2s
@@ -97,6 +106,7 @@ It runs until Ctrl-C, or for --iterations frames, or for --duration.`,
 	fl.IntVar(&o.groupRows, "groups", 10, "groups shown on a terminal")
 	fl.BoolVar(&o.internal, "include-internal", false, "also watch internal topics (__consumer_offsets, ...)")
 	fl.IntVar(&o.rows, "partitions", 10, "busiest partitions shown on a terminal")
+	fl.BoolVar(&o.rawBytes, "bytes", false, "bytes/s as byte counts on a terminal (default: KiB/MiB/GiB; JSON and the line form hold byte counts)")
 	cmdutil.AddOutputFlag(f, cmd, &o.format, topFormats)
 	return cmd
 }
@@ -206,14 +216,15 @@ func runTop(ctx context.Context, f *cmdutil.Factory, o *topOptions) error {
 		fr := status.Frame(prev, cur, o.sort)
 		prev = cur
 		n++
-		if err := printFrame(f, format, screen, fr, o.rows, o.groupRows); err != nil {
+		if err := printFrame(f, format, screen, fr, o); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func printFrame(f *cmdutil.Factory, format output.Format, screen bool, fr *status.TopFrame, rows, groupRows int) error {
+func printFrame(f *cmdutil.Factory, format output.Format, screen bool, fr *status.TopFrame, o *topOptions) error {
+	rows, groupRows := o.rows, o.groupRows
 	out := f.IO.Out
 	switch {
 	case format == output.JSON:
@@ -230,19 +241,23 @@ func printFrame(f *cmdutil.Factory, format output.Format, screen bool, fr *statu
 	}
 	// A terminal: clear and redraw.
 	fmt.Fprint(out, "\x1b[H\x1b[2J")
-	fmt.Fprintf(out, "kbox top  %s  every %s  total %s records/s, %s/s\n\n", fr.Time.Format("15:04:05"), time.Duration(fr.IntervalMs)*time.Millisecond, fmt.Sprintf("%.1f", fr.RecordsPerSec), bytesStr(fr.BytesPerSec))
-	h, r := fr.TopicTable()
+	fmt.Fprintf(out, "kbox top  %s  every %s  total %s records/s, %s/s\n", fr.Time.Format("15:04:05"), output.Duration(time.Duration(fr.IntervalMs)*time.Millisecond), fmt.Sprintf("%.1f", fr.RecordsPerSec), bytesStr(fr.BytesPerSec, o.rawBytes))
+	for _, p := range fr.Problems {
+		fmt.Fprintln(out, p)
+	}
+	fmt.Fprintln(out)
+	h, r := fr.TopicTable(o.rawBytes)
 	if err := output.WriteTable(f.IO, h, r); err != nil {
 		return err
 	}
 	fmt.Fprintln(out)
-	h, r = fr.BrokerTable()
+	h, r = fr.BrokerTable(o.rawBytes)
 	if err := output.WriteTable(f.IO, h, r); err != nil {
 		return err
 	}
 	if rows > 0 {
 		fmt.Fprintln(out)
-		h, r = fr.PartitionTable(rows)
+		h, r = fr.PartitionTable(rows, o.rawBytes)
 		if err := output.WriteTable(f.IO, h, r); err != nil {
 			return err
 		}
@@ -259,11 +274,14 @@ func printFrame(f *cmdutil.Factory, format output.Format, screen bool, fr *statu
 	return nil
 }
 
-func bytesStr(v *float64) string {
+func bytesStr(v *float64, raw bool) string {
 	if v == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f B", *v)
+	if raw {
+		return fmt.Sprintf("%.0f B", *v)
+	}
+	return output.Bytes(int64(*v + 0.5))
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

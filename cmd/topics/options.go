@@ -37,6 +37,7 @@ var parser = jopt.New(
 	jopt.Spec{Name: "output", Short: "o", Arg: jopt.RequiredArg},
 	jopt.Spec{Name: "dry-run"},
 	jopt.Spec{Name: "disable-rack-aware"},
+	jopt.Spec{Name: "bytes"},
 	jopt.Spec{Name: "profile", Arg: jopt.RequiredArg},
 )
 

@@ -32,6 +32,7 @@ kbox extensions (not in Apache's kafka-topics):
   -o, --output FORMAT     apache (default), table, wide, json, yaml; "-o help" prints the schema
   --dry-run               validate create/alter/delete on the broker and print what would happen
   --disable-rack-aware    compute a non-rack-aware replica assignment client-side (create, alter)
+  --bytes                 -o wide: replica sizes as byte counts (default: KiB/MiB/GiB)
   --profile NAME          connection profile (see "kbox profile")
 `
 
@@ -487,6 +488,7 @@ func (r *runner) prepareDescribe() (*action, error) {
 	}
 	return &action{run: func(ctx context.Context, r *runner, svc *topics.Service, format string) error {
 		o.Wide = format == "wide"
+		o.RawBytes = p.has("bytes")
 		excl := p.has("exclude-internal")
 		var names []string
 		var cluster *topics.Cluster

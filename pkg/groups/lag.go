@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -525,18 +526,5 @@ func FormatTimeLag(ms *int64, caughtUp bool) string {
 }
 
 // FormatDuration prints a duration shortly, to the precision a human
-// reads in a lag table.
-func FormatDuration(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	default:
-		return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
-	}
-}
+// reads in a lag table (output.Duration, as every native table).
+func FormatDuration(d time.Duration) string { return output.Duration(d) }

@@ -40,7 +40,7 @@ func BenchmarkTable10k(b *testing.B) {
 	b.ReportAllocs()
 	start := cpuTime()
 	for b.Loop() {
-		r := BuildReport(in, ReportOptions{View: AggReplica, SortBySize: true, Human: true})
+		r := BuildReport(in, ReportOptions{View: AggReplica, SortBySize: true})
 		if len(*r.Replicas) < 9999 {
 			b.Fatal("rows missing")
 		}

@@ -99,15 +99,15 @@ func render(t *testing.T, r *Report, f output.Format) []byte {
 func TestReportGoldens(t *testing.T) {
 	views := append(append([]string(nil), Aggregations...), ViewHealth)
 	for _, v := range views {
-		for _, human := range []bool{false, true} {
-			o := ReportOptions{View: v, Human: human, SkewPercent: 10, SkewMinBytes: 1 << 20}
+		for _, raw := range []bool{false, true} {
+			o := ReportOptions{View: v, RawBytes: raw, SkewPercent: 10, SkewMinBytes: 1 << 20}
 			r := BuildReport(fixture(), o)
 			name := v
-			if human {
-				name += "-H"
+			if raw {
+				name += "-bytes"
 			}
 			checkGolden(t, "table-"+name, render(t, r, output.Table))
-			if !human {
+			if !raw {
 				j, y := render(t, r, output.JSON), render(t, r, output.YAML)
 				checkGolden(t, "json-"+name, j)
 				checkGolden(t, "yaml-"+name, y)
@@ -198,18 +198,6 @@ func TestReportJSONShape(t *testing.T) {
 	}
 }
 
-func TestFormatBytes(t *testing.T) {
-	for _, c := range []struct {
-		n     int64
-		human bool
-		want  string
-	}{{1536, false, "1536"}, {1023, true, "1023 B"}, {1536, true, "1.5 KiB"}, {5 << 30, true, "5.0 GiB"}} {
-		if got := FormatBytes(c.n, c.human); got != c.want {
-			t.Errorf("FormatBytes(%d,%v) = %q, want %q", c.n, c.human, got, c.want)
-		}
-	}
-}
-
 func TestApacheGolden(t *testing.T) {
 	in := fixture()
 	r := &ApacheResult{Queried: []int32{1, 2, 3}, Answers: in.Query.Answered}
@@ -269,5 +257,45 @@ func TestJacksonString(t *testing.T) {
 		`{"brokers":[{"broker":1,"logDirs":[{"partitions":[],"error":null,"logDir":"/a\"b\\c\t/<é>\u0001"}]}],"version":1}` + "\n"
 	if b.String() != want {
 		t.Errorf("got  %s\nwant %s", b.String(), want)
+	}
+}
+
+// Two dirs of one broker on one 252 GiB volume report free bytes read a
+// moment apart (4 KiB differ): the broker's volume is 252 GiB, not the
+// 503.9 GiB of two volumes. A broker with two volumes of its own shows
+// the fullest, so a full disk is not hidden by an empty one.
+func TestBrokerVolumeNotSummedAcrossDirs(t *testing.T) {
+	const total = int64(270553174016) // 252.0 GiB
+	in := Input{Query: &Query{Answered: []BrokerDirs{
+		{Broker: 1, Dirs: []Dir{
+			{Path: "/var/lib/kafka/a", TotalBytes: total, UsableBytes: 200_000_000_000},
+			{Path: "/var/lib/kafka/b", TotalBytes: total, UsableBytes: 200_000_000_000 - 4096},
+		}},
+		{Broker: 2, Dirs: []Dir{
+			{Path: "/var/lib/kafka", TotalBytes: total, UsableBytes: 200_000_000_000},
+		}},
+		{Broker: 3, Dirs: []Dir{
+			{Path: "/disk1", TotalBytes: 1000 << 30, UsableBytes: 900 << 30},
+			{Path: "/disk2", TotalBytes: 100 << 30, UsableBytes: 5 << 30},
+			{Path: "/disk3", ErrCode: 56, TotalBytes: -1, UsableBytes: -1},
+		}},
+	}}}
+	r := BuildReport(in, ReportOptions{View: AggBroker})
+	bs := *r.Brokers
+	b1, b2, b3 := bs[0], bs[1], bs[2]
+	if *b1.TotalBytes != total || *b1.TotalBytes != *b2.TotalBytes {
+		t.Fatalf("broker 1 volume %d bytes (%s), broker 2 %d: one disk counted twice", *b1.TotalBytes, output.Bytes(*b1.TotalBytes), *b2.TotalBytes)
+	}
+	if *b1.UsableBytes != 200_000_000_000-4096 || *b1.VolumeDir != "/var/lib/kafka/b" {
+		t.Fatalf("broker 1: usable %d from %s, want the fuller reading of /var/lib/kafka/b", *b1.UsableBytes, *b1.VolumeDir)
+	}
+	if *b3.TotalBytes != 100<<30 || *b3.UsableBytes != 5<<30 || *b3.UsedPercent != 95 || *b3.VolumeDir != "/disk2" {
+		t.Fatalf("broker 3: %d/%d %.1f%% from %s, want the fullest volume /disk2 at 95%%", *b3.TotalBytes, *b3.UsableBytes, *b3.UsedPercent, *b3.VolumeDir)
+	}
+	if got := r.Note(); got == "" {
+		t.Fatal("no note for brokers with several dirs")
+	}
+	if got := BuildReport(Input{Query: &Query{Answered: in.Query.Answered[1:2]}}, ReportOptions{View: AggBroker}).Note(); got != "" {
+		t.Fatalf("note for one dir per broker: %q", got)
 	}
 }

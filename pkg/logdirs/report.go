@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -28,7 +29,7 @@ type ReportOptions struct {
 	View         string // one of Aggregations or ViewHealth; "" = dir
 	SortBySize   bool   // largest first
 	Top          int    // keep the first N rows (0: all)
-	Human        bool   // table sizes as KiB/MiB/GiB
+	RawBytes     bool   // table sizes as byte counts (--bytes), not KiB/MiB/GiB
 	SkewPercent  float64
 	SkewMinBytes int64
 }
@@ -53,7 +54,7 @@ type Report struct {
 	Health        *[]HealthIssue    `json:"replica_health,omitempty"`
 	FailedBrokers []FailedBroker    `json:"failed_brokers"`
 
-	human bool
+	rawBytes bool
 }
 
 // FailedBroker is a broker that did not answer.
@@ -75,7 +76,12 @@ type DirUsage struct {
 	Future      int      `json:"future_replicas"`
 }
 
-// BrokerUsage sums a broker's dirs.
+// BrokerUsage sums a broker's dirs: what they hold (SizeBytes,
+// Partitions). Its volume (TotalBytes, UsableBytes, UsedPercent) is the
+// volume of one dir, VolumeDir: the fullest. Volumes are never summed
+// across dirs: several dirs may share one volume, and nothing a broker
+// reports tells which do (each dir's free bytes are read at a different
+// moment, so even dirs on one volume rarely report the same numbers).
 type BrokerUsage struct {
 	Broker      int32    `json:"broker"`
 	Host        string   `json:"host"`
@@ -85,8 +91,11 @@ type BrokerUsage struct {
 	TotalBytes  *int64   `json:"total_bytes"`
 	UsableBytes *int64   `json:"usable_bytes"`
 	UsedPercent *float64 `json:"used_percent"`
-	Partitions  int      `json:"partitions"`
-	Error       *string  `json:"error"`
+	// VolumeDir is the dir whose volume TotalBytes, UsableBytes and
+	// UsedPercent describe; null when no dir reported its volume.
+	VolumeDir  *string `json:"volume_dir"`
+	Partitions int     `json:"partitions"`
+	Error      *string `json:"error"`
 }
 
 // TopicUsage is a topic's size both ways: physical counts every replica
@@ -154,7 +163,7 @@ func BuildReport(in Input, o ReportOptions) *Report {
 	if o.View == "" {
 		o.View = AggDir
 	}
-	r := &Report{View: o.View, human: o.Human, FailedBrokers: []FailedBroker{}}
+	r := &Report{View: o.View, rawBytes: o.RawBytes, FailedBrokers: []FailedBroker{}}
 	if in.Query != nil {
 		for _, f := range in.Query.Failed {
 			r.FailedBrokers = append(r.FailedBrokers, FailedBroker{Broker: f.Broker, Error: f.Err.Error()})
@@ -245,9 +254,6 @@ func BuildReport(in Input, o ReportOptions) *Report {
 		rows := []BrokerUsage{}
 		for _, b := range sortedAnswers(answered) {
 			u := BrokerUsage{Broker: b.Broker, Host: in.Hosts[b.Broker], Dirs: len(b.Dirs)}
-			var total, usable int64
-			known := false
-			seenVol := map[[2]int64]bool{}
 			var errs []string
 			for _, d := range sortedDirs(b.Dirs) {
 				if d.ErrCode != 0 {
@@ -260,19 +266,11 @@ func BuildReport(in Input, o ReportOptions) *Report {
 						u.Partitions++
 					}
 				}
-				if d.TotalBytes >= 0 && d.UsableBytes >= 0 {
-					// Dirs on one volume report the same numbers; count it once.
-					v := [2]int64{d.TotalBytes, d.UsableBytes}
-					if !seenVol[v] {
-						seenVol[v] = true
-						total += d.TotalBytes
-						usable += d.UsableBytes
-					}
-					known = true
-				}
 			}
-			if known {
-				u.TotalBytes, u.UsableBytes, u.UsedPercent = volume(total, usable)
+			if d, ok := fullestVolume(b.Dirs); ok {
+				u.TotalBytes, u.UsableBytes, u.UsedPercent = volume(d.TotalBytes, d.UsableBytes)
+				path := d.Path
+				u.VolumeDir = &path
 			}
 			if len(errs) > 0 {
 				s := strings.Join(errs, "; ")
@@ -415,6 +413,28 @@ func BuildReport(in Input, o ReportOptions) *Report {
 	return r
 }
 
+// fullestVolume is the dir whose volume has the largest used share (on a
+// tie, or when no share is known, the largest volume; then the first dir
+// by path): the volume that fills first, which a broker's health is
+// judged by. ok is false when no dir reported its volume.
+func fullestVolume(dirs []Dir) (Dir, bool) {
+	var best Dir
+	bestPct, found := -1.0, false
+	for _, d := range sortedDirs(dirs) {
+		if d.TotalBytes < 0 || d.UsableBytes < 0 {
+			continue
+		}
+		p := -1.0
+		if _, _, pct := volume(d.TotalBytes, d.UsableBytes); pct != nil {
+			p = *pct
+		}
+		if !found || p > bestPct || (p == bestPct && d.TotalBytes > best.TotalBytes) {
+			best, bestPct, found = d, p, true
+		}
+	}
+	return best, found
+}
+
 func skewOf(h HealthIssue) int64 {
 	if h.SkewBytes == nil {
 		return 0
@@ -491,13 +511,13 @@ func (r *Report) Header() []string {
 
 // Rows implements output.Tabular.
 func (r *Report) Rows() [][]string {
-	sz := func(n int64) string { return FormatBytes(n, r.human) }
+	sz := func(n int64) string { return output.BytesOrRaw(n, r.rawBytes) }
 	var out [][]string
 	switch r.View {
 	case AggBroker:
 		for _, u := range deref(r.Brokers) {
 			out = append(out, []string{itoa32(u.Broker), u.Host, dirsCell(u.Dirs, u.OfflineDirs), sz(u.SizeBytes),
-				optBytes(u.TotalBytes, r.human), optBytes(u.UsableBytes, r.human), pct(u.UsedPercent), strconv.Itoa(u.Partitions), optStr(u.Error)})
+				optBytes(u.TotalBytes, r.rawBytes), optBytes(u.UsableBytes, r.rawBytes), pct(u.UsedPercent), strconv.Itoa(u.Partitions), optStr(u.Error)})
 		}
 	case AggTopic:
 		for _, u := range deref(r.Topics) {
@@ -524,16 +544,28 @@ func (r *Report) Rows() [][]string {
 	case ViewHealth:
 		for _, u := range deref(r.Health) {
 			out = append(out, []string{u.Topic, itoa32(u.Partition), itoa32(u.Broker), u.Dir, sz(u.SizeBytes),
-				strconv.FormatInt(u.OffsetLag, 10), yesNo(u.IsFuture), leaderCell(u.Leader), optBytes(u.LeaderSize, r.human),
-				dashBytes(u.SkewBytes, r.human), pct(u.SkewPercent), strings.Join(u.Issues, ",")})
+				strconv.FormatInt(u.OffsetLag, 10), yesNo(u.IsFuture), leaderCell(u.Leader), optBytes(u.LeaderSize, r.rawBytes),
+				dashBytes(u.SkewBytes, r.rawBytes), pct(u.SkewPercent), strings.Join(u.Issues, ",")})
 		}
 	default:
 		for _, u := range deref(r.Dirs) {
-			out = append(out, []string{itoa32(u.Broker), u.Dir, sz(u.SizeBytes), optBytes(u.TotalBytes, r.human),
-				optBytes(u.UsableBytes, r.human), pct(u.UsedPercent), strconv.Itoa(u.Partitions), optStr(u.Error)})
+			out = append(out, []string{itoa32(u.Broker), u.Dir, sz(u.SizeBytes), optBytes(u.TotalBytes, r.rawBytes),
+				optBytes(u.UsableBytes, r.rawBytes), pct(u.UsedPercent), strconv.Itoa(u.Partitions), optStr(u.Error)})
 		}
 	}
 	return out
+}
+
+// Note is the line printed after the broker view's table when a broker
+// has several dirs ("" otherwise): which volume its TOTAL, USABLE and
+// USED% describe, and why volumes are not summed.
+func (r *Report) Note() string {
+	for _, u := range deref(r.Brokers) {
+		if u.Dirs > 1 {
+			return "TOTAL, USABLE and USED% of a broker with several log dirs are its fullest dir's volume: dirs may share a volume, so volumes are not summed (each dir: --aggregate-into dir)"
+		}
+	}
+	return ""
 }
 
 // Empty reports whether the selected view has no rows.
@@ -576,18 +608,18 @@ func optStr(s *string) string {
 	return *s
 }
 
-func optBytes(n *int64, human bool) string {
+func optBytes(n *int64, raw bool) string {
 	if n == nil {
 		return "unknown"
 	}
-	return FormatBytes(*n, human)
+	return output.BytesOrRaw(*n, raw)
 }
 
-func dashBytes(n *int64, human bool) string {
+func dashBytes(n *int64, raw bool) string {
 	if n == nil {
 		return "-"
 	}
-	return FormatBytes(*n, human)
+	return output.BytesOrRaw(*n, raw)
 }
 
 func pct(p *float64) string {
@@ -595,24 +627,4 @@ func pct(p *float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(*p, 'f', 1, 64) + "%"
-}
-
-// FormatBytes prints n as bytes, or with -H in binary units (KiB, MiB, ...)
-// with one decimal.
-func FormatBytes(n int64, human bool) string {
-	if !human {
-		return strconv.FormatInt(n, 10)
-	}
-	const unit = 1024
-	if n < unit && n > -unit {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	v := float64(n)
-	units := []string{"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
-	i := -1
-	for (v >= unit || v <= -unit) && i < len(units)-1 {
-		v /= unit
-		i++
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i]
 }

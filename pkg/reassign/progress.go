@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kboxdev/kbox/pkg/output"
 )
 
 // Snapshot is one look at the reassignments in progress: each one's
@@ -290,19 +292,9 @@ func eta(e *float64) string {
 	return (time.Duration(*e) * time.Second).String()
 }
 
-// HumanBytes formats n in B, KiB, MiB, GiB.
-func HumanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return strconv.FormatInt(n, 10) + " B"
-	}
-	f, i := float64(n), 0
-	units := []string{"KiB", "MiB", "GiB", "TiB"}
-	for f /= unit; f >= unit && i < len(units)-1; i++ {
-		f /= unit
-	}
-	return strconv.FormatFloat(f, 'f', 1, 64) + " " + units[i]
-}
+// HumanBytes formats n in B, KiB, MiB, GiB (output.Bytes, as every
+// native table).
+func HumanBytes(n int64) string { return output.Bytes(n) }
 
 // SortedPartitions is a helper for callers that list TPs of a plan.
 func SortedPartitions(tps []TP) []TP {

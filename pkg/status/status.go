@@ -35,6 +35,9 @@ type Options struct {
 	Sample time.Duration
 	// Now is the clock (nil: time.Now); tests pin it.
 	Now func() time.Time
+	// ProbeTimeout bounds each broker's reachability probe (0:
+	// DefaultProbeTimeout; at most half the time left of the check).
+	ProbeTimeout time.Duration
 	// Reader, when set, connects a consumer client without a group, which
 	// reads the record at the most lagging groups' committed offsets to
 	// measure their lag in time (pkg/groups Lag); nil: time lag unknown.
@@ -44,12 +47,26 @@ type Options struct {
 // Broker is one broker of the cluster.
 type Broker struct {
 	ID int32 `json:"id"`
-	Up bool  `json:"up"`
+	// Up: listed by the cluster, not fenced, and answering kbox (a
+	// connection of kbox's own to its address got an ApiVersions answer
+	// during the check).
+	Up bool `json:"up"`
 	// Fenced: registered with the controller but fenced (stopped, or not
 	// caught up with the metadata log).
 	Fenced bool `json:"fenced"`
-	// DiskUsedPercent is the used share of the broker's log-dir volumes;
-	// null when unknown (broker down, or too old to report volume sizes).
+	// Address is where the cluster lists the broker (host:port); null
+	// when it is not listed (a broker only named as a replica).
+	Address *string `json:"address"`
+	// Reachable: kbox's probe got an answer from Address; null when
+	// there is no address to probe.
+	Reachable *bool `json:"reachable"`
+	// DownReason is why the broker is not up: "unreachable (connection
+	// refused)", "fenced by the controller" or "not registered with the
+	// controller"; null when up.
+	DownReason *string `json:"down_reason"`
+	// DiskUsedPercent is the used share of the broker's fullest log-dir
+	// volume (pkg/logdirs' broker view); null when unknown (broker down,
+	// or too old to report volume sizes).
 	DiskUsedPercent *float64 `json:"disk_used_percent"`
 	// LogBytes is what the broker's log dirs hold; null when unknown.
 	LogBytes *int64 `json:"log_bytes"`
@@ -149,20 +166,16 @@ func Check(ctx context.Context, name string, cl *kgo.Client, o Options) *Cluster
 
 	// Brokers: metadata lists the live (unfenced) ones; DescribeCluster
 	// with fenced brokers also lists the registered ones that are down.
+	// Each listed broker is probed on a connection of kbox's own: a
+	// killed broker stays listed (unfenced) until the controller's
+	// session timeout, and its address refuses connections at once.
+	listed := listBrokers(ctx, cl, md)
+	probed := make(chan map[int32]string, 1)
+	go func() { probed <- probeBrokers(ctx, cl, listed, o.ProbeTimeout) }()
 	brokers := map[int32]*Broker{}
-	for _, b := range md.Brokers {
-		brokers[b.NodeID] = &Broker{ID: b.NodeID, Up: true}
-	}
-	if reg, err := logdirs.DescribeCluster(ctx, cl, true); err == nil {
-		for _, b := range reg {
-			if _, ok := brokers[b.ID]; !ok {
-				brokers[b.ID] = &Broker{ID: b.ID}
-			}
-			if b.Fenced {
-				brokers[b.ID].Fenced = true
-				brokers[b.ID].Up = false
-			}
-		}
+	for id, lb := range listed {
+		addr := lb.addr
+		brokers[id] = &Broker{ID: id, Fenced: lb.fenced, Address: &addr}
 	}
 	topicNames := make([]string, 0, len(md.Topics))
 	for _, t := range md.Topics {
@@ -201,11 +214,19 @@ func Check(ctx context.Context, name string, cl *kgo.Client, o Options) *Cluster
 		}
 	}
 
+	unreachable := <-probed
 	var up []int32
 	for _, b := range brokers {
-		if b.Up {
-			up = append(up, b.ID)
+		if b.Address != nil {
+			ok := unreachable[b.ID] == ""
+			b.Reachable = &ok
 		}
+		if r := downReason(b.Address != nil, b.Fenced, unreachable[b.ID]); r != "" {
+			b.DownReason = &r
+			continue
+		}
+		b.Up = true
+		up = append(up, b.ID)
 	}
 	sort.Slice(up, func(i, j int) bool { return up[i] < up[j] })
 	c.BrokersUp = len(up)
@@ -250,6 +271,11 @@ func problems(c *Cluster) []string {
 			msg += fmt.Sprintf(" (down: %s)", joinStrings(down))
 		}
 		out = append(out, msg)
+	}
+	for _, b := range c.Brokers {
+		if b.DownReason != nil {
+			out = append(out, brokerProblem(b.ID, *b.DownReason))
+		}
 	}
 	if c.OfflinePartitions > 0 {
 		out = append(out, fmt.Sprintf("%d offline partition(s)", c.OfflinePartitions))

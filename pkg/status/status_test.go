@@ -40,9 +40,9 @@ func sample() *Report {
 	healthy := &Cluster{Name: "prod", Reachable: true, Problems: []string{}, ClusterID: "abc", Controller: ptr(int32(1)),
 		BrokersUp: 3, BrokersExpected: 3, Topics: 4, Partitions: 24, NonPreferredLeaderPartitions: 2,
 		Brokers: []Broker{
-			{ID: 1, Up: true, DiskUsedPercent: ptr(41.5), LogBytes: ptr(int64(1 << 30))},
-			{ID: 2, Up: true, DiskUsedPercent: ptr(40.0), LogBytes: ptr(int64(1 << 30))},
-			{ID: 3, Up: true, DiskUsedPercent: ptr(42.25), LogBytes: ptr(int64(1 << 30))},
+			{ID: 1, Up: true, Address: ptr("10.0.0.1:9092"), Reachable: ptr(true), DiskUsedPercent: ptr(41.5), LogBytes: ptr(int64(1 << 30))},
+			{ID: 2, Up: true, Address: ptr("10.0.0.2:9092"), Reachable: ptr(true), DiskUsedPercent: ptr(40.0), LogBytes: ptr(int64(1 << 30))},
+			{ID: 3, Up: true, Address: ptr("10.0.0.3:9092"), Reachable: ptr(true), DiskUsedPercent: ptr(42.25), LogBytes: ptr(int64(1 << 30))},
 		},
 		LaggingGroups:        []GroupLag{{Group: "billing", State: "Stable", Lag: 1200, LaggingPartitions: 3, TimeLagMs: ptr(int64(245000))}, {Group: "audit", State: "Empty", Lag: 7, LaggingPartitions: 1}},
 		ProduceRecordsPerSec: ptr(2000.0), ConsumeRecordsPerSec: ptr(1999.5), SampleMs: 1000, CheckedMs: 1100}
@@ -50,9 +50,9 @@ func sample() *Report {
 		BrokersUp: 2, BrokersExpected: 3, Topics: 2, Partitions: 6,
 		UnderReplicatedPartitions: 4, UnderMinISRPartitions: 1, OfflinePartitions: 1,
 		Brokers: []Broker{
-			{ID: 1, Up: true, DiskUsedPercent: ptr(95.0), LogBytes: ptr(int64(4096))},
-			{ID: 2, Up: true, DiskUsedPercent: nil, LogBytes: ptr(int64(0))},
-			{ID: 3, Fenced: true},
+			{ID: 1, Up: true, Address: ptr("10.0.1.1:9092"), Reachable: ptr(true), DiskUsedPercent: ptr(95.0), LogBytes: ptr(int64(4096))},
+			{ID: 2, Up: true, Address: ptr("10.0.1.2:9092"), Reachable: ptr(true), DiskUsedPercent: nil, LogBytes: ptr(int64(0))},
+			{ID: 3, Address: ptr("10.0.1.3:9092"), Reachable: ptr(false), DownReason: ptr("unreachable (connection refused)")},
 		},
 		LaggingGroups:        []GroupLag{},
 		ProduceRecordsPerSec: ptr(0.0), ConsumeRecordsPerSec: nil, SampleMs: 1000, CheckedMs: 1200}
@@ -69,7 +69,7 @@ func TestProblemsAndReport(t *testing.T) {
 	if r.Healthy {
 		t.Fatal("report with an unreachable and a sick cluster is healthy")
 	}
-	want := []string{"2 of 3 brokers up (down: 3)", "1 offline partition(s)", "1 partition(s) under min.insync.replicas",
+	want := []string{"2 of 3 brokers up (down: 3)", "broker 3 unreachable (connection refused)", "1 offline partition(s)", "1 partition(s) under min.insync.replicas",
 		"4 under-replicated partition(s)", "broker 1 disk 95.0% used"}
 	if got := r.Clusters[2].Problems; strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("problems = %q\nwant %q", got, want)

@@ -2,6 +2,7 @@ package status
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/logdirs"
+	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -106,6 +108,10 @@ type TopFrame struct {
 	// GroupsError is why the groups could not be sampled (then Groups is
 	// empty).
 	GroupsError string `json:"groups_error,omitempty"`
+	// Problems are the brokers the cluster lists that are down at the
+	// end of the interval, one line each, as kbox status words them
+	// ("broker 3 unreachable (connection refused)"); empty when none.
+	Problems []string `json:"problems"`
 }
 
 type tp struct {
@@ -125,6 +131,9 @@ type TopSample struct {
 	// groups are not watched); LagErr why it failed.
 	Lag    *groups.LagReport
 	LagErr error
+	// Down are the listed brokers that are not up, with the reason
+	// (unreachable, fenced).
+	Down map[int32]string
 }
 
 // Sampler takes successive samples of a cluster.
@@ -142,6 +151,9 @@ type Sampler struct {
 	// groups.LagRequest), waiting at most TimeLagTimeout for records.
 	Reader         *kgo.Client
 	TimeLagTimeout time.Duration
+	// ProbeTimeout bounds each broker's reachability probe (0:
+	// DefaultProbeTimeout).
+	ProbeTimeout time.Duration
 }
 
 // Sample takes one sample. Its instant is the midpoint of the end-offset
@@ -167,12 +179,25 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 			smp.Leaders[tp{t.Topic, p.Partition}] = p.Leader
 		}
 	}
-	var brokers []int32
-	for _, b := range md.Brokers {
-		brokers = append(brokers, b.NodeID)
-	}
+	// Every listed broker is probed first; the log dirs are asked of
+	// those that answered (a killed broker, still listed until it is
+	// fenced, would hold the sample for the whole request timeout).
 	dirs := make(chan *logdirs.Query, 1)
 	go func() {
+		listed := listBrokers(ctx, s.Client, md)
+		unreachable := probeBrokers(ctx, s.Client, listed, s.ProbeTimeout)
+		smp.Down = map[int32]string{}
+		for id, lb := range listed {
+			if r := downReason(true, lb.fenced, unreachable[id]); r != "" {
+				smp.Down[id] = r
+			}
+		}
+		var brokers []int32
+		for _, b := range md.Brokers {
+			if _, down := smp.Down[b.NodeID]; !down {
+				brokers = append(brokers, b.NodeID)
+			}
+		}
 		dirs <- logdirs.QueryBrokers(ctx, s.Client, brokers, logdirs.QueryOptions{Timeout: 10 * time.Second})
 	}()
 	lagDone := make(chan struct{})
@@ -188,7 +213,11 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 	before := now()
 	if len(topics) > 0 {
 		lo, err := adm.ListEndOffsets(ctx, topics...)
-		if err != nil {
+		// A broker that is down (killed, not yet fenced) fails its
+		// shard: its partitions have no end offset in this sample,
+		// the others do, and the frame names the broker.
+		var shardErrs *kadm.ShardErrors
+		if err != nil && (!errors.As(err, &shardErrs) || lo == nil) {
 			<-dirs
 			<-lagDone
 			return nil, err
@@ -222,7 +251,8 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 // Frame computes the rates between two samples, sorted by order.
 func Frame(a, b *TopSample, order string) *TopFrame {
 	dt := b.At.Sub(a.At)
-	f := &TopFrame{Time: b.At, IntervalMs: dt.Milliseconds(), Topics: []TopicRate{}, Partitions: []PartitionRate{}, Brokers: []BrokerRate{}, Groups: []GroupRate{}}
+	f := &TopFrame{Time: b.At, IntervalMs: dt.Milliseconds(), Topics: []TopicRate{}, Partitions: []PartitionRate{}, Brokers: []BrokerRate{}, Groups: []GroupRate{},
+		Problems: downProblems(b.Down)}
 	if dt <= 0 {
 		return f
 	}
@@ -310,6 +340,20 @@ func Frame(a, b *TopSample, order string) *TopFrame {
 	}
 	f.Sort(order)
 	return f
+}
+
+// downProblems are the reason lines of the brokers that are down, by id.
+func downProblems(down map[int32]string) []string {
+	ids := make([]int32, 0, len(down))
+	for id := range down {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, brokerProblem(id, down[id]))
+	}
+	return out
 }
 
 // groupRates computes the groups' rates and lag trend between two
@@ -442,6 +486,9 @@ func (f *TopFrame) Line(maxTopics int) string {
 	if f.GroupsError != "" {
 		fmt.Fprintf(&b, " groups: %s", f.GroupsError)
 	}
+	if len(f.Problems) > 0 {
+		fmt.Fprintf(&b, " problems: %s", strings.Join(f.Problems, "; "))
+	}
 	return b.String()
 }
 
@@ -488,32 +535,33 @@ func signedRate(v *float64) string {
 	return num(*v)
 }
 
-// TopicTable is the topics of a frame as a table.
-func (f *TopFrame) TopicTable() ([]string, [][]string) {
+// TopicTable is the topics of a frame as a table (sizes in KiB/MiB/GiB,
+// or byte counts when raw; so the other tables).
+func (f *TopFrame) TopicTable(raw bool) ([]string, [][]string) {
 	rows := make([][]string, 0, len(f.Topics))
 	for _, t := range f.Topics {
-		rows = append(rows, []string{t.Topic, strconv.Itoa(t.Partitions), num(t.RecordsPerSec), optBytes(t.BytesPerSec)})
+		rows = append(rows, []string{t.Topic, strconv.Itoa(t.Partitions), num(t.RecordsPerSec), optBytes(t.BytesPerSec, raw)})
 	}
 	return []string{"TOPIC", "PARTITIONS", "RECORDS/S", "BYTES/S"}, rows
 }
 
 // PartitionTable is the first n partitions of a frame as a table.
-func (f *TopFrame) PartitionTable(n int) ([]string, [][]string) {
+func (f *TopFrame) PartitionTable(n int, raw bool) ([]string, [][]string) {
 	var rows [][]string
 	for i, p := range f.Partitions {
 		if i == n {
 			break
 		}
-		rows = append(rows, []string{p.Topic, strconv.Itoa(int(p.Partition)), leaderCell(p.Leader), num(p.RecordsPerSec), optBytes(p.BytesPerSec)})
+		rows = append(rows, []string{p.Topic, strconv.Itoa(int(p.Partition)), leaderCell(p.Leader), num(p.RecordsPerSec), optBytes(p.BytesPerSec, raw)})
 	}
 	return []string{"TOPIC", "PARTITION", "LEADER", "RECORDS/S", "BYTES/S"}, rows
 }
 
 // BrokerTable is the brokers of a frame as a table.
-func (f *TopFrame) BrokerTable() ([]string, [][]string) {
+func (f *TopFrame) BrokerTable(raw bool) ([]string, [][]string) {
 	rows := make([][]string, 0, len(f.Brokers))
 	for _, b := range f.Brokers {
-		rows = append(rows, []string{strconv.Itoa(int(b.Broker)), strconv.Itoa(b.Leaders), num(b.RecordsPerSec), optBytes(b.BytesPerSec)})
+		rows = append(rows, []string{strconv.Itoa(int(b.Broker)), strconv.Itoa(b.Leaders), num(b.RecordsPerSec), optBytes(b.BytesPerSec, raw)})
 	}
 	return []string{"BROKER", "LEADS", "RECORDS/S (LED)", "LOG BYTES/S"}, rows
 }
@@ -534,9 +582,9 @@ func optNum(v *float64) string {
 	return num(*v)
 }
 
-func optBytes(v *float64) string {
+func optBytes(v *float64, raw bool) string {
 	if v == nil {
 		return "-"
 	}
-	return logdirs.FormatBytes(int64(*v+0.5), true)
+	return output.BytesOrRaw(int64(*v+0.5), raw)
 }

@@ -23,6 +23,8 @@ func TestFrame(t *testing.T) {
 		// logs-0 shrank (retention): its bytes/s is unknown.
 		Sizes:       map[tp]int64{{"orders", 0}: 300000, {"orders", 1}: 150000, {"logs", 0}: 1000},
 		BrokerSizes: map[int32]int64{1: 500000, 2: 600000},
+		// Broker 3, still listed, refuses connections; broker 4 is fenced.
+		Down: map[int32]string{4: reasonFenced, 3: "unreachable (connection refused)"},
 	}
 	// Groups: billing consumes 1000 records/s of orders (2000 written) and
 	// falls behind; audit-reader caught up on audit; search reads two
@@ -86,8 +88,11 @@ func TestFrame(t *testing.T) {
 	if n := f.Groups[3]; n.RecordsPerSec != nil || n.LagPerSec != nil || n.Status != groups.StatusUnknown {
 		t.Fatalf("new group: %+v", n)
 	}
+	if strings.Join(f.Problems, "|") != "broker 3 unreachable (connection refused)|broker 4 fenced by the controller" {
+		t.Fatalf("problems %q", f.Problems)
+	}
 	golden.JSON(t, "top.json.golden", f)
-	if got, want := f.Line(2), "2026-01-02T03:04:07.000Z records/s=1510.0 bytes/s=150000.0 orders=1500.0/150000.0 logs=10.0/- (+1 topics) group:search=1015.0 lag=100(-5.0/s) group:billing=1000.0 lag=1600(+500.0/s) (+2 groups)"; got != want {
+	if got, want := f.Line(2), "2026-01-02T03:04:07.000Z records/s=1510.0 bytes/s=150000.0 orders=1500.0/150000.0 logs=10.0/- (+1 topics) group:search=1015.0 lag=100(-5.0/s) group:billing=1000.0 lag=1600(+500.0/s) (+2 groups) problems: broker 3 unreachable (connection refused); broker 4 fenced by the controller"; got != want {
 		t.Fatalf("line:\n%s\nwant\n%s", got, want)
 	}
 
@@ -121,8 +126,18 @@ func TestFrame(t *testing.T) {
 	if f.Topics[0].Topic != "orders" || f.Topics[2].BytesPerSec != nil {
 		t.Fatalf("topics by bytes: %+v", f.Topics)
 	}
-	if h, r := f.PartitionTable(1); len(h) != 5 || len(r) != 1 {
+	if h, r := f.PartitionTable(1, false); len(h) != 5 || len(r) != 1 {
 		t.Fatalf("partition table %v %v", h, r)
+	}
+	// Sizes in binary units, or byte counts (--bytes).
+	if _, r := f.TopicTable(false); r[0][3] != "146.5 KiB" {
+		t.Fatalf("topic table bytes/s %q, want 146.5 KiB", r[0][3])
+	}
+	if _, r := f.TopicTable(true); r[0][3] != "150000" {
+		t.Fatalf("topic table --bytes bytes/s %q, want 150000", r[0][3])
+	}
+	if _, r := f.BrokerTable(false); r[0][3] != "146.5 KiB" {
+		t.Fatalf("broker table %v", r)
 	}
 	if empty := Frame(b, b, SortRecords); len(empty.Topics) != 0 || empty.Topics == nil {
 		t.Fatalf("zero interval frame: %+v", empty)

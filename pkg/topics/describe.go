@@ -12,6 +12,7 @@ import (
 
 	"github.com/kboxdev/kbox/pkg/configs"
 	"github.com/kboxdev/kbox/pkg/javafmt"
+	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -26,6 +27,7 @@ type DescribeOptions struct {
 	TopicsWithOverrides   bool
 	PartitionLimit        int32 // DescribeTopicPartitions page size; 0 = 2000
 	Wide                  bool  // also fetch offsets and replica sizes
+	RawBytes              bool  // -o wide replica sizes as byte counts (--bytes), not KiB/MiB/GiB
 	ExcludeInternalTopics bool
 	// ByID describes through Metadata, as Apache's admin client does for
 	// topic ids (so Elr/LastKnownElr print N/A).
@@ -552,7 +554,7 @@ func (d *Description) WideRows() [][]string {
 	for _, t := range d.visible() {
 		for _, p := range t.Partitions {
 			r := []string{t.Name, strconv.Itoa(int(p.Partition)), leaderString(p), joinIDs(p.Replicas), joinIDs(p.ISR), elrString(p), status(p)}
-			r = append(r, optInt(p.LogStartOffset), optInt(p.HighWatermark), sizes(p))
+			r = append(r, optInt(p.LogStartOffset), optInt(p.HighWatermark), sizes(p, d.opts.RawBytes))
 			rows = append(rows, r)
 		}
 	}
@@ -566,14 +568,14 @@ func optInt(v *int64) string {
 	return strconv.FormatInt(*v, 10)
 }
 
-func sizes(p Partition) string {
+func sizes(p Partition, raw bool) string {
 	if len(p.ReplicaSizes) == 0 {
 		return "-"
 	}
 	var parts []string
 	for _, b := range p.Replicas {
 		if s, ok := p.ReplicaSizes[b]; ok {
-			parts = append(parts, fmt.Sprintf("%d:%d", b, s))
+			parts = append(parts, fmt.Sprintf("%d:%s", b, output.BytesOrRaw(s, raw)))
 		}
 	}
 	return strings.Join(parts, ",")

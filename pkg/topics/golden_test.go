@@ -103,3 +103,17 @@ func TestListCreateAlterJSONGolden(t *testing.T) {
 	golden.JSON(t, "create.json.golden", &CreateResult{Name: "orders", ID: "Mu7CMF_ZRxqzfkcw5hZDiw", Partitions: 3, ReplicationFactor: 2})
 	golden.JSON(t, "alter.json.golden", []AlterResult{{Topic: "orders", OldPartitions: 3, NewPartitions: 5, Assignment: [][]int32{{1, 2}, {2, 3}}, DryRun: true}})
 }
+
+// -o wide prints replica sizes in binary units; with --bytes (RawBytes)
+// as byte counts.
+func TestWideReplicaSizes(t *testing.T) {
+	for raw, want := range map[bool]string{false: "1:19.8 MiB,2:19.8 MiB,3:1000 B", true: "1:20800358,2:20800358,3:1000"} {
+		d := sampleDescription()
+		d.opts.RawBytes = raw
+		d.Topics[0].Partitions[0].ReplicaSizes = map[int32]int64{1: 20800358, 2: 20800358, 3: 1000}
+		rows := d.WideRows()
+		if got := rows[1][len(rows[1])-1]; got != want {
+			t.Errorf("raw=%v: REPLICA-SIZES %q, want %q", raw, got, want)
+		}
+	}
+}

@@ -261,11 +261,22 @@ func TestNativeReport(t *testing.T) {
 	if len(health.Health) != 0 {
 		t.Errorf("unexpected health issues: %v", health.Health)
 	}
-	// Table with -H and --top.
-	out, _, code := kbox(t, "log-dirs", "--bootstrap-server", cluster.Bootstrap, "--aggregate-into", "partition", "--top", "2", "--sort-by-size", "-H")
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "TOPIC") || !regexp.MustCompile(`KiB`).MatchString(out) {
-		t.Errorf("partition table:\n%s", out)
+	// Table with --top: sizes in binary units by default (-H is still
+	// accepted), byte counts with --bytes.
+	for _, args := range [][]string{nil, {"-H"}} {
+		out, _, code := kbox(t, append([]string{"log-dirs", "--bootstrap-server", cluster.Bootstrap, "--aggregate-into", "partition", "--top", "2", "--sort-by-size"}, args...)...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if code != 0 || len(lines) != 3 || !strings.HasPrefix(lines[0], "TOPIC") || !regexp.MustCompile(`\d\.\d KiB`).MatchString(out) {
+			t.Errorf("partition table %v:\n%s", args, out)
+		}
+	}
+	out, _, code := kbox(t, "log-dirs", "--bootstrap-server", cluster.Bootstrap, "--aggregate-into", "partition", "--top", "2", "--sort-by-size", "--bytes")
+	if code != 0 || strings.Contains(out, "iB") || !regexp.MustCompile(`(?m)^\S+\s+\d+\s+\d+\s+\d+\s+\d{4,}\s+\d{4,}\s`).MatchString(out) {
+		t.Errorf("partition table --bytes:\n%s", out)
+	}
+	out, _, code = kbox(t, "log-dirs", "--bootstrap-server", cluster.Bootstrap, "--aggregate-into", "dir")
+	if code != 0 || !regexp.MustCompile(`\d\.\d GiB`).MatchString(out) {
+		t.Errorf("dir table: volume sizes not in GiB:\n%s", out)
 	}
 	// Unknown broker: non-zero, one line.
 	_, errOut, code := kbox(t, "log-dirs", "--bootstrap-server", cluster.Bootstrap, "--broker-list", "1,9")
@@ -310,6 +321,30 @@ func TestOfflineLogDir(t *testing.T) {
 	_, errOut, code := kbox(t, "log-dirs", "--bootstrap-server", cluster.Bootstrap, "--broker-list", "3", "-o", "json")
 	if code != 0 {
 		t.Fatalf("after restart: %s", errOut)
+	}
+	// Both dirs are on one volume: the broker's volume is that volume,
+	// not the sum of two dirs' readings (their free bytes differ by
+	// whatever was written between the two reads).
+	var dirs struct {
+		Dirs []struct {
+			Dir        string `json:"dir"`
+			TotalBytes *int64 `json:"total_bytes"`
+		} `json:"dirs"`
+	}
+	nativeJSON(t, &dirs, "--broker-list", "3")
+	var brokers struct {
+		Brokers []struct {
+			Dirs       int    `json:"dirs"`
+			TotalBytes *int64 `json:"total_bytes"`
+		} `json:"brokers"`
+	}
+	nativeJSON(t, &brokers, "--broker-list", "3", "--aggregate-into", "broker")
+	if len(dirs.Dirs) != 2 || dirs.Dirs[0].TotalBytes == nil || len(brokers.Brokers) != 1 || brokers.Brokers[0].Dirs != 2 ||
+		brokers.Brokers[0].TotalBytes == nil || *brokers.Brokers[0].TotalBytes != *dirs.Dirs[0].TotalBytes {
+		t.Errorf("broker 3 with two dirs on one volume: dirs %+v, broker %+v", dirs.Dirs, brokers.Brokers)
+	}
+	if tbl, _, _ := kbox(t, "log-dirs", "--bootstrap-server", cluster.Bootstrap, "--aggregate-into", "broker", "--broker-list", "3"); !strings.Contains(tbl, "dirs may share a volume") {
+		t.Errorf("broker table without the shared-volume note:\n%s", tbl)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

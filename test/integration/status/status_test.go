@@ -10,6 +10,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -311,24 +313,29 @@ func TestTopGroupConsumeRateAndLagTrend(t *testing.T) {
 }
 
 type clusterStatus struct {
-	Name                         string   `json:"name"`
-	Healthy                      bool     `json:"healthy"`
-	Reachable                    bool     `json:"reachable"`
-	Problems                     []string `json:"problems"`
-	Error                        *string  `json:"error"`
-	Controller                   *int32   `json:"controller"`
-	BrokersUp                    int      `json:"brokers_up"`
-	BrokersExpected              int      `json:"brokers_expected"`
-	UnderReplicatedPartitions    int      `json:"under_replicated_partitions"`
-	UnderMinISRPartitions        int      `json:"under_min_isr_partitions"`
-	OfflinePartitions            int      `json:"offline_partitions"`
-	NonPreferredLeaderPartitions int      `json:"non_preferred_leader_partitions"`
-	Partitions                   int      `json:"partitions"`
-	Brokers                      []struct {
-		ID              int32    `json:"id"`
-		Up              bool     `json:"up"`
-		DiskUsedPercent *float64 `json:"disk_used_percent"`
-	} `json:"brokers"`
+	Name                         string         `json:"name"`
+	Healthy                      bool           `json:"healthy"`
+	Reachable                    bool           `json:"reachable"`
+	Problems                     []string       `json:"problems"`
+	Error                        *string        `json:"error"`
+	Controller                   *int32         `json:"controller"`
+	BrokersUp                    int            `json:"brokers_up"`
+	BrokersExpected              int            `json:"brokers_expected"`
+	UnderReplicatedPartitions    int            `json:"under_replicated_partitions"`
+	UnderMinISRPartitions        int            `json:"under_min_isr_partitions"`
+	OfflinePartitions            int            `json:"offline_partitions"`
+	NonPreferredLeaderPartitions int            `json:"non_preferred_leader_partitions"`
+	Partitions                   int            `json:"partitions"`
+	Brokers                      []brokerStatus `json:"brokers"`
+}
+
+type brokerStatus struct {
+	ID              int32    `json:"id"`
+	Up              bool     `json:"up"`
+	Fenced          bool     `json:"fenced"`
+	Reachable       *bool    `json:"reachable"`
+	DownReason      *string  `json:"down_reason"`
+	DiskUsedPercent *float64 `json:"disk_used_percent"`
 }
 
 type report struct {
@@ -346,53 +353,54 @@ func status(t *testing.T, cfg string, args ...string) (report, testbed.Result) {
 	return rep, r
 }
 
-// startPlayground runs `kbox playground --brokers 1` with the config file
-// and waits until it serves (its profile is then in the file).
-func startPlayground(t *testing.T, cfg string) {
+// startBackground runs kbox ARGS with the config file until the test ends
+// (SIGTERM) and returns the first line it prints to stdout that starts
+// with ready, once printed.
+func startBackground(t *testing.T, cfg, ready string, args ...string) string {
 	t.Helper()
-	pg := exec.Command(kboxBin, "playground", "--brokers", "1")
-	pg.Env = append(os.Environ(), "KBOX_CONFIG="+cfg, "KBOX_PROFILE=")
-	out, err := pg.StdoutPipe()
+	cmd := exec.Command(kboxBin, args...)
+	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+cfg, "KBOX_PROFILE=", "KBOX_UI_TOKEN=")
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var stderr strings.Builder
-	pg.Stderr = &stderr
-	if err := pg.Start(); err != nil {
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	done := make(chan struct{})
+	lines := make(chan string, 1)
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(out)
+		sent := false
+		for sc.Scan() {
+			if !sent && strings.HasPrefix(sc.Text(), ready) {
+				lines <- sc.Text()
+				sent = true
+			}
+		}
+		_ = cmd.Wait()
+	}()
 	t.Cleanup(func() {
-		_ = pg.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = pg.Wait(); close(done) }()
+		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = pg.Process.Kill()
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
 			<-done
 		}
 	})
-	ready := make(chan error, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "Serving until") {
-				ready <- nil
-				for sc.Scan() {
-				}
-				return
-			}
-		}
-		ready <- fmt.Errorf("playground exited before serving: %s", stderr.String())
-	}()
 	select {
-	case err := <-ready:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("playground not serving after 30s")
+	case l := <-lines:
+		return l
+	case <-done:
+		t.Fatalf("kbox %v exited before printing %q: %s", args, ready, stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("kbox %v: no %q after 60s: %s", args, ready, stderr.String())
 	}
+	return ""
 }
 
 func find(t *testing.T, rep report, name string) clusterStatus {
@@ -419,7 +427,7 @@ func TestStatusTwoClustersOneBrokerStopped(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("profiles:\n  real:\n    bootstrap-servers: "+bs+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	startPlayground(t, cfg)
+	startBackground(t, cfg, "Serving until", "playground", "--brokers", "1")
 
 	// Healthy: both clusters, exit 0. (Leaders may still be moving right
 	// after the topics were created, so wait for a healthy answer.)
@@ -496,14 +504,22 @@ func TestStatusTwoClustersOneBrokerStopped(t *testing.T) {
 	}
 	t.Logf("after stopping broker 3 expect under-replicated %d, offline %d, under min ISR %d", wantURP, wantOffline, wantUnderMin)
 
-	if err := cluster.StopBroker(3, false); err != nil {
+	// The dashboard runs before the kill (its clients are connected).
+	uiBase := startBackground(t, cfg, "http://127.0.0.1:", "ui", "--listen", "127.0.0.1:0")
+
+	// SIGKILL: the controller fences broker 3 only after its session
+	// timeout (6 s on the test bed), and until then the cluster still
+	// lists it. The first check after the kill must already name it.
+	if err := cluster.StopBroker(3, true); err != nil {
 		t.Fatal(err)
 	}
+	killed := time.Now()
 	defer func() {
 		if err := cluster.StartBroker(3); err != nil {
 			t.Errorf("restart broker 3: %v", err)
 		}
 	}()
+	firstChecksAfterKill(t, cfg, uiBase, killed)
 	// Wait until the cluster shows broker 3 fenced and out of the ISRs.
 	deadline = time.Now().Add(90 * time.Second)
 	for {
@@ -523,10 +539,12 @@ func TestStatusTwoClustersOneBrokerStopped(t *testing.T) {
 	if real.UnderMinISRPartitions != wantUnderMin || real.OfflinePartitions != wantOffline || real.UnderReplicatedPartitions != wantURP || wantUnderMin < 4 || wantOffline < 1 {
 		t.Fatalf("real after stop: under-min-ISR %d offline %d under-replicated %d", real.UnderMinISRPartitions, real.OfflinePartitions, real.UnderReplicatedPartitions)
 	}
-	if b := real.Brokers[len(real.Brokers)-1]; b.ID != 3 || b.Up {
-		t.Fatalf("broker 3 not reported down: %+v", real.Brokers)
+	if b := real.Brokers[len(real.Brokers)-1]; b.ID != 3 || b.Up || !b.Fenced || b.DownReason == nil {
+		t.Fatalf("broker 3 not reported down and fenced: %+v", real.Brokers)
 	}
-	want := []string{"2 of 3 brokers up (down: 3)", fmt.Sprintf("%d offline partition(s)", wantOffline),
+	// Fenced, it has left metadata; kbox still names it, still
+	// unreachable.
+	want := []string{"2 of 3 brokers up (down: 3)", "broker 3 unreachable (connection refused)", fmt.Sprintf("%d offline partition(s)", wantOffline),
 		fmt.Sprintf("%d partition(s) under min.insync.replicas", wantUnderMin), fmt.Sprintf("%d under-replicated partition(s)", wantURP)}
 	for _, w := range want {
 		if !strings.Contains(strings.Join(real.Problems, "\n"), w) {
@@ -566,4 +584,92 @@ func TestStatusTwoClustersOneBrokerStopped(t *testing.T) {
 	if g := find(t, rep, "gone"); r.Code != 1 || g.Reachable || g.Error == nil || !strings.Contains(*g.Error, "127.0.0.1:1") {
 		t.Fatalf("unreachable profile: %s", r)
 	}
+}
+
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	c := &http.Client{Timeout: 60 * time.Second}
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Errorf("GET %s: %v", url, err)
+		return
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Errorf("GET %s: %d %s", url, resp.StatusCode, b)
+		return
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Errorf("GET %s: %v\n%s", url, err, b)
+	}
+}
+
+const unreachable3 = "broker 3 unreachable (connection refused)"
+
+// firstChecksAfterKill runs, at once and right after broker 3 was
+// SIGKILLed, kbox status, one kbox top frame and the dashboard's cluster
+// and broker endpoints: each names broker 3 unreachable (kbox status:
+// exit 1), before the controller fences it.
+func firstChecksAfterKill(t *testing.T, cfg, uiBase string, killed time.Time) {
+	t.Helper()
+	var wg sync.WaitGroup
+	run := func(f func()) {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	run(func() {
+		r := kbox(t, cfg, 60*time.Second, "status", "-o", "json", "--timeout", "20s", "--sample", "0", "--profile", "real")
+		took := time.Since(killed)
+		var rep report
+		if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil || len(rep.Clusters) != 1 {
+			t.Errorf("status -o json after the kill: %v\n%s", err, r)
+			return
+		}
+		real := rep.Clusters[0]
+		b3 := real.Brokers[len(real.Brokers)-1]
+		t.Logf("kbox status %s after the kill: broker 3 fenced=%v, problems %q", took.Round(time.Millisecond), b3.Fenced, real.Problems)
+		if r.Code != 1 || rep.Healthy || real.Healthy || !slices.Contains(real.Problems, unreachable3) {
+			t.Errorf("kbox status right after the kill: want exit 1 and %q: %s", unreachable3, r)
+		}
+		if b3.ID != 3 || b3.Up || b3.Reachable == nil || *b3.Reachable || b3.DownReason == nil || *b3.DownReason != "unreachable (connection refused)" {
+			t.Errorf("broker 3 right after the kill: %+v", b3)
+		}
+		if real.BrokersUp != 2 || real.BrokersExpected != 3 {
+			t.Errorf("brokers %d/%d right after the kill", real.BrokersUp, real.BrokersExpected)
+		}
+	})
+	run(func() {
+		r := kbox(t, cfg, 60*time.Second, "top", "--bootstrap-server", cluster.Bootstrap, "-o", "json", "--iterations", "1", "--interval", "200ms")
+		var f struct {
+			Problems []string `json:"problems"`
+		}
+		if err := json.Unmarshal([]byte(r.Stdout), &f); r.Code != 0 || err != nil {
+			t.Errorf("top -o json after the kill: %v %s", err, r)
+			return
+		}
+		t.Logf("kbox top frame %s after the kill: problems %q", time.Since(killed).Round(time.Millisecond), f.Problems)
+		if !slices.Contains(f.Problems, unreachable3) {
+			t.Errorf("top frame right after the kill: problems %q, want %q", f.Problems, unreachable3)
+		}
+	})
+	run(func() {
+		var rep report
+		getJSON(t, uiBase+"api/clusters?sample=0", &rep)
+		t.Logf("dashboard /api/clusters %s after the kill", time.Since(killed).Round(time.Millisecond))
+		for _, c := range rep.Clusters {
+			if c.Name == "real" && (c.Healthy || !slices.Contains(c.Problems, unreachable3)) {
+				t.Errorf("dashboard clusters right after the kill: %+v", c)
+			}
+		}
+		var br struct {
+			Status clusterStatus `json:"status"`
+		}
+		getJSON(t, uiBase+"api/c/real/brokers", &br)
+		st := br.Status
+		if n := len(st.Brokers); n != 3 || st.Brokers[2].Up || st.Brokers[2].DownReason == nil || !slices.Contains(st.Problems, unreachable3) {
+			t.Errorf("dashboard brokers right after the kill: %+v", st)
+		}
+	})
+	wg.Wait()
 }
