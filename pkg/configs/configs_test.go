@@ -150,3 +150,84 @@ func TestWriteApache(t *testing.T) {
 		t.Fatalf("scram: %q", got)
 	}
 }
+
+func sp(s string) *string { return &s }
+
+// A topic's default is what it falls back to without its own override:
+// the first synonym after the topic's own, in the broker's order; a
+// config the topic does not override is at its default. A broker's is
+// Kafka's (DEFAULT_CONFIG).
+func TestDefaultOn(t *testing.T) {
+	topic := Resource{Type: Topic, Name: "t"}
+	cases := []struct {
+		name string
+		e    Entry
+		r    Resource
+		want *string
+		ok   bool
+	}{
+		{"cluster default before Kafka's, in the topic's units", Entry{Name: "retention.ms", Value: sp("1000"), Source: "DYNAMIC_TOPIC_CONFIG", Synonyms: []Synonym{
+			{"retention.ms", sp("1000"), "DYNAMIC_TOPIC_CONFIG"}, {"log.retention.ms", sp("86400000"), "DYNAMIC_DEFAULT_BROKER_CONFIG"}, {"log.retention.hours", sp("168"), "DEFAULT_CONFIG"}}}, topic, sp("86400000"), true},
+		{"static before Kafka's", Entry{Name: "min.insync.replicas", Value: sp("1"), Source: "DYNAMIC_TOPIC_CONFIG", Synonyms: []Synonym{
+			{"min.insync.replicas", sp("1"), "DYNAMIC_TOPIC_CONFIG"}, {"min.insync.replicas", sp("2"), "STATIC_BROKER_CONFIG"}, {"min.insync.replicas", sp("1"), "DEFAULT_CONFIG"}}}, topic, sp("2"), true},
+		{"per-broker dynamic first", Entry{Name: "segment.bytes", Value: sp("1"), Source: "DYNAMIC_TOPIC_CONFIG", Synonyms: []Synonym{
+			{"segment.bytes", sp("1"), "DYNAMIC_TOPIC_CONFIG"}, {"log.segment.bytes", sp("5000000"), "DYNAMIC_BROKER_CONFIG"}, {"log.segment.bytes", sp("7000000"), "DYNAMIC_DEFAULT_BROKER_CONFIG"}}}, topic, sp("5000000"), true},
+		{"not overridden: inherited", Entry{Name: "min.insync.replicas", Value: sp("2"), Source: "DYNAMIC_DEFAULT_BROKER_CONFIG", Synonyms: []Synonym{
+			{"min.insync.replicas", sp("2"), "DYNAMIC_DEFAULT_BROKER_CONFIG"}, {"min.insync.replicas", sp("1"), "DEFAULT_CONFIG"}}}, topic, sp("2"), true},
+		{"not overridden, no synonym", Entry{Name: "retention.ms", Value: sp("604800000"), Source: "DEFAULT_CONFIG"}, topic, sp("604800000"), true},
+		{"overridden, nothing after", Entry{Name: "retention.ms", Value: sp("1000"), Source: "DYNAMIC_TOPIC_CONFIG", Synonyms: []Synonym{
+			{"retention.ms", sp("1000"), "DYNAMIC_TOPIC_CONFIG"}}}, topic, nil, false},
+		{"broker: Kafka's default", Entry{Name: "log.cleaner.threads", Value: sp("2"), Source: "DYNAMIC_BROKER_CONFIG", Synonyms: []Synonym{
+			{"log.cleaner.threads", sp("2"), "DYNAMIC_BROKER_CONFIG"}, {"log.cleaner.threads", sp("3"), "STATIC_BROKER_CONFIG"}, {"log.cleaner.threads", sp("1"), "DEFAULT_CONFIG"}}}, Resource{Type: Broker, Name: "1"}, sp("1"), true},
+	}
+	for _, c := range cases {
+		got, ok := c.e.defaultOn(c.r)
+		if ok != c.ok || !eq(got, c.want) {
+			t.Errorf("%s: got %v %v, want %v %v", c.name, deref(got), ok, deref(c.want), c.ok)
+		}
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+// The broker-wide default of a topic config the broker derives from a
+// chain of broker configs in other units: the first one set, in ms.
+func TestChainValue(t *testing.T) {
+	broker := func(kv ...string) map[string]Entry {
+		m := map[string]Entry{}
+		for i := 0; i < len(kv); i += 2 {
+			e := Entry{Name: kv[i]}
+			if kv[i+1] != "null" {
+				e.Value = sp(kv[i+1])
+			}
+			m[kv[i]] = e
+		}
+		return m
+	}
+	cases := []struct {
+		key    string
+		broker map[string]Entry
+		want   string // "" when unknown
+	}{
+		{"retention.ms", broker("log.retention.ms", "null", "log.retention.minutes", "null", "log.retention.hours", "168"), "604800000"},
+		{"retention.ms", broker("log.retention.ms", "null", "log.retention.minutes", "90", "log.retention.hours", "168"), "5400000"},
+		{"retention.ms", broker("log.retention.ms", "3000", "log.retention.minutes", "90", "log.retention.hours", "168"), "3000"},
+		{"retention.ms", broker("log.retention.ms", "null", "log.retention.minutes", "null", "log.retention.hours", "-1"), "-1"},
+		{"segment.ms", broker("log.roll.ms", "null", "log.roll.hours", "24"), "86400000"},
+		{"segment.jitter.ms", broker("log.roll.jitter.ms", "null", "log.roll.jitter.hours", "0"), "0"},
+		{"flush.ms", broker("log.flush.interval.ms", "null", "log.flush.scheduler.interval.ms", "9223372036854775807"), "9223372036854775807"},
+		{"retention.ms", broker("log.retention.ms", "null"), ""}, // the broker does not describe the rest
+		{"retention.ms", broker("log.retention.ms", "null", "log.retention.minutes", "null", "log.retention.hours", "x"), ""},
+	}
+	for _, c := range cases {
+		v, ok := chainValue(c.key, topicBrokerChains[c.key], c.broker)
+		if got := deref(v); ok != (c.want != "") || ok && got != c.want {
+			t.Errorf("%s %v: got %s %v, want %q", c.key, c.broker, got, ok, c.want)
+		}
+	}
+}
