@@ -2,6 +2,7 @@ package configs
 
 import (
 	"bytes"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -228,6 +229,77 @@ func TestChainValue(t *testing.T) {
 		v, ok := chainValue(c.key, topicBrokerChains[c.key], c.broker)
 		if got := deref(v); ok != (c.want != "") || ok && got != c.want {
 			t.Errorf("%s %v: got %s %v, want %q", c.key, c.broker, got, ok, c.want)
+		}
+	}
+}
+
+func TestKnowsKey(t *testing.T) {
+	known := map[string]bool{"ssl.keystore.type": true, "sasl.jaas.config": true, "log.retention.ms": true}
+	for key, want := range map[string]bool{
+		"log.retention.ms":                                      true,
+		"listener.name.internal.ssl.keystore.type":              true,
+		"listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config": true,
+		"listener.name.internal.nosuch":                         false,
+		"listener.name.a.b.c.ssl.keystore.type":                 false,
+		"foo.bar":                                               false,
+		"listener.name.":                                        false,
+	} {
+		if got := knowsKey(known, key, true); got != want {
+			t.Errorf("broker %q: %v, want %v", key, got, want)
+		}
+	}
+	if knowsKey(known, "listener.name.internal.ssl.keystore.type", false) {
+		t.Error("a topic knows a listener config")
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	known := map[string]bool{}
+	for _, k := range []string{"log.retention.ms", "log.retention.hours", "log.retention.minutes", "log.local.retention.ms", "log.cleaner.delete.retention.ms", "retention.ms", "cleanup.policy", "segment.ms", "segment.bytes"} {
+		known[k] = true
+	}
+	for key, want := range map[string]string{
+		"log.retention.hour": "log.retention.hours",
+		"cleanup.polcy":      "cleanup.policy",
+		"retnetion.ms":       "retention.ms",
+		"segment.byte":       "segment.bytes",
+		"foo.bar":            "",
+		"x":                  "",
+	} {
+		if got := strings.Join(suggest(key, known), ","); got != want {
+			t.Errorf("%q: %q, want %q", key, got, want)
+		}
+	}
+	// A dot away: the nearest such name, before a closer spelling.
+	delete(known, "retention.ms")
+	if got := strings.Join(suggest("retention.ms", known), ","); got != "log.retention.ms" {
+		t.Errorf("retention.ms: %q", got)
+	}
+	if got := strings.Join(suggest("log.segment.ms", known), ","); got != "segment.ms" {
+		t.Errorf("log.segment.ms: %q", got)
+	}
+}
+
+func TestUnknownKeysText(t *testing.T) {
+	other := func(kind string) string { return "it is a " + kind + " config: give --" + kind }
+	b1 := Ref{"broker", "1"}
+	for _, c := range []struct {
+		e    UnknownKeysError
+		want string
+	}{
+		{UnknownKeysError{b1, []UnknownKey{{Name: "foo.bar"}}}, "unknown config foo.bar for broker 1 (the broker does not describe it)"},
+		{UnknownKeysError{b1, []UnknownKey{{Name: "retention.ms", Suggestions: []string{"log.retention.ms"}, OtherKind: "topic"}}},
+			"unknown config retention.ms for broker 1 (it is a topic config: give --topic; did you mean log.retention.ms?)"},
+		{UnknownKeysError{b1, []UnknownKey{{Name: "a", Suggestions: []string{"b", "c", "d"}}, {Name: "e"}}},
+			"unknown configs for broker 1 (the broker does not describe them): a (did you mean b, c or d?), e"},
+		{UnknownKeysError{Ref{"broker-defaults", ""}, []UnknownKey{{Name: "x"}, {Name: "log.cleaner.threads", NotSet: true}}},
+			"unknown config x for the broker defaults (the broker does not describe it); no cluster-wide default is set for log.cleaner.threads (a broker describes it)"},
+	} {
+		if got := c.e.Text(other); got != c.want {
+			t.Errorf("got  %q\nwant %q", got, c.want)
+		}
+		if !errors.Is(&c.e, ErrUnknownKey) {
+			t.Errorf("%v is not ErrUnknownKey", c.e)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package configs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -237,9 +236,6 @@ func (l *ConfigList) Rows() [][]string {
 	return out
 }
 
-// ErrUnknownKey is returned for a config name the broker does not describe.
-var ErrUnknownKey = errors.New("unknown config")
-
 // Get returns r's configs: keys only when given, else every config with
 // all, else those not at Kafka's default (source other than DEFAULT_CONFIG).
 func Get(ctx context.Context, s *Service, r Resource, keys []string, all bool) (*ConfigList, error) {
@@ -253,12 +249,17 @@ func Get(ctx context.Context, s *Service, r Resource, keys []string, all bool) (
 		for _, e := range entries {
 			byName[e.Name] = e
 		}
+		var missing []string
 		for _, k := range keys {
-			e, ok := byName[k]
-			if !ok {
-				return nil, fmt.Errorf("%w %s for %s (the broker does not describe it)", ErrUnknownKey, k, RefOf(r))
+			if _, ok := byName[k]; !ok {
+				missing = append(missing, k)
 			}
-			l.Configs = append(l.Configs, valueOf(e))
+		}
+		if len(missing) > 0 {
+			return nil, s.unknownKeys(ctx, r, missing, entries, true)
+		}
+		for _, k := range keys {
+			l.Configs = append(l.Configs, valueOf(byName[k]))
 		}
 		return l, nil
 	}
@@ -311,13 +312,36 @@ func (c *ChangeResult) Rows() [][]string {
 	return out
 }
 
+// ChangeOption changes what Change accepts.
+type ChangeOption int
+
+// AllowUnknown lets Change set and delete configs the broker does not know
+// for the resource's type (a plugin's, which Kafka accepts on brokers).
+const AllowUnknown ChangeOption = 1
+
 // Change applies ops to r (validate-only when dryRun) and reports each
-// config's value before and after. A deleted config falls back to the
-// next source in its synonyms. Sensitive values are never reported.
-func Change(ctx context.Context, s *Service, r Resource, ops []Op, dryRun bool) (*ChangeResult, error) {
+// config's value before and after. A config name the broker does not know
+// for r's type is refused before anything is sent (an *UnknownKeysError
+// with what it may have meant; nothing is changed), unless AllowUnknown.
+// A deleted config falls back to the next source in its synonyms.
+// Sensitive values are never reported.
+func Change(ctx context.Context, s *Service, r Resource, ops []Op, dryRun bool, opts ...ChangeOption) (*ChangeResult, error) {
 	before, err := s.DescribeDefaults(ctx, r, false)
 	if err != nil {
 		return nil, err
+	}
+	allowUnknown := false
+	for _, o := range opts {
+		allowUnknown = allowUnknown || o == AllowUnknown
+	}
+	if !allowUnknown {
+		names := make([]string, len(ops))
+		for i, o := range ops {
+			names[i] = o.Name
+		}
+		if err := s.unknownKeys(ctx, r, names, before, false); err != nil {
+			return nil, err
+		}
 	}
 	byName := map[string]Entry{}
 	for _, e := range before {
@@ -515,7 +539,10 @@ func ExplainKey(ctx context.Context, s *Service, r Resource, key string) (*Expla
 		}
 		return x, nil
 	}
-	return nil, fmt.Errorf("%w %s for %s (the broker does not describe it)", ErrUnknownKey, key, RefOf(r))
+	if err := s.unknownKeys(ctx, r, []string{key}, entries, true); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("%w %s for %s", ErrUnknownKey, key, RefOf(r))
 }
 
 // Text is the explanation as kbox prints it for people.

@@ -643,3 +643,55 @@ func TestNativeDefaultAfterOverride(t *testing.T) {
 		t.Errorf("unset dry run: %+v", r)
 	}
 }
+
+// The native set refuses a config name the broker does not know, with the
+// nearest known names, and applies nothing (not even the known names
+// beside it); --allow-unknown sets it on purpose. explain says which kind
+// of resource a key belongs to. The drop-in keeps Apache's behaviour: it
+// sets the unknown name.
+func TestNativeUnknownKey(t *testing.T) {
+	r := nativeConfigs(t, "set", "--broker", "1", "log.cleaner.threads=2", "log.retention.hour=1")
+	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "unknown config log.retention.hour for broker 1 (did you mean log.retention.hours?); nothing was changed (--allow-unknown") {
+		t.Errorf("typo: %+v", r)
+	}
+	if r := nativeConfigs(t, "set", "--broker", "1", "foo.bar=1"); r.code != 1 || !strings.Contains(r.stderr, "unknown config foo.bar for broker 1") {
+		t.Errorf("unknown key: %+v", r)
+	}
+	if r := nativeConfigs(t, "set", "--topic", "cfg-b", "retension.ms=1"); r.code != 1 || !strings.Contains(r.stderr, "(did you mean retention.ms?)") {
+		t.Errorf("topic typo: %+v", r)
+	}
+	// Nothing was applied: broker 1 has no dynamic log.cleaner.threads
+	// and no foo.bar.
+	d := runKbox(t, bs("--describe", "--broker", "1")...)
+	if d.code != 0 || strings.Contains(d.stdout, "log.cleaner.threads") || strings.Contains(d.stdout, "foo.bar") {
+		t.Errorf("a refused set changed broker 1:\n%+v", d)
+	}
+	// explain names the kind of resource a key belongs to.
+	if r := nativeConfigs(t, "explain", "retention.ms", "--broker", "1"); r.code != 1 || !strings.Contains(r.stderr, "it is a topic config: give --topic NAME") {
+		t.Errorf("explain topic key on a broker: %+v", r)
+	}
+	if r := nativeConfigs(t, "explain", "log.cleaner.threads", "--topic", "cfg-b"); r.code != 1 || !strings.Contains(r.stderr, "it is a broker config: give --broker ID or --broker-defaults") {
+		t.Errorf("explain broker key on a topic: %+v", r)
+	}
+	// On purpose: --allow-unknown, then unset (the broker now describes it).
+	if r := nativeConfigs(t, "set", "--broker", "1", "kbox.test.plugin.key=1", "--allow-unknown"); r.code != 0 || !strings.Contains(r.stdout, "applied") {
+		t.Fatalf("--allow-unknown: %+v", r)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for nativeConfigs(t, "get", "--broker", "1", "kbox.test.plugin.key").code != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("broker 1 never described kbox.test.plugin.key")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if r := nativeConfigs(t, "unset", "--broker", "1", "kbox.test.plugin.key"); r.code != 0 {
+		t.Errorf("unset the plugin key: %+v", r)
+	}
+	// The drop-in accepts the unknown name as Apache's tool does.
+	if r := runKbox(t, bs("--alter", "--broker", "1", "--add-config", "kbox.test.dropin=1")...); r.code != 0 || r.stdout != "Completed updating config for broker 1.\n" {
+		t.Errorf("drop-in: %+v", r)
+	}
+	if r := runKbox(t, bs("--alter", "--broker", "1", "--delete-config", "kbox.test.dropin")...); r.code != 0 {
+		t.Errorf("drop-in delete: %+v", r)
+	}
+}
