@@ -254,11 +254,3 @@ func (s *Service) unknownKeys(ctx context.Context, r Resource, keys []string, de
 	}
 	return &UnknownKeysError{Resource: RefOf(r), Keys: unknown}
 }
-
-// CheckKeys refuses, before any change, config names the broker does not
-// know for r's type: an *UnknownKeysError naming each with the nearest
-// known names, and the kind of resource it belongs to when that is the
-// other one (a topic config given to a broker).
-func (s *Service) CheckKeys(ctx context.Context, r Resource, keys []string) error {
-	return s.unknownKeys(ctx, r, keys, nil, false)
-}
