@@ -11,6 +11,7 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/app"
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/spf13/cobra"
 )
@@ -411,4 +412,168 @@ func positional(c *cobra.Command) []string {
 		return []string{"x"}
 	}
 	return nil
+}
+
+// link runs argv as the link argv[0] (an Apache name).
+func link(t *testing.T, env map[string]string, argv ...string) run {
+	t.Helper()
+	ios, _, out, errOut := output.Test()
+	code := app.Main(argv, ios, func(k string) string { return env[k] })
+	return run{code, out.String(), errOut.String()}
+}
+
+// Every drop-in declares the options that name its connection; the layer
+// adds a default bootstrap list only when none of them is given, whatever
+// other option starts like one (kafka-configs --broker, kafka-log-dirs
+// --broker-list).
+func TestConnOptionsPerApplet(t *testing.T) {
+	env := writeProfiles(t, "", nil)
+	env["KBOX_BOOTSTRAP_SERVERS"] = "default.invalid:9092"
+	const added = "--bootstrap-server default.invalid:9092"
+	for _, a := range app.Applets() {
+		if len(a.ConnOptions) == 0 {
+			t.Errorf("%s declares no connection option", a.Name)
+			continue
+		}
+		h := link(t, env, a.Name, "--help")
+		for _, o := range a.ConnOptions {
+			if !strings.Contains(h.out+h.errOut, "--"+o) {
+				t.Errorf("%s: connection option --%s is not in its help", a.Name, o)
+			}
+			forms := [][]string{{"--" + o, "x:1", "--describe"}, {"--describe", "--" + o + "=x:1"}}
+			if a.AbbrevOptions {
+				forms = append(forms, []string{"--" + o[:len(o)-2], "x:1", "--describe"})
+			}
+			for _, args := range forms {
+				f := cmdutil.NewFactory(output.System(), func(k string) string { return env[k] }, "test")
+				f.Invoked = a.Name
+				got, err := f.PrepareApache(a, args)
+				if err != nil || strings.Contains(strings.Join(got, " "), added) {
+					t.Errorf("%s %v: %v %v: a bootstrap list was added", a.Name, args, got, err)
+				}
+			}
+		}
+		for _, args := range [][]string{{"--describe"}, {"--describe", "--broker", "1"}, {"--describe", "--broker-list", "1,2"}} {
+			f := cmdutil.NewFactory(output.System(), func(k string) string { return env[k] }, "test")
+			f.Invoked = a.Name
+			got, err := f.PrepareApache(a, args)
+			if err != nil || !strings.HasPrefix(strings.Join(got, " "), added+" ") {
+				t.Errorf("%s %v: %v %v: the default bootstrap list was not added", a.Name, args, got, err)
+			}
+		}
+	}
+}
+
+// Under a link name nothing from the environment or a profile changes
+// what Apache's tool would print: a connection the arguments name is
+// theirs (kafka-configs --bootstrap-controller gets no --bootstrap-server
+// added; the current profile's security settings stay out of it), and
+// KBOX_OUTPUT or a profile's output format do not switch the output; only
+// an explicit -o does. The kbox forms keep those defaults.
+func TestLinkNameTakesNothingFromEnvironment(t *testing.T) {
+	c := startKfake(t, "link-env", 1)
+	k := c.ListenAddrs()[0]
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	cfg := &config.File{CurrentProfile: "cur", Profiles: map[string]*config.Profile{
+		// The current profile would break any connection it took part in.
+		"cur": {BootstrapServers: []string{blackhole(t)}, Output: "json", Properties: map[string]string{"security.protocol": "SSL"}},
+		"p":   {BootstrapServers: []string{k}, Output: "json"},
+		"q":   {BootstrapServers: []string{k}},
+	}}
+	if err := config.WriteFile(path, cfg); err != nil {
+		t.Fatal(err)
+	}
+	base := map[string]string{"KBOX_CONFIG": path, "KBOX_CONNECT_TIMEOUT": "5s"}
+	if r := link(t, base, "kafka-topics", "--bootstrap-server", k, "--create", "--topic", "pt", "--partitions", "1", "--replication-factor", "1"); r.code != 0 || r.out != "Created topic pt.\n" {
+		t.Fatalf("create: %+v", r)
+	}
+	withEnv := func(kv ...string) map[string]string {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	for name, env := range map[string]map[string]string{
+		"KBOX_OUTPUT and KBOX_BOOTSTRAP_SERVERS": withEnv("KBOX_OUTPUT", "json", "KBOX_BOOTSTRAP_SERVERS", blackhole(t)),
+		"the current profile":                    base,
+	} {
+		for _, tc := range []struct {
+			argv []string
+			want string // stdout, or its first line
+		}{
+			{[]string{"kafka-configs", "--bootstrap-controller", k, "--describe", "--topic", "pt"}, "Dynamic configs for topic pt are:\n"},
+			{[]string{"kafka-configs.sh", "--bootstrap-server", k, "--describe", "--topic", "pt"}, "Dynamic configs for topic pt are:\n"},
+			{[]string{"kafka-topics", "--bootstrap-server", k, "--list"}, "pt\n"},
+			{[]string{"kafka-log-dirs", "--bootstrap-server", k, "--describe", "--topic-list", "pt"}, "Querying brokers for log directories information\n"},
+		} {
+			r := link(t, env, tc.argv...)
+			if r.code != 0 || !strings.HasPrefix(r.out, tc.want) || (strings.HasSuffix(tc.want, "are:\n") || tc.want == "pt\n") && r.out != tc.want {
+				t.Errorf("%s: %v: exit %d\nstdout %q\nstderr %q\nwant %q", name, tc.argv, r.code, r.out, r.errOut, tc.want)
+			}
+		}
+	}
+	// An explicit profile gives its bootstrap servers, not its output
+	// format; the drop-in's connection options still win over it.
+	envJSON := withEnv("KBOX_OUTPUT", "json")
+	for _, env := range []map[string]string{base, envJSON} {
+		for _, argv := range [][]string{
+			{"kafka-topics", "--profile", "p", "--list"},
+			{"kafka-log-dirs", "--profile", "p", "--describe", "--broker-list", "0", "--topic-list", "pt"},
+			{"kafka-configs", "--profile", "p", "--describe", "--topic", "pt"},
+			{"kafka-configs", "--profile", "p", "--bootstrap-controller", k, "--describe", "--topic", "pt"},
+		} {
+			r := link(t, env, argv...)
+			if r.code != 0 || strings.HasPrefix(r.out, "{") || strings.HasPrefix(r.out, "[") || r.out == "" {
+				t.Errorf("%v (KBOX_OUTPUT=%q): exit %d\nstdout %q\nstderr %q", argv, env["KBOX_OUTPUT"], r.code, r.out, r.errOut)
+			}
+		}
+	}
+	// Only an explicit -o switches a drop-in; the kbox forms take
+	// KBOX_OUTPUT and the profile's format.
+	for _, tc := range []struct {
+		env  map[string]string
+		argv []string
+	}{
+		{base, []string{"kafka-topics", "--bootstrap-server", k, "--list", "-o", "json"}},
+		{withEnv("KBOX_OUTPUT", "json", "KBOX_PROFILE", "q"), []string{"kbox", "topics", "--list"}},
+		{base, []string{"kbox", "--profile", "p", "topics", "--list"}},
+		{base, []string{"kbox", "--profile", "p", "log-dirs", "--describe"}},
+	} {
+		r := link(t, tc.env, tc.argv...)
+		if r.code != 0 || !strings.HasPrefix(r.out, "{") && !strings.HasPrefix(r.out, "[") {
+			t.Errorf("%v: exit %d, not JSON\nstdout %q\nstderr %q", tc.argv, r.code, r.out, r.errOut)
+		}
+	}
+}
+
+// A bootstrap list the layer adds from a profile is the last resort: a
+// bootstrap.servers the tool's own properties or properties file give
+// wins over it (as over the profile), in every drop-in that takes one.
+func TestAddedBootstrapYieldsToToolProperties(t *testing.T) {
+	c := startKfake(t, "yield", 1)
+	k := c.ListenAddrs()[0]
+	env := writeProfiles(t, "", map[string]string{"p": blackhole(t)})
+	env["KBOX_CONNECT_TIMEOUT"] = "3s"
+	if r := link(t, env, "kafka-topics", "--bootstrap-server", k, "--create", "--topic", "yt", "--partitions", "1", "--replication-factor", "1"); r.code != 0 {
+		t.Fatalf("create: %+v", r)
+	}
+	file := filepath.Join(t.TempDir(), "client.properties")
+	if err := os.WriteFile(file, []byte("bootstrap.servers="+k+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range [][]string{
+		{"kafka-producer-perf-test", "--profile", "p", "--topic", "yt", "--num-records", "5", "--record-size", "10", "--throughput", "-1", "--command-property", "bootstrap.servers=" + k},
+		{"kafka-producer-perf-test", "--profile", "p", "--topic", "yt", "--num-records", "5", "--record-size", "10", "--throughput", "-1", "--command-config", file},
+		{"kafka-consumer-perf-test", "--profile", "p", "--topic", "yt", "--messages", "5", "--timeout", "20000", "--command-property", "bootstrap.servers=" + k},
+		{"kafka-consumer-perf-test", "--profile", "p", "--topic", "yt", "--messages", "5", "--timeout", "20000", "--command-config", file},
+		{"kafka-topics", "--profile", "p", "--command-config", file, "--list"},
+	} {
+		if r := link(t, env, argv...); r.code != 0 {
+			t.Errorf("%v: exit %d\nstdout %.300q\nstderr %.300q", argv, r.code, r.out, r.errOut)
+		}
+	}
 }

@@ -97,7 +97,7 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 // After the help of a drop-in with a native tree, under its native name,
 // it lists the native subcommands.
 func runApplet(f *cmdutil.Factory, a cmdutil.Applet, args []string) int {
-	args, err := f.PrepareApache(args)
+	args, err := f.PrepareApache(a, args)
 	if err != nil {
 		return finish(f, err)
 	}

@@ -2,42 +2,65 @@ package cmdutil
 
 import "strings"
 
-// PrepareApache is the command layer's part of running an Apache drop-in.
-// It takes kbox's --profile extension (`--profile NAME`, `--profile=NAME`)
-// out of args, whatever the applet's own parser, and checks the selected
-// profile: one that does not exist is an error naming it, the same in
-// every applet. When the arguments name no bootstrap server and the
-// profile (or KBOX_BOOTSTRAP_SERVERS) gives some, it adds
+// ApacheName reports whether the program was invoked by an Apache tool's
+// name (a link named kafka-topics, or `kbox kafka-topics`) rather than by
+// a kbox name (`kbox topics`, a native command). Under an Apache name the
+// tool prints what Apache's would: the environment and the profile do not
+// choose its output format, only an explicit -o does.
+func (f *Factory) ApacheName() bool {
+	return f.Invoked != "" && !strings.HasPrefix(f.Invoked, "kbox")
+}
+
+// PrepareApache is the command layer's part of running the Apache drop-in
+// a. It takes kbox's --profile extension (`--profile NAME`,
+// `--profile=NAME`) out of args, whatever the applet's own parser, and
+// checks the selected profile: one that does not exist is an error naming
+// it, the same in every applet.
+//
+// When the arguments name no connection (none of a.ConnOptions) and the
+// profile (or KBOX_BOOTSTRAP_SERVERS) gives bootstrap servers, it adds
 // `--bootstrap-server LIST`, so the Apache parsers' required-argument
 // checks pass; Connection then drops that value again, so a bootstrap list
 // in a --command-config file keeps its precedence over the profile's.
-func (f *Factory) PrepareApache(args []string) ([]string, error) {
+// When they name one, nothing is added, and under the Apache name the
+// connection is the arguments' own: the config file's current profile and
+// KBOX_BOOTSTRAP_SERVERS do not apply to it (a profile chosen by --profile
+// or KBOX_PROFILE does).
+func (f *Factory) PrepareApache(a Applet, args []string) ([]string, error) {
 	out := make([]string, 0, len(args)+2)
 	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
+		arg := args[i]
+		if arg == "--" {
 			out = append(out, args[i:]...)
 			break
 		}
 		switch {
-		case a == "--profile":
+		case arg == "--profile":
 			if i+1 >= len(args) {
 				return nil, FlagErrorf("flag --profile needs a value")
 			}
 			f.Globals.Profile = args[i+1]
 			i++
 			continue
-		case strings.HasPrefix(a, "--profile="):
-			f.Globals.Profile = strings.TrimPrefix(a, "--profile=")
+		case strings.HasPrefix(arg, "--profile="):
+			f.Globals.Profile = strings.TrimPrefix(arg, "--profile=")
 			continue
 		}
-		out = append(out, a)
+		out = append(out, arg)
 	}
 	sel, err := f.Selection()
 	if err != nil {
 		return nil, err
 	}
-	if len(sel.Bootstrap) > 0 && hasLongOption(out) && !namesBootstrap(out) {
+	if a.NamesConnection(out) {
+		if f.ApacheName() {
+			f.mu.Lock()
+			f.argsConn = true
+			f.mu.Unlock()
+		}
+		return out, nil
+	}
+	if len(sel.Bootstrap) > 0 && hasLongOption(out) {
 		bs := strings.Join(sel.Bootstrap, ",")
 		f.mu.Lock()
 		f.injected = bs
@@ -62,20 +85,20 @@ func hasLongOption(args []string) bool {
 	return false
 }
 
-// namesBootstrap reports whether Apache arguments give a bootstrap server
-// (--bootstrap-server, --broker-list, or an abbreviation the Java parsers
-// accept).
-func namesBootstrap(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
+// NamesConnection reports whether the Apache arguments give one of the
+// drop-in's connection options (ConnOptions): `--NAME`, `--NAME=VALUE`,
+// or, for a tool whose parser takes abbreviations, a prefix of NAME.
+func (a Applet) NamesConnection(args []string) bool {
+	for _, arg := range args {
+		if arg == "--" {
 			return false
 		}
-		if !strings.HasPrefix(a, "--") || len(a) < 5 {
+		if !strings.HasPrefix(arg, "--") || len(arg) < 3 {
 			continue
 		}
-		name, _, _ := strings.Cut(a[2:], "=")
-		for _, full := range []string{"bootstrap-server", "bootstrap-servers", "broker-list"} {
-			if strings.HasPrefix(full, name) {
+		name, _, _ := strings.Cut(arg[2:], "=")
+		for _, full := range a.ConnOptions {
+			if name == full || (a.AbbrevOptions && strings.HasPrefix(full, name)) {
 				return true
 			}
 		}

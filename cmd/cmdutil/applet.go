@@ -41,6 +41,20 @@ type Applet struct {
 	// profile check, the -o decision, flag errors as exit 2). Anything
 	// else, and every argument under the link name, is the Apache tool's.
 	Native func(f *Factory) *cobra.Command
+	// ConnOptions, for a drop-in, are the long options (without "--") by
+	// which the Apache tool's arguments say where to connect: the
+	// servers, not a properties file that may hold them (except where the
+	// tool itself takes a file or property instead of --bootstrap-server,
+	// as kafka-producer-perf-test does). When the arguments give one, the
+	// layer adds no bootstrap list; under the Apache name, the config
+	// file's current profile and KBOX_BOOTSTRAP_SERVERS then do not apply
+	// either (an explicit --profile or KBOX_PROFILE still does). When the
+	// arguments give none, the layer adds `--bootstrap-server LIST` from
+	// the profile or KBOX_BOOTSTRAP_SERVERS (PrepareApache).
+	ConnOptions []string
+	// AbbrevOptions: the tool's parser takes a unique prefix of a long
+	// option (argparse4j); Apache's jopt-simple tools take full names only.
+	AbbrevOptions bool
 	// Complete, for a drop-in, completes its arguments in shells.
 	Complete func(ctx context.Context, f *Factory, args []string, toComplete string) ([]string, cobra.ShellCompDirective)
 	// NoProfile marks native entries that must work whatever profile is

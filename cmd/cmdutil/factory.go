@@ -44,6 +44,7 @@ type Factory struct {
 	loader   *config.Loader
 	warned   map[string]bool
 	injected string // the bootstrap list PrepareApache added
+	argsConn bool   // under the Apache name, the arguments name the connection
 }
 
 // NewFactory returns a Factory bound to the given streams and environment.
@@ -86,6 +87,9 @@ func (f *Factory) Connection(ov config.Overrides) (*config.Connection, error) {
 		ov.Output = f.Globals.Output
 	}
 	ov.Bootstrap = f.droppedInjected(ov.Bootstrap)
+	f.mu.Lock()
+	ov.ArgsOnly = ov.ArgsOnly || f.argsConn
+	f.mu.Unlock()
 	conn, err := f.Loader().Resolve(ov)
 	if err != nil {
 		return nil, err

@@ -47,7 +47,10 @@ func (fs Formats) Usage() string {
 // the command declares; one from KBOX_OUTPUT or a profile (defaults for
 // every command) falls back to the command's default when this command
 // cannot print it, but a name that is no format at all is an error
-// wherever it comes from. Call it before any request or load.
+// wherever it comes from. Under an Apache name (ApacheName) only an
+// explicit -o counts: KBOX_OUTPUT and the profile's output are defaults of
+// the kbox forms, and Apache's tool prints what it prints. Call it before
+// any request or load.
 func (f *Factory) Output(flag string, fs Formats) (output.Format, error) {
 	for _, v := range []string{flag, f.Globals.Output} {
 		if v == "" {
@@ -58,6 +61,9 @@ func (f *Factory) Output(flag string, fs Formats) (output.Format, error) {
 			return "", fmt.Errorf("unknown output format %q (allowed: %s)", v, fs.Names())
 		}
 		return fm, nil
+	}
+	if f.ApacheName() {
+		return fs.Default, nil
 	}
 	if fs.NoProfile {
 		if v := f.Getenv("KBOX_OUTPUT"); v != "" && fs.allows(output.Format(strings.ToLower(v))) {

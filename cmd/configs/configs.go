@@ -45,7 +45,8 @@ const helpMessage = "This tool helps to manipulate and describe entity config fo
 const short = "Describe or change the configs of topics, brokers, loggers, clients, users, IPs, client-metrics and groups"
 
 // Applet is the registry entry: `kafka-configs` and `kbox configs`.
-var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-configs", Alias: "configs", Short: short, Run: Run, Native: NewNativeCmd}
+var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-configs", Alias: "configs", Short: short, Run: Run, Native: NewNativeCmd,
+	ConnOptions: []string{"bootstrap-server", "bootstrap-controller"}}
 
 type runner struct {
 	f    *cmdutil.Factory

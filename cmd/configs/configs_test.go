@@ -170,4 +170,15 @@ func TestNativeJSONGolden(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "unknown config no.such.key for topic orders") {
 		t.Errorf("explain unknown: exit %d %q", code, errs)
 	}
+
+	// A config name the broker does not know is refused with the nearest
+	// known one, and nothing is applied (not the known key beside it).
+	_, errs, code = run(t, "kbox configs", "set", "--topic", "payments", "segment.ms=1000", "retension.ms=1000", "--bootstrap-server", bs)
+	if code != 1 || !strings.Contains(errs, "unknown config retension.ms for topic payments (did you mean retention.ms?); nothing was changed") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("set unknown: exit %d %q", code, errs)
+	}
+	out, errs, _ = run(t, "kbox configs", "get", "--topic", "payments", "--bootstrap-server", bs, "-o", "json")
+	if strings.Contains(out, "dynamic_topic") {
+		t.Errorf("a refused set changed the topic: %s %s", out, errs)
+	}
 }

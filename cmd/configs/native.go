@@ -98,7 +98,13 @@ func runNative(cmd *cobra.Command, f *cmdutil.Factory, conn *cmdutil.ConnFlags, 
 	v, err := do(ctx, &configs.Service{Client: cl.Client})
 	if err != nil {
 		var ce *configs.Error
-		if errors.As(err, &ce) || errors.Is(err, configs.ErrUnknownKey) {
+		var ke *keyError
+		switch {
+		case errors.As(err, &ke):
+			return err
+		case errors.Is(err, configs.ErrUnknownKey):
+			return unknownKeys(err, "")
+		case errors.As(err, &ce):
 			return err
 		}
 		return cl.Explain(err)
@@ -108,6 +114,34 @@ func runNative(cmd *cobra.Command, f *cmdutil.Factory, conn *cmdutil.ConnFlags, 
 		return err
 	}
 	return output.Print(f.IO, output.Format(format), v)
+}
+
+// keyError is a configs.UnknownKeysError in the native commands' words:
+// the flag that names the other kind of resource, and what a change does
+// about it.
+type keyError struct {
+	msg string
+	err error
+}
+
+func (e *keyError) Error() string { return e.msg }
+func (e *keyError) Unwrap() error { return e.err }
+
+// unknownKeys words err, when it is an *UnknownKeysError, for the native
+// commands (suffix follows the message); other errors are returned as
+// they are.
+func unknownKeys(err error, suffix string) error {
+	var uk *configs.UnknownKeysError
+	if !errors.As(err, &uk) {
+		return err
+	}
+	msg := uk.Text(func(kind string) string {
+		if kind == "topic" {
+			return "it is a topic config: give --topic NAME"
+		}
+		return "it is a broker config: give --broker ID or --broker-defaults"
+	})
+	return &keyError{msg: msg + suffix, err: err}
 }
 
 func newGetCmd(f *cmdutil.Factory) *cobra.Command {
@@ -145,7 +179,7 @@ func newSetCmd(f *cmdutil.Factory, unset bool) *cobra.Command {
 	var conn cmdutil.ConnFlags
 	var t target
 	var format string
-	var dry bool
+	var dry, allowUnknown bool
 	use, sh, ex := "set (--topic T | --broker ID | --broker-defaults) KEY=VALUE...", "Set configs (incrementally: other configs are kept)", `  # retention of one day; the broker validates first with --dry-run
   kbox configs set --topic orders retention.ms=86400000 --dry-run
   kbox configs set --topic orders retention.ms=86400000 cleanup.policy=[compact,delete]
@@ -182,8 +216,19 @@ func newSetCmd(f *cmdutil.Factory, unset bool) *cobra.Command {
 					ops = append(ops, configs.Op{Name: p.Name, Value: p.Value, Op: configs.Set})
 				}
 			}
+			var opts []configs.ChangeOption
+			if allowUnknown {
+				opts = append(opts, configs.AllowUnknown)
+			}
 			return runNative(cmd, f, &conn, format, func(ctx context.Context, svc *configs.Service) (any, error) {
-				r, err := configs.Change(ctx, svc, res[0], ops, dry)
+				r, err := configs.Change(ctx, svc, res[0], ops, dry, opts...)
+				if errors.Is(err, configs.ErrUnknownKey) {
+					verb := "sets"
+					if unset {
+						verb = "deletes"
+					}
+					return nil, unknownKeys(err, fmt.Sprintf("; nothing was changed (--allow-unknown %s a config the broker does not know, such as a plugin's)", verb))
+				}
 				var ce *configs.Error
 				if errors.As(err, &ce) {
 					// the broker refused the change: say where
@@ -195,6 +240,7 @@ func newSetCmd(f *cmdutil.Factory, unset bool) *cobra.Command {
 	}
 	t.register(cmd, false)
 	cmd.Flags().BoolVar(&dry, "dry-run", false, "have the broker validate the change (validate-only request); change nothing")
+	cmd.Flags().BoolVar(&allowUnknown, "allow-unknown", false, "accept config names the broker does not know (a plugin's); by default they are refused, with the nearest known names, and nothing is changed")
 	conn.Register(cmd, true)
 	cmdutil.AddOutputFlag(f, cmd, &format, nativeFormats)
 	return cmd

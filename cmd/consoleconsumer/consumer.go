@@ -60,6 +60,8 @@ var Applet = cmdutil.Applet{
 	Alias: "consume",
 	Short: "Read records from topics and print them (Apache-compatible; -f, -o json, --grep, --start)",
 	Run:   Run,
+
+	ConnOptions: []string{"bootstrap-server"},
 }
 
 var parser = jopt.New(

@@ -54,6 +54,8 @@ var Applet = cmdutil.Applet{
 	Alias: "produce",
 	Short: "Produce records from stdin or files: lines (Apache-compatible) or JSON",
 	Run:   run,
+
+	ConnOptions: []string{"bootstrap-server"},
 }
 
 //go:embed apache_help.txt

@@ -51,7 +51,8 @@ const short = "List, describe, delete consumer groups and manage their offsets"
 const title = "This tool helps to list, describe, delete and manage the offsets of consumer groups."
 
 // Applet is the registry entry: kafka-consumer-groups, `kbox groups`.
-var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-consumer-groups", Alias: "groups", Short: short, Run: Run, Native: groupsnative.NewNativeCmd}
+var Applet = cmdutil.Applet{Kind: cmdutil.Apache, Name: "kafka-consumer-groups", Alias: "groups", Short: short, Run: Run, Native: groupsnative.NewNativeCmd,
+	ConnOptions: []string{"bootstrap-server"}}
 
 type runner struct {
 	f        *cmdutil.Factory

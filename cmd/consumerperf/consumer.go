@@ -25,6 +25,8 @@ var Applet = cmdutil.Applet{
 	Alias: "consumer-perf-test",
 	Short: "Consumer throughput test (Apache-compatible)",
 	Run:   runConsumerApplet,
+
+	ConnOptions: []string{"bootstrap-server"},
 }
 
 //go:embed consumer_help.txt
@@ -194,8 +196,10 @@ func consumerOptions(s *jopt.Set, defaultGroup string) (*consumerOpts, error) {
 		k, v, _ := strings.Cut(kv, "=")
 		o.props.Set(k, v)
 	}
+	// --bootstrap-server overrides bootstrap.servers of the properties:
+	// Overrides.Bootstrap (Resolve applies it last; a list the layer added
+	// from a profile yields to the properties instead).
 	o.bootstrap = get("bootstrap-server")
-	o.props.Set("bootstrap.servers", o.bootstrap)
 	g := get("group")
 	if g == "" && !s.Has("group") {
 		g = defaultGroup

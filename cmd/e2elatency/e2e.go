@@ -22,6 +22,8 @@ var Applet = cmdutil.Applet{
 	Alias: "e2e-latency",
 	Short: "End-to-end (produce to consume) latency test (Apache-compatible)",
 	Run:   runE2EApplet,
+
+	ConnOptions: []string{"bootstrap-server"},
 }
 
 // e2eParser is EndToEndLatency's jopt-simple option set.

@@ -28,6 +28,8 @@ var Applet = cmdutil.Applet{
 	Alias: "elect-leaders",
 	Short: "Elect preferred or unclean partition leaders",
 	Run:   run,
+
+	ConnOptions: []string{"bootstrap-server"},
 }
 
 const apacheName = "kafka-leader-election"

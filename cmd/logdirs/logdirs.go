@@ -32,6 +32,8 @@ var Applet = cmdutil.Applet{
 	Alias: "log-dirs",
 	Short: short,
 	Run:   run,
+
+	ConnOptions: []string{"bootstrap-server"},
 }
 
 const short = "Log dir usage per broker, dir, topic and partition; replica health"

@@ -28,6 +28,9 @@ var Applet = cmdutil.Applet{
 	Alias: "producer-perf-test",
 	Short: "Producer throughput and latency test (Apache-compatible)",
 	Run:   runProducerApplet,
+
+	ConnOptions:   []string{"bootstrap-server"},
+	AbbrevOptions: true,
 }
 
 // producerHelp is the 4.4.0 tool's help at argparse4j's default width (75).
@@ -243,9 +246,6 @@ func parseProducerArgs(args []string, stdout io.Writer, getenv func(string) stri
 			pa.props.Set(pieces[0], pieces[1])
 		}
 	}
-	if pa.bootstrap != "" {
-		pa.props.Set("bootstrap.servers", pa.bootstrap)
-	}
 	return pa, p, nil
 }
 
@@ -290,7 +290,10 @@ func runProducerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 	case err != nil:
 		return reportArgError(p, err, f.IO.ErrOut, f.Getenv)
 	}
-	conn, err := f.Connection(config.Overrides{CommandConfig: pa.configFile, Properties: pa.props})
+	// --bootstrap-server takes precedence over bootstrap.servers in
+	// --command-property and --command-config (Resolve puts the flag last);
+	// one the layer added from a profile yields to both.
+	conn, err := f.Connection(config.Overrides{Bootstrap: pa.bootstrap, CommandConfig: pa.configFile, Properties: pa.props})
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,8 @@ var Applet = cmdutil.Applet{
 	Short:  short,
 	Run:    run,
 	Native: NewNativeCmd,
+
+	ConnOptions: []string{"bootstrap-server", "bootstrap-controller"},
 }
 
 const apacheName = "kafka-reassign-partitions"

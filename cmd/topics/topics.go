@@ -40,7 +40,8 @@ kbox extensions (not in Apache's kafka-topics):
 const short = "Create, delete, describe, or change a topic"
 
 // Applet is the applet table entry.
-var Applet = cmdutil.Applet{Name: "kafka-topics", Alias: "topics", Short: short, Run: Run, Complete: complete}
+var Applet = cmdutil.Applet{Name: "kafka-topics", Alias: "topics", Short: short, Run: Run, Complete: complete,
+	ConnOptions: []string{"bootstrap-server"}}
 
 // tool is kafka-topics' part of the drop-in prologue.
 var tool = cmdutil.ApacheTool{

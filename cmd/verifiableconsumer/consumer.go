@@ -26,6 +26,9 @@ var Applet = cmdutil.Applet{
 	Alias: "verifiable-consumer",
 	Short: "Consume a topic in a group and print JSON events (Apache-compatible)",
 	Run:   run,
+
+	ConnOptions:   []string{"bootstrap-server"},
+	AbbrevOptions: true,
 }
 
 func javaMain(f *cmdutil.Factory, exc, msg string) error {

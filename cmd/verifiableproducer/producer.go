@@ -21,6 +21,9 @@ var Applet = cmdutil.Applet{
 	Alias: "verifiable-producer",
 	Short: "Produce increasing integers and print a JSON event per send (Apache-compatible)",
 	Run:   run,
+
+	ConnOptions:   []string{"bootstrap-server"},
+	AbbrevOptions: true,
 }
 
 func run(_ context.Context, f *cmdutil.Factory, args []string) error {

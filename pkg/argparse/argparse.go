@@ -38,6 +38,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kboxdev/kbox/internal/editdist"
+
 	"github.com/kboxdev/kbox/pkg/javafmt"
 	"golang.org/x/term"
 )
@@ -687,7 +689,7 @@ func (p *Parser) candidates(body string) string {
 			if strings.HasPrefix(fb, body) {
 				cs = append(cs, cand{0, f})
 			} else {
-				cs = append(cs, cand{levenshtein(body, fb, 0, 2, 1, 4), f})
+				cs = append(cs, cand{editdist.Weighted(body, fb, 0, 2, 1, 4), f})
 			}
 		}
 	}
@@ -713,30 +715,6 @@ func (p *Parser) candidates(body string) string {
 		b.WriteString("\t" + c.subj + "\n")
 	}
 	return b.String()
-}
-
-// levenshtein is argparse4j's (git's) weighted Damerau-Levenshtein distance.
-func levenshtein(a, b string, swap, sub, add, del int) int {
-	dp := [3][]int{make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)}
-	for i := 0; i <= len(b); i++ {
-		dp[1][i] = i
-	}
-	for i := 1; i <= len(a); i++ {
-		dp[0][0] = i
-		for j := 1; j <= len(b); j++ {
-			c := sub
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			dp[0][j] = dp[1][j-1] + c
-			if i >= 2 && j >= 2 && a[i-1] != b[j-1] && a[i-2] == b[j-1] && a[i-1] == b[j-2] {
-				dp[0][j] = min(dp[0][j], dp[2][j-2]+swap)
-			}
-			dp[0][j] = min(dp[0][j], min(dp[1][j]+del, dp[0][j-1]+add))
-		}
-		dp[0], dp[1], dp[2] = dp[2], dp[0], dp[1]
-	}
-	return dp[1][len(b)]
 }
 
 // Run follows the Apache tools' main(): no arguments prints the help on

@@ -20,6 +20,11 @@ type Overrides struct {
 	CommandConfig string      // --command-config / --producer.config / --consumer.config
 	Properties    *Properties // properties given on the command line (highest precedence)
 	Output        string      // -o / --output
+	// ArgsOnly: the arguments name the connection themselves (an Apache
+	// tool's --bootstrap-server under its own name), so neither the config
+	// file's current-profile nor KBOX_BOOTSTRAP_SERVERS applies; a profile
+	// chosen by Profile or KBOX_PROFILE still does.
+	ArgsOnly bool
 }
 
 // Loader resolves connections. Its fields make it testable without touching
@@ -179,6 +184,9 @@ func (l *Loader) Resolve(ov Overrides) (*Connection, error) {
 
 	// 4. profile
 	name := l.SelectedProfile(ov.Profile, file)
+	if ov.ArgsOnly && ov.Profile == "" && l.getenv("KBOX_PROFILE") == "" {
+		name = ""
+	}
 	if name != "" {
 		p, ok := file.Profiles[name]
 		if !ok {
@@ -208,7 +216,7 @@ func (l *Loader) Resolve(ov Overrides) (*Connection, error) {
 	}
 
 	// 2. environment
-	if e := l.getenv("KBOX_BOOTSTRAP_SERVERS"); e != "" {
+	if e := l.getenv("KBOX_BOOTSTRAP_SERVERS"); e != "" && !ov.ArgsOnly {
 		conn.Bootstrap = SplitList(e)
 	}
 	if e := l.getenv("KBOX_OUTPUT"); e != "" {

@@ -335,3 +335,37 @@ func TestScalarBootstrapServers(t *testing.T) {
 		t.Errorf("empty file: %v %+v", err, f)
 	}
 }
+
+// ArgsOnly: the arguments name the connection, so the current profile and
+// KBOX_BOOTSTRAP_SERVERS stay out of it; an explicit profile joins it.
+func TestArgsOnly(t *testing.T) {
+	dir := t.TempDir()
+	path := writeConfig(t, dir, sampleConfig, 0o600)
+	cc := filepath.Join(dir, "client.properties")
+	if err := os.WriteFile(cc, []byte("bootstrap.servers=file:9092\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"KBOX_BOOTSTRAP_SERVERS": "env:9092", "PROD_PW": "pw"}
+	l := &Loader{Path: path, Getenv: envMap(env)}
+	c, err := l.Resolve(Overrides{ArgsOnly: true, CommandConfig: cc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Profile != "" || strings.Join(c.Bootstrap, ",") != "file:9092" {
+		t.Fatalf("current profile or env in an ArgsOnly connection: %+v", c)
+	}
+	if _, ok := c.Props.Get("linger.ms"); ok {
+		t.Fatal("the current profile's properties joined")
+	}
+	c, err = l.Resolve(Overrides{ArgsOnly: true, Profile: "prod", Bootstrap: "flag:9092"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mech, _ := c.Props.Get("sasl.mechanism"); c.Profile != "prod" || mech != "SCRAM-SHA-512" || strings.Join(c.Bootstrap, ",") != "flag:9092" {
+		t.Fatalf("explicit profile: %+v", c)
+	}
+	env["KBOX_PROFILE"] = "prod"
+	if c, err = l.Resolve(Overrides{ArgsOnly: true, Bootstrap: "flag:9092"}); err != nil || c.Profile != "prod" {
+		t.Fatalf("KBOX_PROFILE: %+v %v", c, err)
+	}
+}

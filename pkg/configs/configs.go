@@ -51,6 +51,11 @@ type Entry struct {
 	Type          string    `json:"type,omitempty"`
 	Documentation *string   `json:"documentation,omitempty"`
 	Synonyms      []Synonym `json:"synonyms,omitempty"`
+
+	// def is the entry's default (DescribeDefaults), hasDef whether the
+	// broker told it.
+	def    *string
+	hasDef bool
 }
 
 // IsDynamic says whether the entry's value was set dynamically on the

@@ -2,9 +2,10 @@ package configs
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -67,6 +68,123 @@ func (e Entry) defaultValue() (*string, bool) {
 	return nil, false
 }
 
+// defaultOn is e's default on r, and whether the broker's answer tells it.
+//
+// A topic's default is the value the config takes without the topic's own
+// override: the broker-wide value it inherits. The broker lists a topic
+// config's synonyms in the order it applies them (the topic's own
+// override, then the broker's dynamic config, the cluster-wide dynamic
+// default, the static server.properties value, Kafka's default), so it is
+// the first synonym after the topic's own; a config the topic does not
+// override is at its default. Not Kafka's DEFAULT_CONFIG synonym: a
+// cluster-wide default (min.insync.replicas=2) comes first, and the
+// DEFAULT_CONFIG synonym of retention.ms is log.retention.hours=168,
+// in hours.
+//
+// Any other resource's default is Kafka's own (the DEFAULT_CONFIG synonym).
+func (e Entry) defaultOn(r Resource) (*string, bool) {
+	if r.Type != Topic {
+		return e.defaultValue()
+	}
+	own := DynamicSource(r)
+	if e.Source != own {
+		return e.Value, true
+	}
+	for _, s := range e.Synonyms {
+		if s.Source != own {
+			return s.Value, true
+		}
+	}
+	return nil, false
+}
+
+// unitSynonym is a broker config from which the broker derives a topic
+// config's broker-wide default, in units of Scale milliseconds.
+type unitSynonym struct {
+	Name  string
+	Scale int64
+}
+
+// topicBrokerChains are the topic configs whose broker-wide default the
+// broker derives from the first set of several broker configs in other
+// units (Kafka's ServerTopicConfigSynonyms and KafkaConfig). When the
+// first of them (log.retention.ms) is set nowhere, the broker reports no
+// synonym after a topic's own override at all, so DescribeDefaults reads
+// the chain from a broker's own configs.
+var topicBrokerChains = map[string][]unitSynonym{
+	"retention.ms":      {{"log.retention.ms", 1}, {"log.retention.minutes", 60_000}, {"log.retention.hours", 3_600_000}},
+	"segment.ms":        {{"log.roll.ms", 1}, {"log.roll.hours", 3_600_000}},
+	"segment.jitter.ms": {{"log.roll.jitter.ms", 1}, {"log.roll.jitter.hours", 3_600_000}},
+	"flush.ms":          {{"log.flush.interval.ms", 1}, {"log.flush.scheduler.interval.ms", 1}},
+}
+
+// chainValue is the value the broker derives from chain with its
+// configs: the first one set, in milliseconds (a negative retention is
+// -1, unlimited, as KafkaConfig makes it).
+func chainValue(key string, chain []unitSynonym, broker map[string]Entry) (*string, bool) {
+	for _, u := range chain {
+		b, ok := broker[u.Name]
+		if !ok || b.Sensitive {
+			return nil, false
+		}
+		if b.Value == nil || *b.Value == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(*b.Value, 10, 64)
+		if err != nil || n > math.MaxInt64/u.Scale || n < math.MinInt64/u.Scale {
+			return nil, false
+		}
+		n *= u.Scale
+		if key == "retention.ms" && n < 0 {
+			n = -1
+		}
+		v := strconv.FormatInt(n, 10)
+		return &v, true
+	}
+	return nil, false
+}
+
+// DescribeDefaults is Describe with each entry's default on r (defaultOn).
+// A topic config the topic overrides and whose broker-wide default the
+// broker derives from a chain of broker configs (topicBrokerChains), none
+// of which its synonyms name, takes the default from the configs of the
+// first broker the cluster lists; when they cannot be read, the default
+// stays unknown.
+func (s *Service) DescribeDefaults(ctx context.Context, r Resource, docs bool) ([]Entry, error) {
+	entries, err := s.Describe(ctx, r, docs)
+	if err != nil {
+		return nil, err
+	}
+	var chained []int
+	for i := range entries {
+		e := &entries[i]
+		e.def, e.hasDef = e.defaultOn(r)
+		if !e.hasDef && !e.Sensitive && r.Type == Topic && topicBrokerChains[e.Name] != nil {
+			chained = append(chained, i)
+		}
+	}
+	if len(chained) == 0 {
+		return entries, nil
+	}
+	ids, err := s.BrokerIDs(ctx)
+	if err != nil || len(ids) == 0 {
+		return entries, nil
+	}
+	bes, err := s.Describe(ctx, Resource{Type: Broker, Name: strconv.Itoa(int(ids[0]))}, false)
+	if err != nil {
+		return entries, nil
+	}
+	broker := make(map[string]Entry, len(bes))
+	for _, b := range bes {
+		broker[b.Name] = b
+	}
+	for _, i := range chained {
+		e := &entries[i]
+		e.def, e.hasDef = chainValue(e.Name, topicBrokerChains[e.Name], broker)
+	}
+	return entries, nil
+}
+
 // ConfigValue is one config with where its value comes from.
 type ConfigValue struct {
 	Name      string  `json:"name"`
@@ -77,8 +195,9 @@ type ConfigValue struct {
 	ReadOnly  bool    `json:"read_only"`
 }
 
+// valueOf is e as kbox prints it, with the default DescribeDefaults found.
 func valueOf(e Entry) ConfigValue {
-	d, _ := e.defaultValue()
+	d := e.def
 	if e.Sensitive {
 		d = nil
 	}
@@ -117,13 +236,10 @@ func (l *ConfigList) Rows() [][]string {
 	return out
 }
 
-// ErrUnknownKey is returned for a config name the broker does not describe.
-var ErrUnknownKey = errors.New("unknown config")
-
 // Get returns r's configs: keys only when given, else every config with
 // all, else those not at Kafka's default (source other than DEFAULT_CONFIG).
 func Get(ctx context.Context, s *Service, r Resource, keys []string, all bool) (*ConfigList, error) {
-	entries, err := s.Describe(ctx, r, false)
+	entries, err := s.DescribeDefaults(ctx, r, false)
 	if err != nil {
 		return nil, err
 	}
@@ -133,12 +249,17 @@ func Get(ctx context.Context, s *Service, r Resource, keys []string, all bool) (
 		for _, e := range entries {
 			byName[e.Name] = e
 		}
+		var missing []string
 		for _, k := range keys {
-			e, ok := byName[k]
-			if !ok {
-				return nil, fmt.Errorf("%w %s for %s (the broker does not describe it)", ErrUnknownKey, k, RefOf(r))
+			if _, ok := byName[k]; !ok {
+				missing = append(missing, k)
 			}
-			l.Configs = append(l.Configs, valueOf(e))
+		}
+		if len(missing) > 0 {
+			return nil, s.unknownKeys(ctx, r, missing, entries, true)
+		}
+		for _, k := range keys {
+			l.Configs = append(l.Configs, valueOf(byName[k]))
 		}
 		return l, nil
 	}
@@ -191,13 +312,36 @@ func (c *ChangeResult) Rows() [][]string {
 	return out
 }
 
+// ChangeOption changes what Change accepts.
+type ChangeOption int
+
+// AllowUnknown lets Change set and delete configs the broker does not know
+// for the resource's type (a plugin's, which Kafka accepts on brokers).
+const AllowUnknown ChangeOption = 1
+
 // Change applies ops to r (validate-only when dryRun) and reports each
-// config's value before and after. A deleted config falls back to the
-// next source in its synonyms. Sensitive values are never reported.
-func Change(ctx context.Context, s *Service, r Resource, ops []Op, dryRun bool) (*ChangeResult, error) {
-	before, err := s.Describe(ctx, r, false)
+// config's value before and after. A config name the broker does not know
+// for r's type is refused before anything is sent (an *UnknownKeysError
+// with what it may have meant; nothing is changed), unless AllowUnknown.
+// A deleted config falls back to the next source in its synonyms.
+// Sensitive values are never reported.
+func Change(ctx context.Context, s *Service, r Resource, ops []Op, dryRun bool, opts ...ChangeOption) (*ChangeResult, error) {
+	before, err := s.DescribeDefaults(ctx, r, false)
 	if err != nil {
 		return nil, err
+	}
+	allowUnknown := false
+	for _, o := range opts {
+		allowUnknown = allowUnknown || o == AllowUnknown
+	}
+	if !allowUnknown {
+		names := make([]string, len(ops))
+		for i, o := range ops {
+			names[i] = o.Name
+		}
+		if err := s.unknownKeys(ctx, r, names, before, false); err != nil {
+			return nil, err
+		}
 	}
 	byName := map[string]Entry{}
 	for _, e := range before {
@@ -230,10 +374,14 @@ func Change(ctx context.Context, s *Service, r Resource, ops []Op, dryRun bool) 
 }
 
 // fallback is the value a config takes when r's own dynamic value is
-// deleted: the first synonym from another source (nil when there is none).
+// deleted: a topic's default (DescribeDefaults), else the first synonym
+// from another source (nil when there is none).
 func fallback(e Entry, r Resource, known bool) *string {
 	if !known {
 		return nil
+	}
+	if r.Type == Topic {
+		return e.def
 	}
 	own := DynamicSource(r)
 	if e.Source != own {
@@ -295,7 +443,7 @@ func eq(a, b *string) bool {
 // against each other. Sensitive configs are left out (their values are
 // never returned).
 func Compare(ctx context.Context, s *Service, rs []Resource) (*Diff, error) {
-	left, err := s.Describe(ctx, rs[0], false)
+	left, err := s.DescribeDefaults(ctx, rs[0], false)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +453,7 @@ func Compare(ctx context.Context, s *Service, rs []Resource) (*Diff, error) {
 			if e.Sensitive || e.Source == "DEFAULT_CONFIG" {
 				continue
 			}
-			def, ok := e.defaultValue()
+			def, ok := e.def, e.hasDef
 			if ok && eq(def, e.Value) {
 				continue
 			}
@@ -317,7 +465,7 @@ func Compare(ctx context.Context, s *Service, rs []Resource) (*Diff, error) {
 		}
 		return d, nil
 	}
-	right, err := s.Describe(ctx, rs[1], false)
+	right, err := s.DescribeDefaults(ctx, rs[1], false)
 	if err != nil {
 		return nil, err
 	}
@@ -373,7 +521,7 @@ type Explanation struct {
 
 // ExplainKey describes key on r with the broker's documentation.
 func ExplainKey(ctx context.Context, s *Service, r Resource, key string) (*Explanation, error) {
-	entries, err := s.Describe(ctx, r, true)
+	entries, err := s.DescribeDefaults(ctx, r, true)
 	if err != nil {
 		return nil, err
 	}
@@ -383,15 +531,18 @@ func ExplainKey(ctx context.Context, s *Service, r Resource, key string) (*Expla
 		}
 		x := &Explanation{Name: e.Name, Resource: RefOf(r), Type: e.Type, Value: e.Value, Source: sourceKey(e.Source),
 			ReadOnly: e.ReadOnly, Sensitive: e.Sensitive, Documentation: e.Documentation, Synonyms: []Synonym{}}
-		if d, ok := e.defaultValue(); ok && !e.Sensitive {
-			x.Default = d
+		if e.hasDef && !e.Sensitive {
+			x.Default = e.def
 		}
 		for _, s := range e.Synonyms {
 			x.Synonyms = append(x.Synonyms, Synonym{Name: s.Name, Value: s.Value, Source: sourceKey(s.Source)})
 		}
 		return x, nil
 	}
-	return nil, fmt.Errorf("%w %s for %s (the broker does not describe it)", ErrUnknownKey, key, RefOf(r))
+	if err := s.unknownKeys(ctx, r, []string{key}, entries, true); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("%w %s for %s", ErrUnknownKey, key, RefOf(r))
 }
 
 // Text is the explanation as kbox prints it for people.

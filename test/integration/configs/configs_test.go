@@ -9,6 +9,7 @@ package configs_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -533,5 +534,164 @@ func TestNative(t *testing.T) {
 	}
 	if r := nat("explain", "log.cleaner.threads"); r.code != 0 || !strings.HasPrefix(r.stdout, "log.cleaner.threads (INT) on broker 1\n") {
 		t.Errorf("explain broker key: %+v", r)
+	}
+}
+
+// nativeConfigs runs `kbox configs SUB ARGS --bootstrap-server ...`.
+func nativeConfigs(t *testing.T, args ...string) result {
+	t.Helper()
+	return runBin(t, kboxBin, append(append([]string{"configs"}, args...), "--bootstrap-server", cluster.PlaintextBootstrap)...)
+}
+
+// A topic config's default is what the topic falls back to without its
+// override, also once it overrides it: the broker reports no synonym after
+// the override of retention.ms (log.retention.ms is set nowhere; Kafka
+// derives it from log.retention.hours), and a cluster-wide dynamic default
+// comes before Kafka's own (whose DEFAULT_CONFIG synonym is in hours).
+func TestNativeDefaultAfterOverride(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cl, err := client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 1, nil, "dflt"); err != nil {
+		t.Fatal(err)
+	}
+	type value struct {
+		Name    string  `json:"name"`
+		Value   *string `json:"value"`
+		Default *string `json:"default"`
+	}
+	deref := func(s *string) string {
+		if s == nil {
+			return "null"
+		}
+		return *s
+	}
+	// check reads retention.ms of dflt through get, diff and explain.
+	check := func(t *testing.T, wantValue, wantDefault string) {
+		t.Helper()
+		var get struct{ Configs []value }
+		if r := nativeConfigs(t, "get", "--topic", "dflt", "retention.ms", "-o", "json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &get) != nil || len(get.Configs) != 1 {
+			t.Fatalf("get: %+v", r)
+		} else if v := get.Configs[0]; deref(v.Value) != wantValue || deref(v.Default) != wantDefault {
+			t.Errorf("get: value %s default %s, want %s and %s", deref(v.Value), deref(v.Default), wantValue, wantDefault)
+		}
+		if r := nativeConfigs(t, "get", "--topic", "dflt", "retention.ms"); r.code != 0 || !strings.Contains(strings.Join(strings.Fields(r.stdout), " "), "retention.ms "+wantValue+" ") || !strings.HasSuffix(strings.TrimSpace(r.stdout), " "+wantDefault) {
+			t.Errorf("get table, want default %s:\n%s", wantDefault, r.stdout)
+		}
+		var ex value
+		if r := nativeConfigs(t, "explain", "retention.ms", "--topic", "dflt", "-o", "json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &ex) != nil {
+			t.Fatalf("explain: %+v", r)
+		} else if deref(ex.Default) != wantDefault {
+			t.Errorf("explain: default %s, want %s", deref(ex.Default), wantDefault)
+		}
+		if r := nativeConfigs(t, "explain", "retention.ms", "--topic", "dflt"); !strings.Contains(r.stdout, "\n  default:   "+wantDefault+"\n") {
+			t.Errorf("explain text, want default %s:\n%s", wantDefault, r.stdout)
+		}
+		var diff struct {
+			Differences []struct {
+				Name  string `json:"name"`
+				Right value  `json:"right"`
+			} `json:"differences"`
+		}
+		r := nativeConfigs(t, "diff", "--topic", "dflt", "-o", "json")
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &diff) != nil {
+			t.Fatalf("diff: %+v", r)
+		}
+		found := false
+		for _, d := range diff.Differences {
+			if d.Name == "retention.ms" {
+				found = true
+				if deref(d.Right.Value) != wantDefault {
+					t.Errorf("diff: default %s, want %s", deref(d.Right.Value), wantDefault)
+				}
+			}
+		}
+		if found != (wantValue != wantDefault) {
+			t.Errorf("diff lists retention.ms: %v (value %s, default %s)\n%s", found, wantValue, wantDefault, r.stdout)
+		}
+	}
+	t.Run("before", func(t *testing.T) { check(t, "604800000", "604800000") })
+	if r := nativeConfigs(t, "set", "--topic", "dflt", "retention.ms=1000"); r.code != 0 {
+		t.Fatalf("set: %+v", r)
+	}
+	t.Run("override", func(t *testing.T) { check(t, "1000", "604800000") })
+
+	// A cluster-wide default: the topic falls back to it, not to Kafka's.
+	t.Cleanup(func() {
+		if r := nativeConfigs(t, "unset", "--broker-defaults", "log.retention.ms"); r.code != 0 {
+			t.Errorf("unset the broker default: %+v", r)
+		}
+	})
+	if r := nativeConfigs(t, "set", "--broker-defaults", "log.retention.ms=86400000"); r.code != 0 {
+		t.Fatalf("set broker default: %+v", r)
+	}
+	// The broker applies the default from the metadata log: wait for it.
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(nativeConfigs(t, "get", "--broker", "1", "log.retention.ms").stdout, "86400000") {
+		if time.Now().After(deadline) {
+			t.Fatal("the broker default never showed")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Run("cluster-default", func(t *testing.T) { check(t, "1000", "86400000") })
+	// unset reports the value the topic falls back to.
+	if r := nativeConfigs(t, "unset", "--topic", "dflt", "retention.ms", "--dry-run", "-o", "json"); r.code != 0 || !strings.Contains(r.stdout, `"new_value":"86400000"`) {
+		t.Errorf("unset dry run: %+v", r)
+	}
+}
+
+// The native set refuses a config name the broker does not know, with the
+// nearest known names, and applies nothing (not even the known names
+// beside it); --allow-unknown sets it on purpose. explain says which kind
+// of resource a key belongs to. The drop-in keeps Apache's behaviour: it
+// sets the unknown name.
+func TestNativeUnknownKey(t *testing.T) {
+	r := nativeConfigs(t, "set", "--broker", "1", "log.cleaner.threads=2", "log.retention.hour=1")
+	if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "unknown config log.retention.hour for broker 1 (did you mean log.retention.hours?); nothing was changed (--allow-unknown") {
+		t.Errorf("typo: %+v", r)
+	}
+	if r := nativeConfigs(t, "set", "--broker", "1", "foo.bar=1"); r.code != 1 || !strings.Contains(r.stderr, "unknown config foo.bar for broker 1") {
+		t.Errorf("unknown key: %+v", r)
+	}
+	if r := nativeConfigs(t, "set", "--topic", "cfg-b", "retension.ms=1"); r.code != 1 || !strings.Contains(r.stderr, "(did you mean retention.ms?)") {
+		t.Errorf("topic typo: %+v", r)
+	}
+	// Nothing was applied: broker 1 has no dynamic log.cleaner.threads
+	// and no foo.bar.
+	d := runKbox(t, bs("--describe", "--broker", "1")...)
+	if d.code != 0 || strings.Contains(d.stdout, "log.cleaner.threads") || strings.Contains(d.stdout, "foo.bar") {
+		t.Errorf("a refused set changed broker 1:\n%+v", d)
+	}
+	// explain names the kind of resource a key belongs to.
+	if r := nativeConfigs(t, "explain", "retention.ms", "--broker", "1"); r.code != 1 || !strings.Contains(r.stderr, "it is a topic config: give --topic NAME") {
+		t.Errorf("explain topic key on a broker: %+v", r)
+	}
+	if r := nativeConfigs(t, "explain", "log.cleaner.threads", "--topic", "cfg-b"); r.code != 1 || !strings.Contains(r.stderr, "it is a broker config: give --broker ID or --broker-defaults") {
+		t.Errorf("explain broker key on a topic: %+v", r)
+	}
+	// On purpose: --allow-unknown, then unset (the broker now describes it).
+	if r := nativeConfigs(t, "set", "--broker", "1", "kbox.test.plugin.key=1", "--allow-unknown"); r.code != 0 || !strings.Contains(r.stdout, "applied") {
+		t.Fatalf("--allow-unknown: %+v", r)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for nativeConfigs(t, "get", "--broker", "1", "kbox.test.plugin.key").code != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("broker 1 never described kbox.test.plugin.key")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if r := nativeConfigs(t, "unset", "--broker", "1", "kbox.test.plugin.key"); r.code != 0 {
+		t.Errorf("unset the plugin key: %+v", r)
+	}
+	// The drop-in accepts the unknown name as Apache's tool does.
+	if r := runKbox(t, bs("--alter", "--broker", "1", "--add-config", "kbox.test.dropin=1")...); r.code != 0 || r.stdout != "Completed updating config for broker 1.\n" {
+		t.Errorf("drop-in: %+v", r)
+	}
+	if r := runKbox(t, bs("--alter", "--broker", "1", "--delete-config", "kbox.test.dropin")...); r.code != 0 {
+		t.Errorf("drop-in delete: %+v", r)
 	}
 }
