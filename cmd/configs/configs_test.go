@@ -181,4 +181,14 @@ func TestNativeJSONGolden(t *testing.T) {
 	if strings.Contains(out, "dynamic_topic") {
 		t.Errorf("a refused set changed the topic: %s %s", out, errs)
 	}
+
+	// A secret the broker does not list (set on purpose) is never echoed,
+	// in the table or in JSON.
+	for _, o := range []string{"table", "json"} {
+		out, errs, code = run(t, "kbox configs", "set", "--broker", "0", "--allow-unknown", "--dry-run", "-o", o,
+			"listener.name.internal.ssl.keystore.password=S3CR3T", "my.plugin.secret=S3CR3T", "--bootstrap-server", bs)
+		if code != 0 || strings.Contains(out+errs, "S3CR3T") || !strings.Contains(out, "my.plugin.secret") {
+			t.Errorf("set secret -o %s: exit %d %q\n%s", o, code, errs, out)
+		}
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kboxdev/kbox/pkg/config"
 )
 
 // Ref names a resource in kbox's schemas: kind "topic", "broker" or
@@ -324,7 +326,8 @@ const AllowUnknown ChangeOption = 1
 // for r's type is refused before anything is sent (an *UnknownKeysError
 // with what it may have meant; nothing is changed), unless AllowUnknown.
 // A deleted config falls back to the next source in its synonyms.
-// Sensitive values are never reported.
+// Sensitive values are never reported, nor the value of a name the broker
+// does not list that names a secret (config.IsSecretKey).
 func Change(ctx context.Context, s *Service, r Resource, ops []Op, dryRun bool, opts ...ChangeOption) (*ChangeResult, error) {
 	before, err := s.DescribeDefaults(ctx, r, false)
 	if err != nil {
@@ -357,7 +360,9 @@ func Change(ctx context.Context, s *Service, r Resource, ops []Op, dryRun bool, 
 		if known {
 			c.OldValue, c.Source = e.Value, sourceKey(e.Source)
 		}
-		sensitive := known && e.Sensitive
+		// A name the broker does not list (a listener-prefixed password, a
+		// plugin's secret set with AllowUnknown) is judged by its name.
+		sensitive := known && e.Sensitive || !known && config.IsSecretKey(o.Name)
 		if o.Op == Delete {
 			c.Op = "delete"
 			c.NewValue = fallback(e, r, known)
