@@ -226,11 +226,7 @@ func (s *Service) ApplyThrottles(ctx context.Context, l *Ledger, moves map[TP]Pa
 		l.parts[tp] = true
 	}
 	leader, follower := TopicThrottleValues(moves)
-	var topics []string
-	for t := range leader {
-		topics = append(topics, t)
-	}
-	sort.Strings(topics)
+	topics := sortedKeys(leader)
 	lists, err := s.topicLists(ctx, topics)
 	if err != nil {
 		return err
@@ -303,7 +299,6 @@ func brokersText(ids []int32) string {
 	return plural(len(ids), "broker", "brokers") + " " + JoinIDs(ids, ",")
 }
 
-
 // namesText lists up to 5 names, then how many more.
 func namesText(names []string) string {
 	if len(names) <= 5 {
@@ -329,11 +324,7 @@ func (s *Service) Release(ctx context.Context, l *Ledger) (*Released, error) {
 	for tp := range l.parts {
 		topicSet[tp.Topic] = true
 	}
-	var topics []string
-	for t := range topicSet {
-		topics = append(topics, t)
-	}
-	sort.Strings(topics)
+	topics := sortedKeys(topicSet)
 	lists, err := s.topicLists(ctx, topics)
 	if err != nil {
 		return nil, err
@@ -472,11 +463,7 @@ func (s *Service) Release(ctx context.Context, l *Ledger) (*Released, error) {
 		for tp := range ongoing {
 			byTopic[tp.Topic] = true
 		}
-		var ts []string
-		for t := range byTopic {
-			ts = append(ts, t)
-		}
-		sort.Strings(ts)
+		ts := sortedKeys(byTopic)
 		why = append(why, "rates on "+brokersText(held)+" (moves of "+plural(len(ts), "topic", "topics")+" "+namesText(ts)+
 			" are still in progress)")
 	}
