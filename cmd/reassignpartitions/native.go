@@ -40,12 +40,13 @@ func newStatusCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Reassignments in progress: bytes copied, rate, ETA, stuck partitions",
 		Long: `Shows every reassignment in progress (or those of --plan): per partition the
 bytes the adding replicas hold against the leader's (from DescribeLogDirs),
-the copy rate over --interval, and an ETA (from the rate, capped at the adding
-broker's follower throttle when one is set: a throttled broker copies its
-first few MB at once, then at the throttle); a partition that copied nothing
-is reported as stuck, with why. With --watch the ETA's rate is taken over
-the last 45 s or more (a throttled follower copies in bursts, about one
-fetch every 9 to 11 s), and --watch repeats until no reassignment is left.
+the copy rate over the last --interval (a throttled follower copies in
+bursts, about one 1 MiB fetch every 6 to 11 s, so it is often 0), and an
+ETA. With --watch the ETA's rate is taken over the last 45 s or more, from
+the first burst in it to the last; until two bursts were seen, and without
+--watch, it is capped at the adding broker's follower throttle. A partition
+that copied nothing over that time (at least 15 s when throttled) is
+reported as stuck, with why. --watch repeats until no reassignment is left.
 
 Then, unless --preserve-throttles, it clears the throttles of the moves it
 saw, and only those (docs/reassign.md): the throttled-replica entries of

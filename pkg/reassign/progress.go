@@ -141,10 +141,10 @@ func BuildProgress(prev, cur *Snapshot) *Progress {
 }
 
 // EtaWindow is how far back a watch looks for the ETA's rate: long enough
-// to span four or more of a throttled follower's copy bursts (its quota
-// lets about one fetch, up to 1 MiB, through every 9 to 11 s; with two, the
-// sampling interval's jitter on one period was 20% of the rate), and at
-// least three intervals.
+// to span four or more of a throttled follower's copy bursts (on the test
+// bed about 0.95 MiB every 6 s at 150 kB/s, every 11 s at 10 kB/s; with two
+// bursts, the sampling interval's jitter on one period was 20% of the
+// rate), and at least three intervals.
 func EtaWindow(interval time.Duration) time.Duration {
 	return max(45*time.Second, 3*interval)
 }
@@ -217,8 +217,8 @@ func windowRate(pts []point) (rate float64, since time.Duration, whole bool) {
 // rate over the last interval (hist[len-2] to the last), and the ETA from
 // each adding replica's windowRate over all of hist. A rate measured over
 // whole burst periods is what the move keeps up, whatever the throttle says
-// (below about 1 MiB per quota window, 11 s, a follower still gets one
-// fetch per window). A rate from fewer steps is capped per adding broker
+// (at 10 kB/s the test bed's follower still got one 0.95 MiB fetch every
+// 11 s). A rate from fewer steps is capped per adding broker
 // by its follower throttle: a throttled broker lets its first few MB
 // through at once; the throttle is the broker's, shared by every replica
 // it copies, so when those replicas show more than its
@@ -372,11 +372,19 @@ func stuckReason(s *Snapshot, tp TP, o Ongoing, dt float64) string {
 	reason := fmt.Sprintf("no bytes copied in %.0f s", dt)
 	for _, b := range o.Adding {
 		if r := s.Throttle[b]; r != "" {
+			if dt < throttledQuiet {
+				return "" // a throttled follower's pause between bursts
+			}
 			return reason + " (follower throttle " + r + " B/s on broker " + strconv.Itoa(int(b)) + ")"
 		}
 	}
 	return reason
 }
+
+// throttledQuiet is how long a throttled follower may copy nothing between
+// two bursts: the broker's quota is an average over 11 one-second samples,
+// and at 10 kB/s one fetch (up to 1 MiB) came every 11 s on the test bed.
+const throttledQuiet = 15
 
 // Header is the status table's header.
 func (p *Progress) Header() []string {

@@ -49,8 +49,9 @@ func (m bursty) snap(t0 time.Time, at time.Duration) *Snapshot {
 // and the rounding to whole seconds from) the time the move really takes.
 //   - 150 kB/s: 3 MiB at once, then 0.8 MiB every 9 s (the ETA capped at
 //     the throttle said 23 s for about 30 s);
-//   - 10 kB/s: 3 MiB at once, then a 1 MiB fetch every quota window (11 s),
-//     about 95 kB/s: the ETA at the throttle's rate was 10 times too long.
+//   - 10 kB/s: 3 MiB at once, then a 1 MiB fetch every 11 s, about 95 kB/s
+//     (the test bed copied 0.95 MiB every 11 s at 10 kB/s): the ETA at the
+//     throttle's rate was 9 times too long.
 func TestTrackerBurstyMove(t *testing.T) {
 	const mib = 1 << 20
 	for _, m := range []bursty{
