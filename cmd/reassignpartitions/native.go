@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/reassign"
@@ -41,13 +40,20 @@ func newStatusCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Reassignments in progress: bytes copied, rate, ETA, stuck partitions",
 		Long: `Shows every reassignment in progress (or those of --plan): per partition the
 bytes the adding replicas hold against the leader's (from DescribeLogDirs),
-the copy rate over --interval, and an ETA (from the rate, capped at the adding
-broker's follower throttle when one is set: a throttled broker copies its
-first few MB at once, then at the throttle); a partition that copied nothing
-is reported as stuck, with why. --watch repeats until no reassignment is
-left, then clears the replication throttles (broker rates on every broker,
-throttled replicas of the topics it saw move) unless --preserve-throttles,
-and prints a summary.`,
+the copy rate over the last --interval (a throttled follower copies in
+bursts, about one 1 MiB fetch every 6 to 11 s, so it is often 0), and an
+ETA. With --watch the ETA's rate is taken over the last 45 s or more, from
+the first burst in it to the last; until two bursts were seen, and without
+--watch, it is capped at the adding broker's follower throttle. A partition
+that copied nothing over that time (at least 15 s when throttled) is
+reported as stuck, with why. --watch repeats until no reassignment is left.
+
+Then, unless --preserve-throttles, it clears the throttles of the moves it
+saw, and only those (docs/reassign.md): the throttled-replica entries of
+those partitions, and the leader and follower rates of the brokers they
+used, but the rates only when no reassignment is in progress anywhere in
+the cluster. A watch that saw nothing move clears nothing. It prints what
+it cleared, and what it left and why.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if interval <= 0 {
@@ -86,7 +92,7 @@ and prints a summary.`,
 	}
 	conn.Register(cmd, false)
 	cmd.Flags().StringVar(&plan, "plan", "", "only the partitions of this reassignment JSON file")
-	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "repeat until done, then clear the throttles")
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "repeat until done, then clear the throttles of the moves it saw")
 	cmd.Flags().BoolVar(&preserve, "preserve-throttles", false, "with --watch: leave the throttles")
 	cmd.Flags().DurationVar(&interval, "interval", 2*time.Second, "sampling interval for the rate")
 	cmdutil.AddOutputFlag(f, cmd, &format, statusFormats)
@@ -107,14 +113,18 @@ func status(ctx context.Context, f *cmdutil.Factory, svc *reassign.Service, form
 	if err != nil {
 		return err
 	}
-	// With --watch the rate is averaged since the first look: a throttled
-	// follower fetches in bursts, so one interval can show nothing.
-	base := prev
+	// RATE/S is over the last interval; the ETA's rate over a window that
+	// spans a throttled follower's copy bursts.
+	tr := &reassign.Tracker{Window: reassign.EtaWindow(interval)}
+	tr.Add(prev)
 	start := time.Now()
+	// The throttles of the moves this watch sees are the ones it answers for.
+	ledger := reassign.NewLedger()
 	seen := map[string]bool{}
 	for {
-		for tp := range prev.Ongoing {
+		for tp, o := range prev.Ongoing {
 			seen[tp.Topic] = true
+			ledger.Saw(tp, o)
 		}
 		if len(prev.Ongoing) == 0 {
 			break
@@ -126,12 +136,9 @@ func status(ctx context.Context, f *cmdutil.Factory, svc *reassign.Service, form
 		if err != nil {
 			return err
 		}
-		// Partitions done in between are left out of the rate.
-		from := prev
-		if watch {
-			from = base
-		}
-		p := reassign.BuildProgress(from, cur)
+		// Without --watch: the one interval (partitions done in between
+		// are left out).
+		p := tr.Add(cur)
 		if len(cur.Ongoing) > 0 || !watch {
 			if format == output.Table && watch {
 				fmt.Fprintf(f.IO.Out, "%s\n", time.Now().Format("15:04:05"))
@@ -154,31 +161,33 @@ func status(ctx context.Context, f *cmdutil.Factory, svc *reassign.Service, form
 		}
 		return output.Print(f.IO, format, reassign.BuildProgress(nil, prev))
 	}
-	sum := &watchSummary{Done: true, ElapsedSec: time.Since(start).Seconds(), Topics: []string{}, Brokers: []int32{}}
+	sum := &reassign.WatchSummary{Done: true, ElapsedSec: time.Since(start).Seconds(), Topics: []string{}, Brokers: []int32{}}
 	for t := range seen {
 		sum.Topics = append(sum.Topics, t)
 	}
 	sort.Strings(sum.Topics)
 	if !preserve {
-		bs, err := svc.Brokers(ctx)
+		rel, err := svc.Release(ctx, ledger)
 		if err != nil {
 			return err
 		}
-		sum.Brokers = javafmt.IntSetOrder(reassign.BrokerIDs(bs), -1)
-		if err := svc.ClearBrokerThrottles(ctx, sum.Brokers); err != nil {
-			return err
-		}
-		if err := svc.ClearTopicThrottles(ctx, sum.Topics); err != nil {
-			return err
-		}
-		sum.ThrottlesCleared = true
+		sum.SetReleased(rel)
 	}
 	if format != output.Table {
 		return output.Print(f.IO, format, sum)
 	}
-	fmt.Fprintf(f.IO.Out, "All reassignments done after %s (topics: %s).\n", (time.Duration(sum.ElapsedSec) * time.Second).String(), orNone(sum.Topics))
-	if sum.ThrottlesCleared {
-		fmt.Fprintf(f.IO.Out, "Throttles cleared on brokers %s and topics %s.\n", reassign.JoinIDs(sum.Brokers, ","), orNone(sum.Topics))
+	if len(sum.Topics) == 0 {
+		fmt.Fprintln(f.IO.Out, "No partition reassignment in progress; this watch saw no move and clears no throttle.")
+	} else {
+		fmt.Fprintf(f.IO.Out, "All reassignments done after %s (topics: %s).\n", (time.Duration(sum.ElapsedSec) * time.Second).String(), orNone(sum.Topics))
+	}
+	if sum.Released != nil {
+		if l := sum.Released.ClearedLine(); l != "" {
+			fmt.Fprintln(f.IO.Out, l)
+		}
+		if l := sum.Released.KeptLine(); l != "" {
+			fmt.Fprintln(f.IO.Out, l)
+		}
 	}
 	return nil
 }
@@ -188,13 +197,4 @@ func orNone(s []string) string {
 		return "none"
 	}
 	return strings.Join(s, ",")
-}
-
-// watchSummary ends kbox reassign status --watch.
-type watchSummary struct {
-	Done             bool     `json:"done"`
-	ElapsedSec       float64  `json:"elapsed_sec"`
-	Topics           []string `json:"topics"`
-	ThrottlesCleared bool     `json:"throttles_cleared"`
-	Brokers          []int32  `json:"throttles_cleared_brokers"`
 }

@@ -21,6 +21,7 @@ func newPlanCmd(f *cmdutil.Factory) *cobra.Command {
 		topics        []string
 		write         string
 		disableRacked bool
+		skipBlocked   bool
 	)
 	cmd := &cobra.Command{
 		Use:   "plan --remove-broker ID | --add-broker ID",
@@ -31,11 +32,18 @@ func newPlanCmd(f *cmdutil.Factory) *cobra.Command {
 in a rack the partition does not use yet when there is one. Prints the
 diff of replica sets and the bytes each move copies (the leader's size);
 --write FILE saves the plan for kafka-reassign-partitions --execute or
-kbox reassign execute --plan FILE.`,
+kbox reassign execute --plan FILE.
+
+A partition whose replicas already use every other broker cannot leave
+the broker: --remove-broker then fails and lists every such partition;
+--skip-blocked plans the others and names the ones left out.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if (remove >= 0) == (add >= 0) {
 				return &cmdutil.FlagError{Err: errors.New("give one of --remove-broker and --add-broker")}
+			}
+			if skipBlocked && remove < 0 {
+				return &cmdutil.FlagError{Err: errors.New("--skip-blocked goes with --remove-broker")}
 			}
 			c, err := conn.Connection(f, nil)
 			if err != nil {
@@ -84,6 +92,11 @@ kbox reassign execute --plan FILE.`,
 			if err != nil {
 				return err
 			}
+			if !skipBlocked {
+				if err := p.Err(); err != nil {
+					return err
+				}
+			}
 			if write != "" {
 				if err := os.WriteFile(write, []byte(p.JSON()+"\n"), 0o644); err != nil {
 					return err
@@ -91,6 +104,9 @@ kbox reassign execute --plan FILE.`,
 			}
 			if err := output.Print(f.IO, output.Format(format), p); err != nil {
 				return err
+			}
+			if line := p.BlockedLine(); line != "" && output.Format(format) == output.Table {
+				fmt.Fprintln(f.IO.ErrOut, line)
 			}
 			if write != "" && output.Format(format) == output.Table {
 				fmt.Fprintf(f.IO.ErrOut, "Plan written to %s.\n", write)
@@ -104,6 +120,7 @@ kbox reassign execute --plan FILE.`,
 	cmd.Flags().StringArrayVar(&topics, "topic", nil, "only this topic (repeatable; default: all)")
 	cmd.Flags().StringVar(&write, "write", "", "write the plan (reassignment JSON) to this file")
 	cmd.Flags().BoolVar(&disableRacked, "disable-rack-aware", false, "ignore racks")
+	cmd.Flags().BoolVar(&skipBlocked, "skip-blocked", false, "with --remove-broker: plan the partitions that can move, leave out the blocked ones")
 	cmdutil.AddOutputFlag(f, cmd, &format, statusFormats)
 	return cmd
 }

@@ -84,6 +84,7 @@ func TestNativeFlagErrors(t *testing.T) {
 		{"execute", "--plan", "p.json"},
 		{"status", "--interval", "0s"},
 		{"status", "-o", "csv"},
+		{"plan", "--add-broker", "4", "--skip-blocked"},
 	} {
 		if _, _, code := runArgs(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
 	"time"
 
@@ -35,10 +34,18 @@ starts them, waits until they are done (one progress line per --interval)
 and clears every throttle it set before the next wave.
 
 Resumable: partitions already on their target replicas are skipped, so
-running the same plan again continues where it stopped. On Ctrl-C (or
-SIGTERM) the throttles this command set are cleared before it exits; the
-wave's reassignments keep running, unthrottled (kafka-reassign-partitions
---cancel stops them).`,
+running the same plan again continues where it stopped.
+
+Throttles (docs/reassign.md): the command answers for the throttles it
+set and for those of the plan's moves it finds already in progress. A
+rate it set over an earlier value gets that value back; the
+throttled-replica entries it added are removed once their partition is
+done; rates are removed only when no reassignment is in progress anywhere
+in the cluster, so after a wave, and on Ctrl-C (or SIGTERM), the
+throttles of moves still copying are kept (the wave's reassignments keep
+running, still throttled; running the plan again, or kbox reassign status
+--watch --plan FILE, clears them when they are done). It prints what it
+cleared, and what it kept and why.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if plan == "" {
@@ -99,30 +106,45 @@ type waves struct {
 	svc      *reassign.Service
 	throttle int64
 	interval time.Duration
-	// what the current wave set, cleared after it and on interruption
-	setBrokers []int32
-	setTopics  []string
+	// the throttles this run answers for
+	ledger *reassign.Ledger
 }
 
 func (w *waves) out(format string, a ...any) { fmt.Fprintf(w.f.IO.Out, format, a...) }
 
+// release gives back the throttles no move needs any more and prints what
+// it cleared and kept.
+func (w *waves) release(ctx context.Context) error {
+	if w.ledger.Empty() {
+		return nil
+	}
+	rel, err := w.svc.Release(ctx, w.ledger)
+	if err != nil {
+		return err
+	}
+	for _, l := range []string{rel.ClearedLine(), rel.KeptLine()} {
+		if l != "" {
+			w.out("%s\n", l)
+		}
+	}
+	return nil
+}
+
 func (w *waves) run(ctx context.Context, p *reassign.Plan, maxMoves int) (err error) {
+	w.ledger = reassign.NewLedger()
 	defer func() {
-		if len(w.setBrokers) == 0 && len(w.setTopics) == 0 {
+		if errors.Is(err, context.Canceled) {
+			w.out("Interrupted: the wave's reassignments continue; run the plan again to resume.\n")
+		}
+		if w.ledger.Empty() {
 			return
 		}
-		// Clear what this command set, even when ctx was cancelled.
+		// Release by the same rule, even when ctx was cancelled.
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		brokers, topics := w.setBrokers, w.setTopics
-		cerr := w.clear(cctx)
-		if errors.Is(err, context.Canceled) {
-			if cerr != nil {
-				w.out("Interrupted; clearing the throttles failed: %v\n", cerr)
-			} else {
-				w.out("Interrupted: throttles cleared on brokers %s and topics %s; the wave's reassignments continue unthrottled. Run the plan again to resume.\n",
-					reassign.JoinIDs(brokers, ","), orNone(topics))
-			}
+		cerr := w.release(cctx)
+		if cerr != nil && errors.Is(err, context.Canceled) {
+			w.out("Releasing the throttles failed: %v\n", cerr)
 		}
 		if err == nil {
 			err = cerr
@@ -144,14 +166,19 @@ func (w *waves) run(ctx context.Context, p *reassign.Plan, maxMoves int) (err er
 		return nil
 	}
 	n := (len(todo) + maxMoves - 1) / maxMoves
-	w.out("%d of %d partitions to move, in %d wave(s) of at most %d.\n", len(todo), len(targets), n, maxMoves)
+	w.out("%d of %s to move, in %s of at most %d.\n", len(todo), reassign.Count(len(targets), "partition", "partitions"),
+		reassign.Count(n, "wave", "waves"), maxMoves)
 	for i := 0; i < n; i++ {
 		wave := todo[i*maxMoves : min(len(todo), (i+1)*maxMoves)]
 		if err := w.runWave(ctx, i+1, n, wave, targets, current); err != nil {
 			return err
 		}
 	}
-	w.out("All %d partitions moved; no throttle left.\n", len(todo))
+	if len(todo) == 1 {
+		w.out("The partition moved.\n")
+	} else {
+		w.out("All %d partitions moved.\n", len(todo))
+	}
 	return nil
 }
 
@@ -175,26 +202,21 @@ func (w *waves) runWave(ctx context.Context, k, n int, wave []reassign.TP, targe
 		names[i] = tp.String()
 	}
 	w.out("Wave %d/%d: %s\n", k, n, joinComma(names))
+	// The wave's partitions already moving (a run interrupted before):
+	// their throttles are this run's to clear once they are done.
+	ongoing, err := w.svc.ListReassignments(ctx, wave)
+	if err != nil {
+		return err
+	}
+	for tp, o := range ongoing {
+		w.ledger.Saw(tp, o)
+	}
 	if w.throttle > 0 {
-		ongoing, err := w.svc.ListReassignments(ctx, wave)
-		if err != nil {
-			return err
-		}
 		moves, err := reassign.MoveMap(ongoing, proposed, current)
 		if err != nil {
 			return err
 		}
-		leader, follower := reassign.TopicThrottleValues(moves)
-		brokers := reassign.ReassigningBrokers(moves)
-		w.setBrokers = brokers
-		for t := range leader {
-			w.setTopics = append(w.setTopics, t)
-		}
-		sort.Strings(w.setTopics)
-		if err := w.svc.SetTopicThrottles(ctx, leader, follower); err != nil {
-			return err
-		}
-		if err := w.svc.SetBrokerConfigs(ctx, brokers, w.throttle, reassign.LeaderRate, reassign.FollowerRate); err != nil {
+		if err := w.svc.ApplyThrottles(ctx, w.ledger, moves, w.throttle); err != nil {
 			return err
 		}
 	}
@@ -210,6 +232,8 @@ func (w *waves) runWave(ctx context.Context, k, n int, wave []reassign.TP, targe
 	if err != nil {
 		return err
 	}
+	tr := &reassign.Tracker{Window: reassign.EtaWindow(w.interval)}
+	tr.Add(base)
 	for {
 		if err := sleepCtx(ctx, w.interval); err != nil {
 			return err
@@ -218,10 +242,10 @@ func (w *waves) runWave(ctx context.Context, k, n int, wave []reassign.TP, targe
 		if err != nil {
 			return err
 		}
+		p := tr.Add(cur)
 		if len(cur.Ongoing) == 0 {
 			break
 		}
-		p := reassign.BuildProgress(base, cur)
 		eta := "-"
 		if p.EtaSec != nil {
 			eta = (time.Duration(*p.EtaSec) * time.Second).String()
@@ -229,27 +253,8 @@ func (w *waves) runWave(ctx context.Context, k, n int, wave []reassign.TP, targe
 		w.out("  wave %d/%d: %d moving, %s of %s copied (%.1f%%), %s/s, ETA %s\n", k, n, len(cur.Ongoing),
 			reassign.HumanBytes(p.CopiedBytes), reassign.HumanBytes(p.TargetBytes), p.Percent, reassign.HumanBytes(int64(p.BytesPerSec)), eta)
 	}
-	if err := w.clear(ctx); err != nil {
-		return err
-	}
 	w.out("Wave %d/%d done.\n", k, n)
-	return nil
-}
-
-// clear removes the throttles the current wave set.
-func (w *waves) clear(ctx context.Context) error {
-	if len(w.setBrokers) > 0 {
-		if err := w.svc.ClearBrokerThrottles(ctx, w.setBrokers); err != nil {
-			return err
-		}
-	}
-	if len(w.setTopics) > 0 {
-		if err := w.svc.ClearTopicThrottles(ctx, w.setTopics); err != nil {
-			return err
-		}
-	}
-	w.setBrokers, w.setTopics = nil, nil
-	return nil
+	return w.release(ctx)
 }
 
 func joinComma(s []string) string {

@@ -3,6 +3,7 @@ package reassign
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Change is one partition's move in a broker plan.
@@ -15,13 +16,64 @@ type Change struct {
 	Bytes int64 `json:"bytes"`
 }
 
+// Blocked is a partition a remove plan cannot move off the broker: every
+// other broker already holds one of its replicas.
+type Blocked struct {
+	Topic     string  `json:"topic"`
+	Partition int32   `json:"partition"`
+	Replicas  []int32 `json:"replicas"`
+}
+
 // BrokerPlan is kbox reassign plan: the least movement that empties
-// (remove) or fills (add) one broker.
+// (remove) or fills (add) one broker. Blocked lists the partitions a
+// remove cannot move (PlanRemove plans the others).
 type BrokerPlan struct {
-	Broker     int32    `json:"broker"`
-	Action     string   `json:"action"` // "remove" or "add"
-	Changes    []Change `json:"changes"`
-	TotalBytes int64    `json:"total_bytes"`
+	Broker     int32     `json:"broker"`
+	Action     string    `json:"action"` // "remove" or "add"
+	Changes    []Change  `json:"changes"`
+	Blocked    []Blocked `json:"blocked"`
+	TotalBytes int64     `json:"total_bytes"`
+}
+
+// BlockedError is a remove plan with blocked partitions: all of them,
+// counted and listed, in one line.
+type BlockedError struct {
+	Broker  int32
+	Blocked []Blocked
+	Movable int
+}
+
+func (e *BlockedError) Error() string {
+	names := make([]string, len(e.Blocked))
+	for i, b := range e.Blocked {
+		names[i] = fmt.Sprintf("%s-%d (replicas %s)", b.Topic, b.Partition, JoinIDs(b.Replicas, ","))
+	}
+	n := len(e.Blocked)
+	return fmt.Sprintf("cannot empty broker %d: %s %s no other broker to take %s replica on %d: %s; --skip-blocked plans the other %s",
+		e.Broker, Count(n, "partition", "partitions"), plural(n, "has", "have"), plural(n, "its", "their"), e.Broker,
+		strings.Join(names, ", "), Count(e.Movable, "partition", "partitions"))
+}
+
+// Err is a *BlockedError when some partitions are blocked, else nil.
+func (p *BrokerPlan) Err() error {
+	if len(p.Blocked) == 0 {
+		return nil
+	}
+	return &BlockedError{Broker: p.Broker, Blocked: p.Blocked, Movable: len(p.Changes)}
+}
+
+// BlockedLine says which partitions the plan leaves out ("" when none).
+func (p *BrokerPlan) BlockedLine() string {
+	if len(p.Blocked) == 0 {
+		return ""
+	}
+	names := make([]string, len(p.Blocked))
+	for i, b := range p.Blocked {
+		names[i] = fmt.Sprintf("%s-%d", b.Topic, b.Partition)
+	}
+	n := len(p.Blocked)
+	return fmt.Sprintf("Left out %s that cannot leave broker %d (no other broker to take %s replica): %s.",
+		Count(n, "blocked partition", "blocked partitions"), p.Broker, plural(n, "its", "their"), strings.Join(names, ", "))
 }
 
 // load counts replicas per broker.
@@ -41,7 +93,9 @@ func load(assign map[TP][]int32, brokers []Broker) map[int32]int {
 // PlanRemove moves every replica off broker id, each to the broker (not
 // already a replica) in a rack the partition does not use yet, if any, with
 // the fewest replicas; the replica keeps its position, so preferred
-// leadership stays where it was unless it was on id.
+// leadership stays where it was unless it was on id. A partition no broker
+// can take is listed in Blocked, every one of them (p.Err() reports them),
+// and the others are planned.
 func PlanRemove(assign map[TP][]int32, sizes map[TP]int64, brokers []Broker, id int32) (*BrokerPlan, error) {
 	rack := map[int32]string{}
 	var targets []Broker
@@ -55,7 +109,7 @@ func PlanRemove(assign map[TP][]int32, sizes map[TP]int64, brokers []Broker, id 
 		return nil, fmt.Errorf("broker %d is not registered", id)
 	}
 	n := load(assign, brokers)
-	p := &BrokerPlan{Broker: id, Action: "remove", Changes: []Change{}}
+	p := &BrokerPlan{Broker: id, Action: "remove", Changes: []Change{}, Blocked: []Blocked{}}
 	for _, tp := range SortedTPs(assign) {
 		cur := assign[tp]
 		pos := -1
@@ -90,7 +144,8 @@ func PlanRemove(assign map[TP][]int32, sizes map[TP]int64, brokers []Broker, id 
 			}
 		}
 		if best < 0 {
-			return nil, fmt.Errorf("%s has %d replicas: no broker left to take the one on %d", tp, len(cur), id)
+			p.Blocked = append(p.Blocked, Blocked{Topic: tp.Topic, Partition: tp.Partition, Replicas: cur})
+			continue
 		}
 		prop := append([]int32(nil), cur...)
 		prop[pos] = best
@@ -120,7 +175,7 @@ func PlanAdd(assign map[TP][]int32, sizes map[TP]int64, brokers []Broker, id int
 		total += c
 	}
 	share := total / len(brokers)
-	p := &BrokerPlan{Broker: id, Action: "add", Changes: []Change{}}
+	p := &BrokerPlan{Broker: id, Action: "add", Changes: []Change{}, Blocked: []Blocked{}}
 	prop := map[TP][]int32{}
 	for tp, reps := range assign {
 		prop[tp] = append([]int32(nil), reps...)
@@ -204,6 +259,6 @@ func (p *BrokerPlan) Rows() [][]string {
 	for _, c := range p.Changes {
 		rows = append(rows, []string{fmt.Sprintf("%s-%d", c.Topic, c.Partition), JoinIDs(c.Current, ","), JoinIDs(c.Proposed, ","), HumanBytes(c.Bytes)})
 	}
-	rows = append(rows, []string{fmt.Sprintf("TOTAL (%d partitions)", len(p.Changes)), "", "", HumanBytes(p.TotalBytes)})
+	rows = append(rows, []string{"TOTAL (" + Count(len(p.Changes), "partition", "partitions") + ")", "", "", HumanBytes(p.TotalBytes)})
 	return rows
 }

@@ -1,6 +1,8 @@
 package reassign
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kboxdev/kbox/internal/golden"
@@ -93,8 +95,55 @@ func TestPlanRemove(t *testing.T) {
 	if _, err := PlanRemove(assign, sizes, brokers, 9); err == nil {
 		t.Error("unknown broker accepted")
 	}
-	if _, err := PlanRemove(map[TP][]int32{{"x", 0}: {1, 2}}, nil, []Broker{{1, ""}, {2, ""}}, 2); err == nil {
-		t.Error("RF 2 on 2 brokers: removing one cannot work")
+	if p, err := PlanRemove(map[TP][]int32{{"x", 0}: {1, 2}}, nil, []Broker{{1, ""}, {2, ""}}, 2); err != nil || p.Err() == nil {
+		t.Errorf("RF 2 on 2 brokers: removing one cannot work: %v %+v", err, p)
+	}
+}
+
+// Every partition that cannot leave the broker is counted and listed (not
+// only the first), and the others are planned (--skip-blocked).
+func TestPlanRemoveBlocked(t *testing.T) {
+	brokers := []Broker{{1, ""}, {2, ""}, {3, ""}}
+	assign := map[TP][]int32{
+		{"a", 0}: {1, 2, 3}, // blocked
+		{"a", 1}: {3, 1},    // movable to 2
+		{"b", 0}: {2, 3, 1}, // blocked
+		{"b", 1}: {1, 2},    // not on 3
+		{"c", 0}: {3, 1, 2}, // blocked
+		{"c", 1}: {3},       // movable
+	}
+	p, err := PlanRemove(assign, map[TP]int64{{"a", 1}: 10, {"c", 1}: 5}, brokers, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocked []string
+	for _, b := range p.Blocked {
+		blocked = append(blocked, fmt.Sprintf("%s-%d", b.Topic, b.Partition))
+	}
+	if strings.Join(blocked, ",") != "a-0,b-0,c-0" {
+		t.Errorf("blocked %v, want a-0,b-0,c-0", blocked)
+	}
+	if len(p.Changes) != 2 || p.Changes[0].Topic != "a" || p.Changes[1].Topic != "c" || p.TotalBytes != 15 {
+		t.Errorf("movable partitions not planned: %+v", p.Changes)
+	}
+	want := "cannot empty broker 3: 3 partitions have no other broker to take their replica on 3: " +
+		"a-0 (replicas 1,2,3), b-0 (replicas 2,3,1), c-0 (replicas 3,1,2); --skip-blocked plans the other 2 partitions"
+	if err := p.Err(); err == nil || err.Error() != want {
+		t.Errorf("error\n got %v\nwant %s", err, want)
+	}
+	if got := p.BlockedLine(); got != "Left out 3 blocked partitions that cannot leave broker 3 (no other broker to take their replica): a-0, b-0, c-0." {
+		t.Errorf("blocked line %q", got)
+	}
+	if strings.Contains(p.JSON(), `"partition":0`) {
+		t.Errorf("plan JSON holds a blocked partition: %s", p.JSON())
+	}
+	// One blocked partition, one movable: singular words.
+	p, _ = PlanRemove(map[TP][]int32{{"a", 0}: {1, 2, 3}, {"a", 1}: {3}}, nil, brokers, 3)
+	if got := p.Err().Error(); got != "cannot empty broker 3: 1 partition has no other broker to take its replica on 3: a-0 (replicas 1,2,3); --skip-blocked plans the other 1 partition" {
+		t.Errorf("singular: %s", got)
+	}
+	if rows := p.Rows(); rows[len(rows)-1][0] != "TOTAL (1 partition)" {
+		t.Errorf("total row %v", rows[len(rows)-1])
 	}
 }
 

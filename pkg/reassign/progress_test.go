@@ -42,9 +42,16 @@ func TestBuildProgress(t *testing.T) {
 	if got := strings.Join(rows[len(rows)-1], "|"); got != "TOTAL|||3.9 KiB|14.6 KiB|26.7|1000 B|11s|" {
 		t.Errorf("total row %q", got)
 	}
-	// No progress with a throttle on the adding broker: stuck, and why.
+	// No progress with a throttle on the adding broker: a pause between
+	// two bursts for a while (the quota averages over 11 s), then stuck,
+	// and why.
 	cur.Sizes[Replica{"t", 0, 3}] = 2000
-	if p := BuildProgress(prev, cur); p.Partitions[0].Stuck != "no bytes copied in 2 s (follower throttle 1000 B/s on broker 3)" {
+	if p := BuildProgress(prev, cur); p.Partitions[0].Stuck != "" {
+		t.Errorf("stuck after 2 s between bursts: %q", p.Partitions[0].Stuck)
+	}
+	later := *cur
+	later.At = t0.Add(20 * time.Second)
+	if p := BuildProgress(prev, &later); p.Partitions[0].Stuck != "no bytes copied in 20 s (follower throttle 1000 B/s on broker 3)" {
 		t.Errorf("stuck: %q", p.Partitions[0].Stuck)
 	}
 	// One look only: no rate, no ETA.
