@@ -75,7 +75,7 @@ func (s *Server) brokers(w http.ResponseWriter, r *http.Request, cs *clusterStat
 	}
 	cl, err := cs.connect(ctx)
 	if err != nil {
-		out.Errors = append(out.Errors, err.Error())
+		out.Errors = append(out.Errors, oneLine(err.Error()))
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
@@ -85,7 +85,7 @@ func (s *Server) brokers(w http.ResponseWriter, r *http.Request, cs *clusterStat
 			out.Hosts = append(out.Hosts, BrokerHost{ID: b.NodeID, Host: b.Host, Port: b.Port, Rack: b.Rack})
 		}
 	} else {
-		out.Errors = append(out.Errors, "metadata: "+err.Error())
+		out.Errors = append(out.Errors, "metadata: "+oneLine(err.Error()))
 	}
 	sort.Slice(out.Hosts, func(i, j int) bool { return out.Hosts[i].ID < out.Hosts[j].ID })
 	svc := &reassign.Service{Client: cl, Admin: adm}
@@ -96,10 +96,10 @@ func (s *Server) brokers(w http.ResponseWriter, r *http.Request, cs *clusterStat
 			// are the election's preview (write endpoint).
 			out.Leaders.Partitions = nil
 		} else {
-			out.Errors = append(out.Errors, "leaders: "+err.Error())
+			out.Errors = append(out.Errors, "leaders: "+oneLine(err.Error()))
 		}
 	} else {
-		out.Errors = append(out.Errors, "brokers: "+err.Error())
+		out.Errors = append(out.Errors, "brokers: "+oneLine(err.Error()))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -365,7 +365,7 @@ func (s *Server) groupList(w http.ResponseWriter, r *http.Request, cs *clusterSt
 		Groups []GroupRow `json:"groups"`
 	}{Groups: []GroupRow{}}
 	for _, g := range rep.Groups {
-		out.Groups = append(out.Groups, GroupRow{Group: g.Group, State: g.State, Type: g.Type, Lag: g.Lag, TimeLagMs: g.TimeLagMs, CaughtUp: g.CaughtUp, Partitions: len(g.Partitions), Error: g.Error})
+		out.Groups = append(out.Groups, GroupRow{Group: g.Group, State: g.State, Type: g.Type, Lag: g.Lag, TimeLagMs: g.TimeLagMs, CaughtUp: g.CaughtUp, Partitions: len(g.Partitions), Error: oneLine(g.Error)})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/redact"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -311,7 +312,9 @@ func httpError(w http.ResponseWriter, code int, format string, a ...any) {
 	writeJSON(w, code, apiError{Error: oneLine(fmt.Sprintf(format, a...))})
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine is an error as the browser sees it: on one line, and without
+// the credentials a URL in it may carry (redact.URLs).
+func oneLine(s string) string { return redact.URLs(strings.Join(strings.Fields(s), " ")) }
 
 // ClusterView is what the browser sees of a profile: never a secret.
 type ClusterView struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/cluster"
 	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/logdirs"
+	"github.com/kboxdev/kbox/pkg/redact"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -533,6 +534,8 @@ func ConsumeRate(a, b map[string]map[string]map[int32]int64, dt time.Duration) *
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }
 
+// oneLine is an error's text as a status shows it: on one line, and
+// without the credentials a URL in it may carry (redact.URLs).
 func oneLine(s string) string {
 	out := make([]rune, 0, len(s))
 	space := false
@@ -547,7 +550,7 @@ func oneLine(s string) string {
 		space = false
 		out = append(out, r)
 	}
-	return string(out)
+	return redact.URLs(string(out))
 }
 
 // Target is one cluster to check: its name and how to get a connected

@@ -317,7 +317,7 @@ func Frame(a, b *TopSample, order string) *TopFrame {
 func groupRates(a, b *TopSample) ([]GroupRate, string) {
 	out := []GroupRate{}
 	if b.LagErr != nil {
-		return out, b.LagErr.Error()
+		return out, oneLine(b.LagErr.Error())
 	}
 	if b.Lag == nil {
 		return out, ""
