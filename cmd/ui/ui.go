@@ -186,6 +186,11 @@ func buildClusters(f *cmdutil.Factory, o *options) ([]dashboard.Cluster, error) 
 	}
 	out := make([]dashboard.Cluster, 0, len(clusters))
 	for _, c := range clusters {
+		if c.Err != nil {
+			// A profile that did not resolve: shown with its reason.
+			out = append(out, dashboard.Cluster{Name: c.Name, Err: c.Err})
+			continue
+		}
 		out = append(out, cluster(f, c.Name, c.Conn, c.ExpectedBrokers))
 	}
 	return out, nil

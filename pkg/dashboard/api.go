@@ -30,6 +30,7 @@ func (s *Server) target(cs *clusterState, sample time.Duration) status.Target {
 			return cl, func() {}, nil
 		},
 		Options: status.Options{ExpectedBrokers: cs.ExpectedBrokers, Sample: sample, Reader: cs.Reader},
+		Err:     cs.Err,
 	}
 }
 

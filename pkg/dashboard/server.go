@@ -42,6 +42,9 @@ type Cluster struct {
 	// Reader, when set, connects a consumer without a group, used to read
 	// the record at a group's committed offset (lag in time).
 	Reader func(ctx context.Context) (cl *kgo.Client, close func(), err error)
+	// Err, when set, is why the cluster cannot be used at all (its
+	// profile did not resolve): every page of it shows this reason.
+	Err error
 }
 
 // Options configure the server.
@@ -280,6 +283,9 @@ func (cs *clusterState) connect(ctx context.Context) (*kgo.Client, error) {
 	defer cs.mu.Unlock()
 	if cs.client != nil {
 		return cs.client, nil
+	}
+	if cs.Err != nil {
+		return nil, cs.Err
 	}
 	if cs.Connect == nil {
 		return nil, errors.New("no connection")

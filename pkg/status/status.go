@@ -559,6 +559,19 @@ type Target struct {
 	Name    string
 	Connect func(ctx context.Context) (cl *kgo.Client, close func(), err error)
 	Options Options
+	// Err, when set, is why the cluster cannot be checked at all (its
+	// profile did not resolve); the status reports it and Connect is not
+	// called.
+	Err error
+}
+
+const notChecked = "not checked: "
+
+// NotChecked is the status of a cluster whose connection could not be
+// set up (its profile did not resolve), with the reason.
+func NotChecked(name string, err error) *Cluster {
+	msg := oneLine(err.Error())
+	return &Cluster{Name: name, Problems: []string{notChecked + msg}, Error: &msg, Brokers: []Broker{}, LaggingGroups: []GroupLag{}}
 }
 
 // CheckAll checks every target concurrently, each within timeout (connect
@@ -579,6 +592,9 @@ func CheckAll(ctx context.Context, targets []Target, timeout time.Duration) []*C
 }
 
 func checkOne(ctx context.Context, t Target, timeout time.Duration) *Cluster {
+	if t.Err != nil {
+		return NotChecked(t.Name, t.Err)
+	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	done := make(chan *Cluster, 1)
