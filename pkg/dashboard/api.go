@@ -286,7 +286,8 @@ func (s *Server) topicPage(w http.ResponseWriter, r *http.Request, cs *clusterSt
 	}
 	sort.Slice(parts, func(i, j int) bool { return parts[i].Partition < parts[j].Partition })
 	out.Total = len(parts)
-	lo, hi := min(offset, len(parts)), min(offset+limit, len(parts))
+	lo := min(offset, len(parts))
+	hi := lo + min(limit, len(parts)-lo) // offset+limit may overflow
 	out.Partitions = parts[lo:hi]
 	cfg, err := configs.Get(ctx, &configs.Service{Client: cl}, configs.Resource{Type: configs.Topic, Name: name}, nil, true)
 	if err != nil {
