@@ -711,6 +711,9 @@ func TestBrokenProfilesShowNoSecret(t *testing.T) {
 	}
 	code, out, errOut = runKbox(t, cfg, nil, "status", "-o", "json", "--sample", "0", "--timeout", "20s")
 	all("kbox status -o json", out+errOut)
+	if code != 1 {
+		t.Errorf("kbox status -o json: exit %d", code)
+	}
 	var rep struct {
 		Clusters []struct {
 			Name    string  `json:"name"`
