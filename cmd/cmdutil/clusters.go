@@ -15,6 +15,11 @@ type Cluster struct {
 	Name            string
 	Conn            *config.Connection
 	ExpectedBrokers int
+	// Err is why the profile's connection could not be resolved (its
+	// password-env variable unset, a password file unreadable, ...); Conn
+	// is nil then. The command shows the cluster as an error with this
+	// reason and goes on with the others.
+	Err error
 }
 
 // Clusters resolves the clusters a multi-cluster command shows, every
@@ -60,11 +65,29 @@ func Clusters(f *Factory, conn *ConnFlags, verb string) ([]Cluster, error) {
 		ov.Profile = name
 		c, err := f.Connection(ov)
 		if err != nil {
-			return nil, fmt.Errorf("profile %s: %w", name, err)
+			err = fmt.Errorf("profile %s: %s", name, strings.TrimPrefix(err.Error(), fmt.Sprintf("profile %q: ", name)))
 		}
-		out = append(out, Cluster{Name: name, Conn: c, ExpectedBrokers: p.ExpectedBrokers})
+		out = append(out, Cluster{Name: name, Conn: c, ExpectedBrokers: p.ExpectedBrokers, Err: err})
+	}
+	// One broken profile shows as an error while the others work; an
+	// error every profile shares (a bad --command-config) is the
+	// command's.
+	if len(out) > 0 && out[0].Err != nil {
+		same := true
+		for _, c := range out[1:] {
+			same = same && c.Err != nil && sameCause(c.Err, c.Name, out[0].Err, out[0].Name)
+		}
+		if same {
+			return nil, out[0].Err
+		}
 	}
 	return out, nil
+}
+
+// sameCause reports whether two profiles' errors are the same but for
+// the profile's name.
+func sameCause(a error, an string, b error, bn string) bool {
+	return strings.ReplaceAll(a.Error(), an, "") == strings.ReplaceAll(b.Error(), bn, "")
 }
 
 // profileNames are the profiles selected: the --profile list (or

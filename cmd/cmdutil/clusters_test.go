@@ -57,3 +57,41 @@ func TestClusters(t *testing.T) {
 		t.Fatalf("unknown profile: %v", err)
 	}
 }
+
+// A profile whose connection does not resolve (its password-env variable
+// unset) is a cluster with its error, and the others are resolved; an
+// error every selected profile shares is the command's.
+func TestClustersBrokenProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	sasl := func(env string) *config.SASL {
+		return &config.SASL{Mechanism: "PLAIN", Username: "u", PasswordEnv: env}
+	}
+	if err := config.WriteFile(path, &config.File{Profiles: map[string]*config.Profile{
+		"good":   {BootstrapServers: []string{"127.0.0.1:1"}},
+		"broken": {BootstrapServers: []string{"127.0.0.1:2"}, SASL: sasl("KBOX_TEST_UNSET_PW")},
+		"other":  {BootstrapServers: []string{"127.0.0.1:3"}, SASL: sasl("KBOX_TEST_UNSET_PW")},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	fac := func(profile string) *cmdutil.Factory {
+		ios, _, _, _ := output.Test()
+		f := cmdutil.NewFactory(ios, func(string) string { return "" }, "test")
+		f.Globals.ConfigPath, f.Globals.Profile = path, profile
+		return f
+	}
+	cs, err := cmdutil.Clusters(fac("good,broken"), &cmdutil.ConnFlags{}, "checks")
+	if err != nil || len(cs) != 2 {
+		t.Fatalf("good,broken: %v %v", err, cs)
+	}
+	if cs[0].Err != nil || cs[0].Conn == nil || cs[1].Conn != nil || cs[1].Err == nil ||
+		cs[1].Err.Error() != "profile broken: password-env KBOX_TEST_UNSET_PW is not set" {
+		t.Fatalf("good: %v; broken: %v", cs[0].Err, cs[1].Err)
+	}
+	// Every selected profile broken the same way: the command's error.
+	if _, err := cmdutil.Clusters(fac("broken,other"), &cmdutil.ConnFlags{}, "checks"); err == nil || !strings.Contains(err.Error(), "password-env KBOX_TEST_UNSET_PW is not set") {
+		t.Fatalf("broken,other: %v", err)
+	}
+	if _, err := cmdutil.Clusters(fac("broken"), &cmdutil.ConnFlags{}, "checks"); err == nil {
+		t.Fatal("broken alone: no error")
+	}
+}

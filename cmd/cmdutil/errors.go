@@ -3,6 +3,8 @@ package cmdutil
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kboxdev/kbox/pkg/redact"
 )
 
 // Exit codes of native commands. Under an Apache applet name the applet
@@ -63,13 +65,13 @@ func ExitCode(err error) (int, string) {
 		if ee.Err == nil {
 			return ee.Code, ""
 		}
-		return ee.Code, ee.Err.Error()
+		return ee.Code, redact.URLs(ee.Err.Error())
 	}
 	var fe *FlagError
 	if errors.As(err, &fe) {
-		return ExitUsage, fe.Error()
+		return ExitUsage, redact.URLs(fe.Error())
 	}
-	return ExitFailure, err.Error()
+	return ExitFailure, redact.URLs(err.Error())
 }
 
 // JavaError is a message that must read exactly as the Java tool prints it

@@ -7,6 +7,7 @@ package cmdutil
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/pkg/redact"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -112,7 +114,7 @@ func (f *Factory) Client(conn *config.Connection, role kafka.Role, o kafka.Optio
 		if !ok {
 			return nil, fmt.Errorf("KBOX_CLIENT_LOG=%s: want debug, info, warn or error", lv)
 		}
-		o.Extra = append(append([]kgo.Opt(nil), o.Extra...), kgo.WithLogger(kgo.BasicLogger(f.IO.ErrOut, level, func() string {
+		o.Extra = append(append([]kgo.Opt(nil), o.Extra...), kgo.WithLogger(kgo.BasicLogger(redactWriter{f.IO.ErrOut}, level, func() string {
 			return time.Now().Format("2006-01-02 15:04:05.000 ")
 		})))
 	}
@@ -159,6 +161,19 @@ func (f *Factory) warnOnce(msg string) {
 	}
 }
 
+// oneLine is a message as kbox prints it: on one line, and without the
+// credentials a URL in it may carry (redact.URLs).
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return redact.URLs(strings.Join(strings.Fields(s), " "))
+}
+
+// redactWriter writes the client's log without the credentials a URL in
+// it may carry (franz-go's BasicLogger writes one line per call).
+type redactWriter struct{ w io.Writer }
+
+func (r redactWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, redact.URLs(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

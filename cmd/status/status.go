@@ -134,6 +134,10 @@ func buildTargets(f *cmdutil.Factory, o *options) ([]status.Target, error) {
 	}
 	out := make([]status.Target, 0, len(clusters))
 	for _, c := range clusters {
+		if c.Err != nil {
+			out = append(out, status.Target{Name: c.Name, Err: c.Err})
+			continue
+		}
 		out = append(out, target(f, o, c.Name, c.Conn, c.ExpectedBrokers))
 	}
 	return out, nil

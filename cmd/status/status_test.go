@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +103,30 @@ func TestStatusCommand(t *testing.T) {
 		if r.code != c.code || !strings.Contains(r.errOut, c.msg) || strings.Count(strings.TrimSpace(r.errOut), "\n") > 1 {
 			t.Errorf("%v: exit %d, want %d with %q\n%s", c.args, r.code, c.code, c.msg, r.errOut)
 		}
+	}
+}
+
+// A profile whose password-env variable is unset shows as not checked,
+// with its reason, and the other profiles are checked.
+func TestStatusBrokenProfile(t *testing.T) {
+	env, _ := setup(t)
+	file, _, err := config.ReadFile(env["KBOX_CONFIG"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	file.Profiles["broken"] = &config.Profile{BootstrapServers: file.Profiles["a"].BootstrapServers,
+		SASL: &config.SASL{Mechanism: "PLAIN", Username: "u", PasswordEnv: "KBOX_TEST_UNSET_PW"}}
+	if err := config.WriteFile(env["KBOX_CONFIG"], file); err != nil {
+		t.Fatal(err)
+	}
+	r := kbox(env, "status", "--profile", "a,broken", "--sample", "0")
+	if r.code != 1 || !regexp.MustCompile(`(?m)^a +ok `).MatchString(r.out) || !regexp.MustCompile(`(?m)^broken +NOT CHECKED `).MatchString(r.out) ||
+		!strings.Contains(r.out, "broken: not checked: profile broken: password-env KBOX_TEST_UNSET_PW is not set") {
+		t.Fatalf("exit %d\n%s%s", r.code, r.out, r.errOut)
+	}
+	r = kbox(env, "status", "--profile", "broken,a", "--sample", "0", "-o", "json")
+	if r.code != 1 || !strings.Contains(r.out, `"error":"profile broken: password-env KBOX_TEST_UNSET_PW is not set"`) || !strings.Contains(r.out, `"name":"a","healthy":true`) {
+		t.Fatalf("-o json: exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
 }
 

@@ -14,26 +14,35 @@ type JAASEntry struct {
 	Keys        []string          // option names in order of first appearance
 }
 
-// JAASError is a syntax error in a JAAS configuration. Its text is Kafka's,
-// except that it never shows an option value: a name that is a quoted string,
-// or that would reveal a value parsed before the error, is shown as <hidden>.
+// JAASError is a syntax error in a JAAS configuration. Its text is Kafka's
+// sentence with the position (a character count, from 1) and the token
+// expected there, and never any text of the configuration: a name the
+// parser took for a key or a control flag may be a piece of a malformed
+// password (password=S3CR3T-a b; reads the key b).
 type JAASError struct {
 	msg string
 }
 
 func (e *JAASError) Error() string { return e.msg }
 
-const jaasHidden = "<hidden>"
-
 const (
 	jaasErrNoModule       = "Login module not specified in JAAS config"
 	jaasErrNoFlag         = "Login module control flag not specified in JAAS config"
 	jaasErrFlagNull       = "Login module control flag is not available in the JAAS config"
-	jaasErrBadFlag        = "Invalid login module control flag '%s' in JAAS config"
-	jaasErrNoValue        = "Value not specified for key '%s' in JAAS config"
+	jaasErrBadFlag        = "Invalid login module control flag in JAAS config"
+	jaasErrNoValue        = "Value not specified for an option in JAAS config"
 	jaasErrNoSemicolon    = "JAAS config entry not terminated by semi-colon"
 	jaasErrModuleCount    = "JAAS config property contains %d login modules, should be 1 module"
 	jaasErrNoLoginModules = "JAAS config property does not contain any login modules"
+)
+
+// What the parser expected where it stopped.
+const (
+	jaasWantModule = "a login module class name"
+	jaasWantFlag   = "a control flag: REQUIRED, REQUISITE, SUFFICIENT or OPTIONAL"
+	jaasWantEquals = "'=' after an option name (a value holding spaces or other special characters must be quoted)"
+	jaasWantValue  = "a value after '=': a word or a quoted string"
+	jaasWantSemi   = "';' at the end of the entry"
 )
 
 // ParseJAAS parses a sasl.jaas.config value the way Kafka's
@@ -111,49 +120,38 @@ func parseJAAS(s string) ([]JAASEntry, []string, error) {
 	var entries []JAASEntry
 	var produced []string
 
-	fail := func(msg string) ([]JAASEntry, []string, error) {
-		return nil, produced, &JAASError{msg}
-	}
-	// named formats msg with name unless that would show a value.
-	named := func(format string, tok jaasToken) string {
-		switch {
-		case !tok.hasSval:
-			return fmt.Sprintf(format, "null")
-		case tok.quoted:
-			return fmt.Sprintf(format, jaasHidden)
-		}
-		msg := fmt.Sprintf(format, tok.sval)
-		fixed := fmt.Sprintf(format, jaasHidden)
-		for _, v := range produced {
-			if v != "" && strings.Contains(msg, v) && !strings.Contains(fixed, v) {
-				return fixed
-			}
-		}
-		return msg
+	// fail reports msg at the start of the current token: its position
+	// and what was expected there, never its text.
+	fail := func(msg, want string) ([]JAASEntry, []string, error) {
+		pos := utf8.RuneCountInString(t.s[:t.tokPos]) + 1
+		return nil, produced, &JAASError{fmt.Sprintf("%s (character %d: expected %s)", msg, pos, want)}
 	}
 
 	for t.next().ttype != ttEOF {
-		module := t.tok
+		module, modulePos := t.tok, t.tokPos
 		if t.next().ttype == ttEOF {
-			return fail(jaasErrNoFlag)
+			return fail(jaasErrNoFlag, jaasWantFlag)
 		}
 		flagTok := t.tok
 		if !flagTok.hasSval {
-			return fail(jaasErrFlagNull)
+			return fail(jaasErrFlagNull, jaasWantFlag)
 		}
 		var flag string
 		switch up := strings.ToUpper(flagTok.sval); up {
 		case "REQUIRED", "REQUISITE", "SUFFICIENT", "OPTIONAL":
 			flag = up
 		default:
-			return fail(named(jaasErrBadFlag, flagTok))
+			return fail(jaasErrBadFlag, jaasWantFlag)
 		}
 
 		e := JAASEntry{LoginModule: module.sval, ControlFlag: flag, Options: map[string]string{}}
 		for t.next().ttype != ttEOF && t.tok.ttype != ';' {
 			key := t.tok
-			if t.next().ttype != '=' || t.next().ttype == ttEOF || !t.tok.hasSval {
-				return fail(named(jaasErrNoValue, key))
+			if t.next().ttype != '=' {
+				return fail(jaasErrNoValue, jaasWantEquals)
+			}
+			if t.next().ttype == ttEOF || !t.tok.hasSval {
+				return fail(jaasErrNoValue, jaasWantValue)
 			}
 			value := t.tok.sval
 			produced = append(produced, value)
@@ -166,17 +164,18 @@ func parseJAAS(s string) ([]JAASEntry, []string, error) {
 			e.Options[key.sval] = value
 		}
 		if t.tok.ttype != ';' {
-			return fail(jaasErrNoSemicolon)
+			return fail(jaasErrNoSemicolon, jaasWantSemi)
 		}
 		// new AppConfigurationEntry rejects a null or empty module name (with
 		// no message of its own).
 		if !module.hasSval || module.sval == "" {
-			return fail(jaasErrNoModule)
+			t.tokPos = modulePos
+			return fail(jaasErrNoModule, jaasWantModule)
 		}
 		entries = append(entries, e)
 	}
 	if len(entries) == 0 {
-		return fail(jaasErrNoModule)
+		return fail(jaasErrNoModule, jaasWantModule)
 	}
 	return entries, produced, nil
 }
@@ -250,10 +249,11 @@ func jaasCharType(c rune) byte {
 // invalid UTF-8 is a character that classifies like any char >= 256. Token
 // text keeps the input's bytes, so nothing is altered.
 type jaasTokenizer struct {
-	s     string
-	pos   int
-	start int // offset of the last character read
-	tok   jaasToken
+	s      string
+	pos    int
+	start  int // offset of the last character read
+	tok    jaasToken
+	tokPos int // offset where tok starts (len(s) at the end)
 }
 
 // read returns the next character, or -1 at the end.
@@ -274,6 +274,9 @@ func (t *jaasTokenizer) raw() string { return t.s[t.start:t.pos] }
 
 func (t *jaasTokenizer) next() jaasToken {
 	t.tok = t.scan()
+	if t.tok.ttype == ttEOF {
+		t.tokPos = len(t.s)
+	}
 	return t.tok
 }
 
@@ -291,6 +294,7 @@ func (t *jaasTokenizer) scan() jaasToken {
 			}
 			ct = jaasCharType(c)
 		}
+		t.tokPos = t.start
 
 		if ct&ctDigit != 0 {
 			if c == '-' {

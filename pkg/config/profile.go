@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kboxdev/kbox/pkg/redact"
 	"gopkg.in/yaml.v3"
 )
 
@@ -259,12 +260,14 @@ func IsSecretKey(key string) bool {
 	return false
 }
 
-// RedactValue returns v, or a redaction marker when key names a secret.
+// RedactValue returns v as a display may show it: a redaction marker
+// when key names a secret, else v with the userinfo and query string of
+// any URL in it dropped (redact.URL).
 func RedactValue(key, v string) string {
 	if IsSecretKey(key) && v != "" {
 		return RedactedValue
 	}
-	return v
+	return redact.URL(v)
 }
 
 func oneLine(s string) string {

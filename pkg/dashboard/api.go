@@ -30,6 +30,7 @@ func (s *Server) target(cs *clusterState, sample time.Duration) status.Target {
 			return cl, func() {}, nil
 		},
 		Options: status.Options{ExpectedBrokers: cs.ExpectedBrokers, Sample: sample, Reader: cs.Reader},
+		Err:     cs.Err,
 	}
 }
 
@@ -75,7 +76,7 @@ func (s *Server) brokers(w http.ResponseWriter, r *http.Request, cs *clusterStat
 	}
 	cl, err := cs.connect(ctx)
 	if err != nil {
-		out.Errors = append(out.Errors, err.Error())
+		out.Errors = append(out.Errors, oneLine(err.Error()))
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
@@ -85,7 +86,7 @@ func (s *Server) brokers(w http.ResponseWriter, r *http.Request, cs *clusterStat
 			out.Hosts = append(out.Hosts, BrokerHost{ID: b.NodeID, Host: b.Host, Port: b.Port, Rack: b.Rack})
 		}
 	} else {
-		out.Errors = append(out.Errors, "metadata: "+err.Error())
+		out.Errors = append(out.Errors, "metadata: "+oneLine(err.Error()))
 	}
 	sort.Slice(out.Hosts, func(i, j int) bool { return out.Hosts[i].ID < out.Hosts[j].ID })
 	svc := &reassign.Service{Client: cl, Admin: adm}
@@ -96,10 +97,10 @@ func (s *Server) brokers(w http.ResponseWriter, r *http.Request, cs *clusterStat
 			// are the election's preview (write endpoint).
 			out.Leaders.Partitions = nil
 		} else {
-			out.Errors = append(out.Errors, "leaders: "+err.Error())
+			out.Errors = append(out.Errors, "leaders: "+oneLine(err.Error()))
 		}
 	} else {
-		out.Errors = append(out.Errors, "brokers: "+err.Error())
+		out.Errors = append(out.Errors, "brokers: "+oneLine(err.Error()))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -285,7 +286,8 @@ func (s *Server) topicPage(w http.ResponseWriter, r *http.Request, cs *clusterSt
 	}
 	sort.Slice(parts, func(i, j int) bool { return parts[i].Partition < parts[j].Partition })
 	out.Total = len(parts)
-	lo, hi := min(offset, len(parts)), min(offset+limit, len(parts))
+	lo := min(offset, len(parts))
+	hi := lo + min(limit, len(parts)-lo) // offset+limit may overflow
 	out.Partitions = parts[lo:hi]
 	cfg, err := configs.Get(ctx, &configs.Service{Client: cl}, configs.Resource{Type: configs.Topic, Name: name}, nil, true)
 	if err != nil {
@@ -365,7 +367,7 @@ func (s *Server) groupList(w http.ResponseWriter, r *http.Request, cs *clusterSt
 		Groups []GroupRow `json:"groups"`
 	}{Groups: []GroupRow{}}
 	for _, g := range rep.Groups {
-		out.Groups = append(out.Groups, GroupRow{Group: g.Group, State: g.State, Type: g.Type, Lag: g.Lag, TimeLagMs: g.TimeLagMs, CaughtUp: g.CaughtUp, Partitions: len(g.Partitions), Error: g.Error})
+		out.Groups = append(out.Groups, GroupRow{Group: g.Group, State: g.State, Type: g.Type, Lag: g.Lag, TimeLagMs: g.TimeLagMs, CaughtUp: g.CaughtUp, Partitions: len(g.Partitions), Error: oneLine(g.Error)})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

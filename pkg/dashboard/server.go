@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/redact"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -41,6 +42,9 @@ type Cluster struct {
 	// Reader, when set, connects a consumer without a group, used to read
 	// the record at a group's committed offset (lag in time).
 	Reader func(ctx context.Context) (cl *kgo.Client, close func(), err error)
+	// Err, when set, is why the cluster cannot be used at all (its
+	// profile did not resolve): every page of it shows this reason.
+	Err error
 }
 
 // Options configure the server.
@@ -63,6 +67,20 @@ type Options struct {
 	ConfirmTTL time.Duration
 	// PageSize is the default (and, times 10, the largest) partition page.
 	PageSize int
+	// Remote: the server listens beyond loopback, so any Host is
+	// accepted (a token must be set). Otherwise a request whose Host is
+	// not a loopback name or address is refused (DNS rebinding).
+	Remote bool
+	// CookieName is the cookie that keeps the token (default
+	// kbox_ui_token; cmd/ui adds the port, so that two dashboards on one
+	// host do not overwrite each other's).
+	CookieName string
+	// MaxPending and MaxPendingBytes bound the previews waiting for their
+	// confirmation, by count (default 100) and by the bytes they hold
+	// (their request body and preview; default 32 MiB): a preview past
+	// either is refused with 429 until some are confirmed or expire.
+	MaxPending      int
+	MaxPendingBytes int64
 }
 
 // Server serves the dashboard.
@@ -72,10 +90,11 @@ type Server struct {
 	order    []string
 	mux      *http.ServeMux
 
-	mu      sync.Mutex
-	pending map[string]*pending
-	ctx     context.Context
-	cancel  context.CancelFunc
+	mu           sync.Mutex
+	pending      map[string]*pending
+	pendingBytes int64
+	ctx          context.Context
+	cancel       context.CancelFunc
 }
 
 type clusterState struct {
@@ -101,6 +120,18 @@ func New(o Options) (*Server, error) {
 	}
 	if o.PageSize <= 0 {
 		o.PageSize = 100
+	}
+	if o.CookieName == "" {
+		o.CookieName = "kbox_ui_token"
+	}
+	if o.MaxPending <= 0 {
+		o.MaxPending = 100
+	}
+	if o.MaxPendingBytes <= 0 {
+		o.MaxPendingBytes = 32 << 20
+	}
+	if o.Remote && o.Token == "" {
+		return nil, errors.New("a dashboard reachable beyond loopback needs a token")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{o: o, clusters: map[string]*clusterState{}, pending: map[string]*pending{}, ctx: ctx, cancel: cancel}
@@ -150,8 +181,9 @@ func (s *Server) routes() {
 	s.mux = m
 }
 
-// ServeHTTP checks the host, the token and, for a POST, that the request
-// comes from the dashboard's own page; then routes it.
+// ServeHTTP checks the host, the token (before any byte of a body is
+// read), the query and, for a POST, that the request comes from the
+// dashboard's own page; then routes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -159,10 +191,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
-	if s.o.Token == "" && !loopbackHost(r.Host) {
-		// Without a token the server only listens on loopback: a
-		// request naming another host is a DNS-rebinding attempt.
-		httpError(w, http.StatusForbidden, "host %q refused: the dashboard answers loopback names only", r.Host)
+	defer func() {
+		// A handler's panic is a 500 with a message, not an empty reply
+		// (the query checks below are meant to leave none).
+		if v := recover(); v != nil {
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			refuse(w, http.StatusInternalServerError, "internal error: %v", v)
+		}
+	}()
+	if !s.o.Remote && !loopbackHost(r.Host) {
+		// The server only listens on loopback: a request naming another
+		// host is a DNS-rebinding attempt.
+		refuse(w, http.StatusForbidden, "host %q refused: the dashboard answers loopback names only", r.Host)
 		return
 	}
 	if s.o.Token != "" && !s.authorized(w, r) {
@@ -170,37 +212,51 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		if err := sameOrigin(r); err != nil {
-			httpError(w, http.StatusForbidden, "%s", err)
+			refuse(w, http.StatusForbidden, "%s", err)
 			return
 		}
+	}
+	_, pattern := s.mux.Handler(r)
+	if err := checkQuery(pattern, r.URL.RawQuery, s.o.PageSize); err != nil {
+		refuse(w, http.StatusBadRequest, "%s", err)
+		return
 	}
 	s.mux.ServeHTTP(w, r)
 }
 
+// refuse answers an error without reading the request's body, then
+// closes the connection: "Connection: close" keeps net/http from reading
+// the body before it answers, and a read deadline already past keeps it
+// from reading (and waiting for) the body after it.
+func refuse(w http.ResponseWriter, code int, format string, a ...any) {
+	w.Header().Set("Connection", "close")
+	httpError(w, code, format, a...)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+}
+
 // authorized checks the token (constant time). A page load with ?token=
-// sets the cookie and redirects to the URL without it.
+// sets the cookie and redirects to the page: always "/", this server's
+// own path, never a place the request names (//evil.example/?token=
+// would otherwise leave for another site).
 func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	if q := r.URL.Query().Get("token"); q != "" && r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
 		if !s.tokenOK(q) {
-			httpError(w, http.StatusUnauthorized, "bad token")
+			refuse(w, http.StatusUnauthorized, "bad token")
 			return false
 		}
-		http.SetCookie(w, &http.Cookie{Name: "kbox_ui_token", Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		u := *r.URL
-		v := u.Query()
-		v.Del("token")
-		u.RawQuery = v.Encode()
-		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		http.SetCookie(w, &http.Cookie{Name: s.o.CookieName, Value: q, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+		w.Header().Set("Location", "/")
+		w.WriteHeader(http.StatusSeeOther)
 		return false
 	}
 	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") && s.tokenOK(strings.TrimPrefix(a, "Bearer ")) {
 		return true
 	}
-	if c, err := r.Cookie("kbox_ui_token"); err == nil && s.tokenOK(c.Value) {
+	if c, err := r.Cookie(s.o.CookieName); err == nil && s.tokenOK(c.Value) {
 		return true
 	}
 	w.Header().Set("WWW-Authenticate", `Bearer realm="kbox ui"`)
-	httpError(w, http.StatusUnauthorized, "access token required (open the URL kbox ui printed, or send Authorization: Bearer TOKEN)")
+	refuse(w, http.StatusUnauthorized, "access token required (open the URL kbox ui printed, or send Authorization: Bearer TOKEN)")
 	return false
 }
 
@@ -280,6 +336,9 @@ func (cs *clusterState) connect(ctx context.Context) (*kgo.Client, error) {
 	if cs.client != nil {
 		return cs.client, nil
 	}
+	if cs.Err != nil {
+		return nil, cs.Err
+	}
 	if cs.Connect == nil {
 		return nil, errors.New("no connection")
 	}
@@ -311,7 +370,9 @@ func httpError(w http.ResponseWriter, code int, format string, a ...any) {
 	writeJSON(w, code, apiError{Error: oneLine(fmt.Sprintf(format, a...))})
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine is an error as the browser sees it: on one line, and without
+// the credentials a URL in it may carry (redact.URLs).
+func oneLine(s string) string { return redact.URLs(strings.Join(strings.Fields(s), " ")) }
 
 // ClusterView is what the browser sees of a profile: never a secret.
 type ClusterView struct {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/configs"
@@ -35,6 +36,7 @@ type pending struct {
 	cluster, op string
 	expires     time.Time
 	apply       func(ctx context.Context) (any, error)
+	size        int64 // the bytes it holds: its request body and preview
 }
 
 // WriteResponse is the answer to a write request: a preview and the token
@@ -61,7 +63,7 @@ type confirmBody struct {
 func (s *Server) write(w http.ResponseWriter, r *http.Request, cs *clusterState) {
 	op := r.PathValue("op")
 	if !s.o.AllowWrites {
-		httpError(w, http.StatusForbidden, "writes are disabled: start kbox ui with --allow-writes")
+		refuse(w, http.StatusForbidden, "writes are disabled: start kbox ui with --allow-writes")
 		return
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -84,6 +86,12 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, cs *clusterState)
 			return
 		}
 		writeJSON(w, http.StatusOK, WriteResponse{Op: op, Applied: true, Result: res})
+		return
+	}
+	// A preview is refused before any cluster work when the pending
+	// previews are at their bound.
+	if err := s.room(int64(len(body))); err != nil {
+		tooMany(w, err)
 		return
 	}
 	cl, err := cs.connect(ctx)
@@ -117,8 +125,72 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, cs *clusterState)
 		}
 		return
 	}
-	tok := s.put(cs.Name, op, apply)
-	writeJSON(w, http.StatusOK, WriteResponse{Op: op, Preview: preview, ConfirmToken: tok, ExpiresInMs: s.o.ConfirmTTL.Milliseconds()})
+	pj, err := json.Marshal(preview)
+	if err != nil {
+		httpError(w, http.StatusInternalServerError, "preview: %s", err)
+		return
+	}
+	tok, err := s.put(cs.Name, op, apply, int64(len(body)+len(pj)))
+	if err != nil {
+		tooMany(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, WriteResponse{Op: op, Preview: json.RawMessage(pj), ConfirmToken: tok, ExpiresInMs: s.o.ConfirmTTL.Milliseconds()})
+}
+
+// fullError is a preview refused because the pending previews are at
+// their bound; retry is when the oldest expires.
+type fullError struct {
+	msg   string
+	retry time.Duration
+}
+
+func (e *fullError) Error() string { return e.msg }
+
+func tooMany(w http.ResponseWriter, err error) {
+	if fe, ok := err.(*fullError); ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(fe.retry.Seconds())+1))
+	}
+	httpError(w, http.StatusTooManyRequests, "%s", err)
+}
+
+// sweep drops the expired previews; s.mu is held.
+func (s *Server) sweep(now time.Time) {
+	for k, p := range s.pending {
+		if now.After(p.expires) {
+			delete(s.pending, k)
+			s.pendingBytes -= p.size
+		}
+	}
+}
+
+// room reports whether one more preview of size bytes fits the bounds
+// (MaxPending, MaxPendingBytes), after dropping the expired ones.
+func (s *Server) room(size int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.roomLocked(time.Now(), size)
+}
+
+func (s *Server) roomLocked(now time.Time, size int64) error {
+	s.sweep(now)
+	full := ""
+	switch {
+	case len(s.pending) >= s.o.MaxPending:
+		full = fmt.Sprintf("%d previews are waiting for their confirmation (at most %d)", len(s.pending), s.o.MaxPending)
+	case s.pendingBytes+size > s.o.MaxPendingBytes:
+		full = fmt.Sprintf("the previews waiting for their confirmation hold %d bytes; this one would pass the bound of %d", s.pendingBytes, s.o.MaxPendingBytes)
+	default:
+		return nil
+	}
+	oldest := now.Add(s.o.ConfirmTTL)
+	for _, p := range s.pending {
+		if p.expires.Before(oldest) {
+			oldest = p.expires
+		}
+	}
+	retry := oldest.Sub(now)
+	return &fullError{msg: fmt.Sprintf("too many pending previews: %s; confirm some, or retry when the oldest expires (in %s)", full, retry.Round(time.Second)), retry: retry}
 }
 
 type badRequest struct{ msg string }
@@ -134,20 +206,19 @@ func decode(body []byte, v any) error {
 	return nil
 }
 
-func (s *Server) put(cluster, op string, apply func(context.Context) (any, error)) string {
+func (s *Server) put(cluster, op string, apply func(context.Context) (any, error), size int64) (string, error) {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	tok := hex.EncodeToString(b)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
-	for k, p := range s.pending {
-		if now.After(p.expires) {
-			delete(s.pending, k)
-		}
+	if err := s.roomLocked(now, size); err != nil {
+		return "", err
 	}
-	s.pending[tok] = &pending{cluster: cluster, op: op, expires: now.Add(s.o.ConfirmTTL), apply: apply}
-	return tok
+	s.pending[tok] = &pending{cluster: cluster, op: op, expires: now.Add(s.o.ConfirmTTL), apply: apply, size: size}
+	s.pendingBytes += size
+	return tok, nil
 }
 
 // take removes and returns the pending write of tok, if it is for this
@@ -160,6 +231,7 @@ func (s *Server) take(tok, cluster, op string) *pending {
 		return nil
 	}
 	delete(s.pending, tok)
+	s.pendingBytes -= p.size
 	if time.Now().After(p.expires) {
 		return nil
 	}

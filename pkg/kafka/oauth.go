@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/redact"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/oauth"
 )
@@ -405,18 +406,21 @@ func (u unsecuredToken) fetch(context.Context) (*token, error) {
 // grant_type=client_credentials[&scope=...] with HTTP basic auth.
 type clientCredentials struct {
 	endpoint string
-	id       string
-	secret   string
-	scope    string
-	encode   bool // sasl.oauthbearer.header.urlencode
-	client   *http.Client
-	backoff  time.Duration
-	max      time.Duration
+	// shown is the endpoint as messages name it: without its userinfo
+	// and query string (redact.URL), which may hold credentials.
+	shown   string
+	id      string
+	secret  string
+	scope   string
+	encode  bool // sasl.oauthbearer.header.urlencode
+	client  *http.Client
+	backoff time.Duration
+	max     time.Duration
 }
 
 func (clientCredentials) changed() bool { return false }
 func (c clientCredentials) describe() string {
-	return "the token endpoint " + c.endpoint
+	return "the token endpoint " + c.shown
 }
 
 func (c clientCredentials) fetch(ctx context.Context) (*token, error) {
@@ -448,7 +452,7 @@ func (c clientCredentials) once(ctx context.Context) (*token, bool, error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
-		return nil, false, &OAuthError{fmt.Sprintf("bad token endpoint URL: %v", redactURLErr(err))}
+		return nil, false, &OAuthError{fmt.Sprintf("bad token endpoint URL %s: %s", c.shown, redact.URLs(redactURLErr(err).Error()))}
 	}
 	id, secret := c.id, c.secret
 	if c.encode {
@@ -459,12 +463,12 @@ func (c clientCredentials) once(ctx context.Context) (*token, bool, error) {
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return nil, true, &OAuthError{fmt.Sprintf("token endpoint %s: %v", c.endpoint, redactURLErr(err))}
+		return nil, true, &OAuthError{fmt.Sprintf("token endpoint %s: %s", c.shown, redact.URLs(redactURLErr(err).Error()))}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return nil, true, &OAuthError{fmt.Sprintf("token endpoint %s: reading the response: %v", c.endpoint, err)}
+		return nil, true, &OAuthError{fmt.Sprintf("token endpoint %s: reading the response: %s", c.shown, redact.URLs(err.Error()))}
 	}
 	var v struct {
 		AccessToken string      `json:"access_token"`
@@ -474,20 +478,20 @@ func (c clientCredentials) once(ctx context.Context) (*token, bool, error) {
 	}
 	_ = json.Unmarshal(body, &v)
 	if resp.StatusCode/100 != 2 {
-		msg := fmt.Sprintf("token endpoint %s refused the client credentials of client %q: HTTP %d", c.endpoint, c.id, resp.StatusCode)
+		msg := fmt.Sprintf("token endpoint %s refused the client credentials of client %q: HTTP %d", c.shown, c.id, resp.StatusCode)
 		if v.Error != "" {
-			msg += " " + oneLineText(v.Error)
+			msg += " " + redact.URLs(oneLineText(v.Error))
 			if v.Description != "" {
-				msg += " (" + oneLineText(v.Description) + ")"
+				msg += " (" + redact.URLs(oneLineText(v.Description)) + ")"
 			}
 		}
 		return nil, resp.StatusCode >= 500 || resp.StatusCode == 429, &OAuthError{msg}
 	}
 	if v.AccessToken == "" {
-		return nil, false, &OAuthError{fmt.Sprintf("token endpoint %s answered without an access_token", c.endpoint)}
+		return nil, false, &OAuthError{fmt.Sprintf("token endpoint %s answered without an access_token", c.shown)}
 	}
 	exp, _ := strconv.ParseFloat(string(v.ExpiresIn), 64)
-	t, err := newToken(v.AccessToken, int64(exp), time.Now(), "token endpoint "+c.endpoint)
+	t, err := newToken(v.AccessToken, int64(exp), time.Now(), "token endpoint "+c.shown)
 	return t, false, err
 }
 
@@ -600,7 +604,7 @@ func (s *Settings) finishOAuth(opts map[string]string) error {
 			if err != nil {
 				return err
 			}
-			src = clientCredentials{endpoint: p.tokenURL, id: p.clientID, secret: p.clientSecret, scope: p.scope,
+			src = clientCredentials{endpoint: p.tokenURL, shown: redact.URL(p.tokenURL), id: p.clientID, secret: p.clientSecret, scope: p.scope,
 				encode: p.urlEncode, client: hc, backoff: p.retryBackoff, max: p.retryBackoffMax}
 			s.SASLUser = p.clientID
 		default:

@@ -338,3 +338,51 @@ func TestOAuthConfigErrors(t *testing.T) {
 		t.Fatalf("custom handler: %v %v", s, err)
 	}
 }
+
+// A token endpoint URL may carry credentials in its userinfo and query
+// string: no message names them (refused, unreachable, no access token,
+// an unreadable answer, a malformed URL), while each still names the
+// endpoint's host and path.
+func TestOAuthEndpointURLCredentialsNotShown(t *testing.T) {
+	var mode atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch mode.Load() {
+		case 0:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_, _ = w.Write([]byte(`{"error":"invalid_client","error_description":"see http://u:S3CR3T-d@idp/help?S3CR3T-d"}`))
+		case 1:
+			_, _ = w.Write([]byte(`{}`))
+		case 2:
+			w.Header().Set("Content-Length", "100")
+			_, _ = w.Write([]byte(`{"access`))
+		}
+	}))
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+	jaas := "sasl.jaas.config=org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required clientId=\"cid\" clientSecret=\"S3CR3T-js\";\nsasl.login.retry.backoff.ms=1\nsasl.login.retry.backoff.max.ms=2\n"
+	for _, tc := range []struct {
+		name, url string
+		mode      int32
+		want      string
+	}{
+		{"refused", "http://cid:S3CR3T@" + host + "/token?secret=S3CR3T-q", 0, "token endpoint http://" + host + "/token refused the client credentials"},
+		{"no access token", "http://cid:S3CR3T@" + host + "/token?secret=S3CR3T-q", 1, "token endpoint http://" + host + "/token answered without an access_token"},
+		{"short answer", "http://cid:S3CR3T@" + host + "/token?secret=S3CR3T-q", 2, "token endpoint http://" + host + "/token: reading the response"},
+		{"unreachable", "http://cid:S3CR3T@127.0.0.1:1/token?secret=S3CR3T-q", 0, "token endpoint http://127.0.0.1:1/token: "},
+		{"bad URL", "http://cid:S3CR3T@127.0.0.1:1/t%zz?secret=S3CR3T-q", 0, "bad token endpoint URL http://127.0.0.1:1/t%zz"},
+	} {
+		mode.Store(tc.mode)
+		s, err := oauthSettings(t, "sasl.oauthbearer.token.endpoint.url="+tc.url+"\n"+jaas)
+		if err != nil {
+			if tc.name == "bad URL" && !strings.Contains(err.Error(), "S3CR3T") {
+				continue // refused as a property, without the value
+			}
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		_, err = authBytes(t, s)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "S3CR3T") {
+			t.Errorf("%s: %v, want %q and no S3CR3T", tc.name, err, tc.want)
+		}
+	}
+}

@@ -244,7 +244,7 @@ func propError(k, v string, err error) error {
 	if config.IsSecretKey(k) {
 		return &PropertyError{k, err.Error()}
 	}
-	return &PropertyError{k, fmt.Sprintf("invalid value %q: %v", v, err)}
+	return &PropertyError{k, fmt.Sprintf("invalid value %q: %v", config.RedactValue(k, v), err)}
 }
 
 // --- value parsers ---

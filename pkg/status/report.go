@@ -40,7 +40,11 @@ func (r *Report) Rows() [][]string {
 	rows := make([][]string, 0, len(r.Clusters))
 	for _, c := range r.Clusters {
 		if !c.Reachable {
-			rows = append(rows, []string{c.Name, "UNREACHABLE", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"})
+			word := "UNREACHABLE"
+			if len(c.Problems) > 0 && strings.HasPrefix(c.Problems[0], notChecked) {
+				word = "NOT CHECKED"
+			}
+			rows = append(rows, []string{c.Name, word, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"})
 			continue
 		}
 		st := "ok"

@@ -16,6 +16,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/cluster"
 	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/logdirs"
+	"github.com/kboxdev/kbox/pkg/redact"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -559,6 +560,8 @@ func ConsumeRate(a, b map[string]map[string]map[int32]int64, dt time.Duration) *
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }
 
+// oneLine is an error's text as a status shows it: on one line, and
+// without the credentials a URL in it may carry (redact.URLs).
 func oneLine(s string) string {
 	out := make([]rune, 0, len(s))
 	space := false
@@ -573,7 +576,7 @@ func oneLine(s string) string {
 		space = false
 		out = append(out, r)
 	}
-	return string(out)
+	return redact.URLs(string(out))
 }
 
 // Target is one cluster to check: its name and how to get a connected
@@ -582,6 +585,19 @@ type Target struct {
 	Name    string
 	Connect func(ctx context.Context) (cl *kgo.Client, close func(), err error)
 	Options Options
+	// Err, when set, is why the cluster cannot be checked at all (its
+	// profile did not resolve); the status reports it and Connect is not
+	// called.
+	Err error
+}
+
+const notChecked = "not checked: "
+
+// NotChecked is the status of a cluster whose connection could not be
+// set up (its profile did not resolve), with the reason.
+func NotChecked(name string, err error) *Cluster {
+	msg := oneLine(err.Error())
+	return &Cluster{Name: name, Problems: []string{notChecked + msg}, Error: &msg, Brokers: []Broker{}, LaggingGroups: []GroupLag{}}
 }
 
 // CheckAll checks every target concurrently, each within timeout (connect
@@ -602,6 +618,9 @@ func CheckAll(ctx context.Context, targets []Target, timeout time.Duration) []*C
 }
 
 func checkOne(ctx context.Context, t Target, timeout time.Duration) *Cluster {
+	if t.Err != nil {
+		return NotChecked(t.Name, t.Err)
+	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	done := make(chan *Cluster, 1)

@@ -361,7 +361,7 @@ func downProblems(down map[int32]string) []string {
 func groupRates(a, b *TopSample) ([]GroupRate, string) {
 	out := []GroupRate{}
 	if b.LagErr != nil {
-		return out, b.LagErr.Error()
+		return out, oneLine(b.LagErr.Error())
 	}
 	if b.Lag == nil {
 		return out, ""

@@ -82,7 +82,10 @@ done
 uipid=$!
 pids+=($uipid)
 wait_for "$dir/ui.out" '^http://'
-url=$(head -1 "$dir/ui.out")
+# The printed URL carries the access token: every request sends it.
+printed=$(head -1 "$dir/ui.out")
+url=${printed%%\?*}
+auth=(-H "Authorization: Bearer ${printed#*token=}")
 
 cpu() { awk '{print $14 + $15}' "/proc/$uipid/stat"; }
 median() { sort -n | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
@@ -93,15 +96,15 @@ nmeasure=0
 measure() {
   local name=$1 u="$url${2#/}" ttfb=$dir/m$((++nmeasure)).ttfb cpus=$dir/m$nmeasure.cpu
   : >"$ttfb"; : >"$cpus"
-  curl -sf -o /dev/null "$u"; curl -sf -o /dev/null "$u"
+  curl -sf "${auth[@]}" -o /dev/null "$u"; curl -sf "${auth[@]}" -o /dev/null "$u"
   for _ in $(seq 1 "$runs"); do
     local c0; c0=$(cpu)
     for _ in $(seq 1 "$batch"); do
-      curl -sf -o /dev/null -w '%{time_starttransfer} %{time_total}\n' "$u" >>"$ttfb"
+      curl -sf "${auth[@]}" -o /dev/null -w '%{time_starttransfer} %{time_total}\n' "$u" >>"$ttfb"
     done
     echo "$(( ($(cpu) - c0) * 1000 / tck ))" | awk -v b="$batch" '{print $1 / b}' >>"$cpus"
   done
-  local size; size=$(curl -sf "$u" | wc -c)
+  local size; size=$(curl -sf "${auth[@]}" "$u" | wc -c)
   printf '%-32s ttfb %7.1f ms  total %7.1f ms  cpu/refresh %6.1f ms  %8d bytes\n' "$name" \
     "$(awk '{print $1 * 1000}' "$ttfb" | median)" "$(awk '{print $2 * 1000}' "$ttfb" | median)" "$(median <"$cpus")" "$size"
 }
@@ -118,17 +121,17 @@ done
 # The live-rate sampler: CPU of the ui process over 10 intervals of 3 s
 # while the rates page is open, per sample.
 for c in "${clusters[@]}"; do
-  curl -sf -o /dev/null "${url}api/c/$c/rates"
+  curl -sf "${auth[@]}" -o /dev/null "${url}api/c/$c/rates"
 done
 sleep 7
 c0=$(cpu)
 for _ in $(seq 1 10); do
   sleep 3
-  for c in "${clusters[@]}"; do curl -sf -o /dev/null "${url}api/c/$c/rates"; done
+  for c in "${clusters[@]}"; do curl -sf "${auth[@]}" -o /dev/null "${url}api/c/$c/rates"; done
 done
 c1=$(cpu)
 for c in "${clusters[@]}"; do
-  echo "$c rate sample: $(curl -sf "${url}api/c/$c/rates" | sed -n 's/.*"sample_ms":\([0-9]*\).*/\1/p') ms"
+  echo "$c rate sample: $(curl -sf "${auth[@]}" "${url}api/c/$c/rates" | sed -n 's/.*"sample_ms":\([0-9]*\).*/\1/p') ms"
 done
 echo "rate sampling, all clusters: $(( (c1 - c0) * 1000 / tck / 10 )) ms CPU per 3 s interval"
 

@@ -17,6 +17,7 @@ import (
 	"html"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -157,12 +158,42 @@ type page struct {
 	want       []string // substrings of the rendered DOM
 }
 
+// dashboard is a running kbox ui: its base URL (ending in /) and the
+// access token its URL carried.
+type dashboard struct{ base, token string }
+
+// splitURL reads the URL kbox ui printed: the base and the token.
+func splitURL(t *testing.T, printed string) dashboard {
+	t.Helper()
+	u, err := url.Parse(printed)
+	if err != nil || u.Query().Get("token") == "" {
+		t.Fatalf("printed URL %q: no token (%v)", printed, err)
+	}
+	tok := u.Query().Get("token")
+	u.RawQuery = ""
+	return dashboard{base: u.String(), token: tok}
+}
+
+// open is the URL a browser opens: the page with ?token= (which sets the
+// cookie and redirects to /; the fragment stays).
+func (d dashboard) open(hash string) string {
+	return d.base + "?token=" + url.QueryEscape(d.token) + hash
+}
+
+// get is an API request with the token.
+func (d dashboard) get(t *testing.T, path string) (*http.Response, error) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, d.base+path, nil)
+	req.Header.Set("Authorization", "Bearer "+d.token)
+	return http.DefaultClient.Do(req)
+}
+
 // openPage dumps the page's DOM and saves a screenshot; it fails on a
 // script or console error, a page that did not finish, or one that does
 // not name both clusters.
-func openPage(t *testing.T, base string, p page) string {
+func openPage(t *testing.T, d dashboard, p page) string {
 	t.Helper()
-	dom, logs := chromium(t, base+p.hash, "--dump-dom")
+	dom, logs := chromium(t, d.open(p.hash), "--dump-dom")
 	if err := os.WriteFile(filepath.Join(outDir, p.name+".html"), []byte(dom), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -190,19 +221,20 @@ func openPage(t *testing.T, base string, p page) string {
 	}
 	shot := filepath.Join(outDir, p.name+".png")
 	_ = os.Remove(shot)
-	chromium(t, base+p.hash, "--hide-scrollbars", "--screenshot="+shot)
+	chromium(t, d.open(p.hash), "--hide-scrollbars", "--screenshot="+shot)
 	if st, err := os.Stat(shot); err != nil || st.Size() < 5000 {
 		t.Errorf("screenshot %s: %v", shot, err)
 	}
 	return dom
 }
 
-func postJSON(t *testing.T, url string, body any) (int, map[string]any) {
+func postJSON(t *testing.T, d dashboard, path string, body any) (int, map[string]any) {
 	t.Helper()
 	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(b))
+	req, _ := http.NewRequest(http.MethodPost, d.base+path, bytes.NewReader(b))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Kbox-Request", "1")
+	req.Header.Set("Authorization", "Bearer "+d.token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -216,11 +248,11 @@ func postJSON(t *testing.T, url string, body any) (int, map[string]any) {
 
 // waitRates asks for the rates (which starts the sampler) until two
 // frames are there, producing to orders meanwhile.
-func waitRates(t *testing.T, url string, cl *kgo.Client) {
+func waitRates(t *testing.T, d dashboard, path string, cl *kgo.Client) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		resp, err := http.Get(url)
+		resp, err := d.get(t, path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -465,7 +497,8 @@ func TestDashboardInChromium(t *testing.T) {
 	startBackground(t, cfg, func(l string) bool { return strings.HasPrefix(l, "Serving until") }, "playground", "--brokers", "1", "--topic", "pg-topic:4")
 
 	isURL := func(l string) bool { return strings.HasPrefix(l, "http://127.0.0.1:") }
-	base, stopRO := startBackground(t, cfg, isURL, "ui", "--listen", "127.0.0.1:0", "--interval", "1s")
+	printed, stopRO := startBackground(t, cfg, isURL, "ui", "--listen", "127.0.0.1:0", "--interval", "1s")
+	d := splitURL(t, printed)
 
 	start := time.Now()
 	pages := []page{
@@ -485,9 +518,9 @@ func TestDashboardInChromium(t *testing.T) {
 			// The rates page after two samples of the real cluster (1 s
 			// apart), with records produced in between: its charts have
 			// lines.
-			waitRates(t, base+"api/c/real/rates", cl)
+			waitRates(t, d, "api/c/real/rates", cl)
 		}
-		dom := openPage(t, base, p)
+		dom := openPage(t, d, p)
 		if strings.Contains(dom, `class="error"`) {
 			t.Errorf("page %s shows an error:\n%s", p.name, tail(dom))
 		}
@@ -501,7 +534,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if strings.Contains(topicsDOM, `id="write-create-topic"`) {
 		t.Error("read-only topics page shows the create form")
 	}
-	if code, body := postJSON(t, base+"api/c/real/write/create-topic", map[string]any{"topic": "from-ui", "partitions": 2, "replication_factor": 1}); code != 403 {
+	if code, body := postJSON(t, d, "api/c/real/write/create-topic", map[string]any{"topic": "from-ui", "partitions": 2, "replication_factor": 1}); code != 403 {
 		t.Fatalf("create without --allow-writes: %d %v", code, body)
 	}
 	if out, code := describe(t, "from-ui"); code == 0 && strings.Contains(out, "PartitionCount") {
@@ -511,9 +544,10 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// With --allow-writes: the form is shown, a preview changes nothing,
 	// the confirmation creates the topic.
-	base, _ = startBackground(t, cfg, isURL, "ui", "--listen", "127.0.0.1:0", "--allow-writes")
-	openPage(t, base, page{"topics-writes", "#/c/real/topics", []string{`id="write-create-topic"`, "writes enabled"}})
-	code, prev := postJSON(t, base+"api/c/real/write/create-topic", map[string]any{"topic": "from-ui", "partitions": 2, "replication_factor": 1})
+	printed, _ = startBackground(t, cfg, isURL, "ui", "--listen", "127.0.0.1:0", "--allow-writes")
+	d = splitURL(t, printed)
+	openPage(t, d, page{"topics-writes", "#/c/real/topics", []string{`id="write-create-topic"`, "writes enabled"}})
+	code, prev := postJSON(t, d, "api/c/real/write/create-topic", map[string]any{"topic": "from-ui", "partitions": 2, "replication_factor": 1})
 	tok, _ := prev["confirm_token"].(string)
 	if code != 200 || tok == "" {
 		t.Fatalf("preview: %d %v", code, prev)
@@ -521,7 +555,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if out, code := describe(t, "from-ui"); code == 0 && strings.Contains(out, "PartitionCount") {
 		t.Fatalf("the preview created from-ui:\n%s", out)
 	}
-	if code, res := postJSON(t, base+"api/c/real/write/create-topic", map[string]any{"confirm": tok}); code != 200 || res["applied"] != true {
+	if code, res := postJSON(t, d, "api/c/real/write/create-topic", map[string]any{"confirm": tok}); code != 200 || res["applied"] != true {
 		t.Fatalf("confirm: %d %v", code, res)
 	}
 	out, dcode := describe(t, "from-ui")
@@ -531,7 +565,7 @@ func TestDashboardInChromium(t *testing.T) {
 
 	// The same through the page in the browser: fill the create form,
 	// Preview (nothing created yet), Confirm, "Applied.".
-	dt := openDevtools(t, base+"#/c/real/topics")
+	dt := openDevtools(t, d.open("#/c/real/topics"))
 	dt.loaded()
 	preview := dt.eval(`(async () => { ` + waitJS + `
 		await wait(() => document.body.getAttribute('data-ready') === '1', 60000);
