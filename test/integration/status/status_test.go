@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -586,10 +587,39 @@ func TestStatusTwoClustersOneBrokerStopped(t *testing.T) {
 	}
 }
 
+// uiURL is path (with its query) on the dashboard whose URL kbox ui
+// printed, keeping the printed ?token= for getJSON.
+func uiURL(t *testing.T, printed, path string) string {
+	t.Helper()
+	u, err := url.Parse(printed)
+	if err != nil || u.Query().Get("token") == "" {
+		t.Fatalf("printed URL %q: no token (%v)", printed, err)
+	}
+	p, err := url.Parse(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := p.Query()
+	q.Set("token", u.Query().Get("token"))
+	u.Path, u.RawQuery = "/"+strings.TrimPrefix(p.Path, "/"), q.Encode()
+	return u.String()
+}
+
+// getJSON GETs url; a ?token= in it (uiURL) goes in the Authorization
+// header instead.
 func getJSON(t *testing.T, url string, v any) {
 	t.Helper()
 	c := &http.Client{Timeout: 60 * time.Second}
-	resp, err := c.Get(url)
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := req.URL.Query(); q.Get("token") != "" {
+		req.Header.Set("Authorization", "Bearer "+q.Get("token"))
+		q.Del("token")
+		req.URL.RawQuery = q.Encode()
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Errorf("GET %s: %v", url, err)
 		return
@@ -655,7 +685,7 @@ func firstChecksAfterKill(t *testing.T, cfg, uiBase string, killed time.Time) {
 	})
 	run(func() {
 		var rep report
-		getJSON(t, uiBase+"api/clusters?sample=0", &rep)
+		getJSON(t, uiURL(t, uiBase, "api/clusters?sample=0"), &rep)
 		t.Logf("dashboard /api/clusters %s after the kill", time.Since(killed).Round(time.Millisecond))
 		for _, c := range rep.Clusters {
 			if c.Name == "real" && (c.Healthy || !slices.Contains(c.Problems, unreachable3)) {
@@ -665,7 +695,7 @@ func firstChecksAfterKill(t *testing.T, cfg, uiBase string, killed time.Time) {
 		var br struct {
 			Status clusterStatus `json:"status"`
 		}
-		getJSON(t, uiBase+"api/c/real/brokers", &br)
+		getJSON(t, uiURL(t, uiBase, "api/c/real/brokers"), &br)
 		st := br.Status
 		if n := len(st.Brokers); n != 3 || st.Brokers[2].Up || st.Brokers[2].DownReason == nil || !slices.Contains(st.Problems, unreachable3) {
 			t.Errorf("dashboard brokers right after the kill: %+v", st)

@@ -16,8 +16,8 @@ func TestUnreachableClusterCard(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("profiles:\n  real:\n    bootstrap-servers: "+cluster.Bootstrap+"\n  gone:\n    bootstrap-servers: 127.0.0.1:1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	base, _ := startBackground(t, cfg, func(l string) bool { return strings.HasPrefix(l, "http://127.0.0.1:") }, "ui", "--listen", "127.0.0.1:0")
-	dom, _ := chromium(t, base+"#/", "--dump-dom")
+	printed, _ := startBackground(t, cfg, func(l string) bool { return strings.HasPrefix(l, "http://127.0.0.1:") }, "ui", "--listen", "127.0.0.1:0")
+	dom, _ := chromium(t, splitURL(t, printed).open("#/"), "--dump-dom")
 	if err := os.WriteFile(filepath.Join(outDir, "unreachable.html"), []byte(dom), 0o644); err != nil {
 		t.Fatal(err)
 	}
