@@ -59,10 +59,23 @@ The time lag of a partition is how long ago the next unconsumed record (the one
 at the group's committed offset) was written: its timestamp against now. A
 partition whose committed offset is its log-end offset is "caught up".
 
-With --watch, kbox samples again every --interval and prints, per group and
-topic, the produce rate (log-end offsets), the consume rate (committed
-offsets), the lag trend, and an estimated time to catch up:
-lag / (consume rate - produce rate), or "falling behind".`,
+With --watch, kbox samples again every --interval and keeps, per partition, a
+window of the last 10 commits it saw (a sample in which the committed offset
+had moved). From the windows it prints, per group and topic (per partition
+with -o wide), the produce rate (log-end offsets), the consume rate (committed
+offsets), the lag trend, an estimated time to catch up (only while the window
+shows the lag shrinking), and Burrow's verdict:
+
+  OK      caught up, or nothing below applies
+  WARN    the lag never decreased over the window (at least 3 commits)
+  STALL   the committed offset has not moved, with lag, for more than twice
+          the longest gap between two commits of the window
+  STOP    no commit, with lag, for longer than the window spans
+  REWIND  the committed offset went back within the window
+
+A group's verdict is its worst partition's. A sample taken between two commits
+adds nothing to the trend. Without --watch there is one sample: the verdict is
+OK when caught up, STOP when lagging in a group without members, else "-".`,
 		Example: `  # every group's lag, largest first
   kbox groups lag --sort lag
   # one partition per row, with committed and log-end offsets
@@ -265,5 +278,8 @@ func printSample(f *cmdutil.Factory, format output.Format, ws *groups.WatchSampl
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, head)
+	if format == output.Wide {
+		return output.Print(f.IO, output.Wide, ws)
+	}
 	return output.Print(f.IO, output.Table, ws)
 }

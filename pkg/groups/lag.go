@@ -53,7 +53,12 @@ type LagPartition struct {
 	// null when unknown.
 	TimeLagMs *int64 `json:"time_lag_ms"`
 	CaughtUp  bool   `json:"caught_up"`
-	Error     string `json:"error,omitempty"`
+	// Verdict is Burrow's verdict for the partition (see Verdict). One
+	// report is one sample: OK when caught up, STOP when lagging in a
+	// group without members, else unknown (null): a verdict on a lagging
+	// consumer takes a window of commits (groups lag --watch).
+	Verdict Verdict `json:"verdict"`
+	Error   string  `json:"error,omitempty"`
 }
 
 // LagGroup is the lag of one group: totals and its partitions.
@@ -65,8 +70,11 @@ type LagGroup struct {
 	// TimeLagMs is the largest time lag of the group's partitions (0 when
 	// caught up, null when some lagging partition's time is unknown and
 	// none is known).
-	TimeLagMs  *int64         `json:"time_lag_ms"`
-	CaughtUp   bool           `json:"caught_up"`
+	TimeLagMs *int64 `json:"time_lag_ms"`
+	CaughtUp  bool   `json:"caught_up"`
+	// Verdict is the worst verdict of the partitions (unknown without
+	// partitions).
+	Verdict    Verdict        `json:"verdict"`
 	Partitions []LagPartition `json:"partitions"`
 	Error      string         `json:"error,omitempty"`
 }
@@ -196,6 +204,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 					if pl.CaughtUp {
 						pl.TimeLagMs = ptrTo(int64(0))
 					}
+					pl.Verdict = oneShotVerdict(pl.Lag, gl.State)
 				}
 				gl.Partitions = append(gl.Partitions, pl)
 			}
@@ -249,12 +258,17 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 	return rep, nil
 }
 
-// total sums a group's lag and takes its largest time lag.
+// total sums a group's lag, takes its largest time lag and its worst
+// verdict.
 func (g *LagGroup) total() {
-	g.Lag, g.TimeLagMs = 0, nil
+	g.Lag, g.TimeLagMs, g.Verdict = 0, nil, VerdictUnknown
 	g.CaughtUp = len(g.Partitions) > 0
 	unknown := false
-	for _, p := range g.Partitions {
+	for i, p := range g.Partitions {
+		if i == 0 {
+			g.Verdict = p.Verdict
+		}
+		g.Verdict = Worse(g.Verdict, p.Verdict)
 		g.Lag += p.Lag
 		if !p.CaughtUp {
 			g.CaughtUp = false
@@ -424,6 +438,10 @@ func (g *LagGroup) topicTotals() []topicTotal {
 			out = append(out, topicTotal{topic: p.Topic, caughtUp: true})
 		}
 		tt := &out[len(out)-1]
+		if tt.partitions == 0 {
+			tt.verdict = p.Verdict
+		}
+		tt.verdict = Worse(tt.verdict, p.Verdict)
 		tt.partitions++
 		tt.lag += p.Lag
 		tt.caughtUp = tt.caughtUp && p.CaughtUp
@@ -443,11 +461,12 @@ type topicTotal struct {
 	timeLag    *int64
 	unknown    bool
 	caughtUp   bool
+	verdict    Verdict
 }
 
 // Header is the table header: one row per group and topic.
 func (r *LagReport) Header() []string {
-	return []string{"GROUP", "STATE", "TOPIC", "PARTITIONS", "LAG", "TIME-LAG"}
+	return []string{"GROUP", "STATE", "TOPIC", "PARTITIONS", "LAG", "TIME-LAG", "VERDICT"}
 }
 
 // Rows are the table rows: one per group and topic; a group without
@@ -457,7 +476,7 @@ func (r *LagReport) Rows() [][]string {
 	for _, g := range r.Groups {
 		tts := g.topicTotals()
 		if len(tts) == 0 {
-			rows = append(rows, []string{g.Group, g.State, "-", "0", "-", lagErrCell(g.Error, "-")})
+			rows = append(rows, []string{g.Group, g.State, "-", "0", "-", lagErrCell(g.Error, "-"), "-"})
 			continue
 		}
 		for _, tt := range tts {
@@ -466,7 +485,7 @@ func (r *LagReport) Rows() [][]string {
 				tl = nil
 			}
 			rows = append(rows, []string{g.Group, g.State, tt.topic, strconv.Itoa(tt.partitions),
-				strconv.FormatInt(tt.lag, 10), FormatTimeLag(tl, tt.caughtUp)})
+				strconv.FormatInt(tt.lag, 10), FormatTimeLag(tl, tt.caughtUp), tt.verdict.String()})
 		}
 	}
 	return rows
@@ -474,7 +493,7 @@ func (r *LagReport) Rows() [][]string {
 
 // WideHeader is the wide table header: one row per partition.
 func (r *LagReport) WideHeader() []string {
-	return []string{"GROUP", "STATE", "TOPIC", "PARTITION", "COMMITTED", "LOG-END", "LAG", "TIME-LAG", "NEXT-RECORD-TIME"}
+	return []string{"GROUP", "STATE", "TOPIC", "PARTITION", "COMMITTED", "LOG-END", "LAG", "TIME-LAG", "NEXT-RECORD-TIME", "VERDICT"}
 }
 
 // WideRows are the wide table rows, one per partition.
@@ -482,7 +501,7 @@ func (r *LagReport) WideRows() [][]string {
 	rows := [][]string{}
 	for _, g := range r.Groups {
 		if len(g.Partitions) == 0 {
-			rows = append(rows, []string{g.Group, g.State, "-", "-", "-", "-", "-", lagErrCell(g.Error, "-"), "-"})
+			rows = append(rows, []string{g.Group, g.State, "-", "-", "-", "-", "-", lagErrCell(g.Error, "-"), "-", "-"})
 			continue
 		}
 		for _, p := range g.Partitions {
@@ -498,7 +517,7 @@ func (r *LagReport) WideRows() [][]string {
 				tl = "error: " + p.Error
 			}
 			rows = append(rows, []string{g.Group, g.State, p.Topic, strconv.Itoa(int(p.Partition)),
-				strconv.FormatInt(p.CommittedOffset, 10), end, strconv.FormatInt(p.Lag, 10), tl, next})
+				strconv.FormatInt(p.CommittedOffset, 10), end, strconv.FormatInt(p.Lag, 10), tl, next, p.Verdict.String()})
 		}
 	}
 	return rows
