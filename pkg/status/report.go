@@ -32,7 +32,7 @@ func NewReport(cs []*Cluster) *Report {
 
 // Header is the table header.
 func (r *Report) Header() []string {
-	return []string{"CLUSTER", "STATUS", "BROKERS", "CONTROLLER", "TOPICS", "PARTITIONS", "UNDER-REPLICATED", "UNDER-MIN-ISR", "OFFLINE", "NON-PREFERRED", "DISK-USED", "PRODUCE/S", "CONSUME/S", "MOST-LAGGING"}
+	return []string{"CLUSTER", "STATUS", "BROKERS", "CONTROLLER", "TOPICS", "PARTITIONS", "UNDER-REPLICATED", "UNDER-MIN-ISR", "OFFLINE", "NON-PREFERRED", "DISK-USED", "PRODUCE/S", "CONSUME/S", "MOST-LAGGING", "WORST-GROUP"}
 }
 
 // Rows are one row per cluster.
@@ -40,7 +40,7 @@ func (r *Report) Rows() [][]string {
 	rows := make([][]string, 0, len(r.Clusters))
 	for _, c := range r.Clusters {
 		if !c.Reachable {
-			rows = append(rows, []string{c.Name, "UNREACHABLE", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"})
+			rows = append(rows, []string{c.Name, "UNREACHABLE", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"})
 			continue
 		}
 		st := "ok"
@@ -58,7 +58,7 @@ func (r *Report) Rows() [][]string {
 			strconv.Itoa(c.UnderReplicatedPartitions), strconv.Itoa(c.UnderMinISRPartitions),
 			strconv.Itoa(c.OfflinePartitions), strconv.Itoa(c.NonPreferredLeaderPartitions),
 			diskCell(c.Brokers), rateCell(c.ProduceRecordsPerSec), rateCell(c.ConsumeRecordsPerSec),
-			lagCell(c.LaggingGroups),
+			lagCell(c.LaggingGroups), worstCell(c.WorstGroup),
 		})
 	}
 	return rows
@@ -95,6 +95,15 @@ func lagCell(gs []GroupLag) string {
 		s += " (" + groups.FormatTimeLag(gs[0].TimeLagMs, false) + ")"
 	}
 	return s
+}
+
+// worstCell names the group with the worst verdict and the verdict:
+// "billing:STOP" ("-": none worse than OK).
+func worstCell(g *GroupLag) string {
+	if g == nil {
+		return "-"
+	}
+	return g.Group + ":" + g.Verdict.String()
 }
 
 func rateCell(r *float64) string {
