@@ -161,13 +161,43 @@ func TestResetPlanOnKfake(t *testing.T) {
 	if got := committedAt(t, adm, "g"); got[0] != 5 || got[1] != 0 {
 		t.Fatalf("after --to-earliest on t:1: %v", got)
 	}
-	// Replay the saved plan: its new offsets (8, 8), against 5 and 0 now.
+	// The saved plan was computed from (5, 5); t-1 is at 0 now: the
+	// replay refuses with the diff and commits nothing.
 	out, errOut, code = run(t, "reset", "--plan", planFile, "--execute", "--bootstrap-server", bs)
-	if code != 0 || !strings.Contains(out, "skip 8") || !strings.Contains(errOut, "Committed new offsets for 2 partition(s): 11 record(s) skipped") {
+	if code != 1 || out != "" || !strings.Contains(errOut, "the plan is stale: the committed offsets of 1 partition(s) moved since it was computed") ||
+		!strings.Contains(errOut, "GROUP  TOPIC  PARTITION  OFFSET-THEN  OFFSET-NOW\ng      t      1          5            0\n") || !strings.Contains(errOut, "--allow-stale") {
+		t.Fatalf("stale replay: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if got := committedAt(t, adm, "g"); got[0] != 5 || got[1] != 0 {
+		t.Fatalf("a refused replay committed: %v", got)
+	}
+	// --allow-stale: its new offsets (8, 8), against 5 and 0 now.
+	out, errOut, code = run(t, "reset", "--plan", planFile, "--execute", "--allow-stale", "--bootstrap-server", bs)
+	if code != 0 || !strings.Contains(out, "skip 8") || !strings.Contains(errOut, "kbox: warning: "+planFile+": the plan is stale") ||
+		!strings.Contains(errOut, "Committed new offsets for 2 partition(s): 11 record(s) skipped") {
 		t.Fatalf("replay: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if got := committedAt(t, adm, "g"); got[0] != 8 || got[1] != 8 {
 		t.Fatalf("after replay: %v", got)
+	}
+	// --allow-stale goes with --plan only.
+	if _, errOut, code = run(t, "reset", "g", "--topic", "t", "--to-latest", "--allow-stale", "--bootstrap-server", bs); code != 2 || !strings.Contains(errOut, "--allow-stale goes with --plan") {
+		t.Errorf("--allow-stale without --plan: exit %d %q", code, errOut)
+	}
+	// A plan that does not record the offsets it was computed from (no
+	// current_offset: written by hand) is refused unless --allow-stale.
+	if err := os.WriteFile(planFile, []byte(`{"format_version":1,"spec":"to-offset","groups":[{"group":"g","state":"Empty","partitions":[{"topic":"t","partition":0,"new_offset":2}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = run(t, "reset", "--plan", planFile, "--execute", "--bootstrap-server", bs)
+	if code != 1 || !strings.Contains(errOut, "it does not record the committed offsets of 1 partition(s)") || !strings.Contains(errOut, "not recorded  8") {
+		t.Fatalf("unrecorded plan: exit %d\n%s", code, errOut)
+	}
+	if _, _, code = run(t, "reset", "--plan", planFile, "--execute", "--allow-stale", "--bootstrap-server", bs); code != 0 {
+		t.Fatalf("unrecorded plan with --allow-stale: exit %d", code)
+	}
+	if got := committedAt(t, adm, "g"); got[0] != 2 || got[1] != 8 {
+		t.Fatalf("after the hand-written plan: %v", got)
 	}
 	// A bad plan file is one clear error.
 	if err := os.WriteFile(planFile, []byte(`{"format_version":9}`), 0o644); err != nil {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -280,13 +281,37 @@ func TestResetPlan(t *testing.T) {
 	if got := committed(t, adm, "resets-g", "resets"); got[0] != 50 || got[1] != 100 {
 		t.Fatalf("after --to-latest on resets:1: %v", got)
 	}
-	// The saved plan's new offsets (30, 40), from what is committed now.
+	// The saved plan was computed from (50, 60); resets:1 is at 100 now:
+	// the replay refuses with the diff and commits nothing.
 	r = kbox(t, "reset", "--plan", plan, "--execute")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "replay 60") || !strings.Contains(r.Stderr, "Committed new offsets for 2 partition(s): 0 record(s) skipped, 80 replayed") {
-		t.Fatalf("replay: %s", r)
+	if r.Code != 1 || r.Stdout != "" || !strings.Contains(r.Stderr, "the plan is stale: the committed offsets of 1 partition(s) moved") ||
+		!regexp.MustCompile(`(?m)^resets-g\s+resets\s+1\s+60\s+100$`).MatchString(r.Stderr) || strings.Contains(r.Stderr, "resets  0") {
+		t.Fatalf("stale replay: %s", r)
+	}
+	if got := committed(t, adm, "resets-g", "resets"); got[0] != 50 || got[1] != 100 {
+		t.Fatalf("a refused replay committed: %v", got)
+	}
+	// --allow-stale applies the plan's new offsets (30, 40), from what is
+	// committed now, and still says what moved.
+	r = kbox(t, "reset", "--plan", plan, "--execute", "--allow-stale")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "replay 60") || !strings.Contains(r.Stderr, "applying it anyway (--allow-stale)") ||
+		!strings.Contains(r.Stderr, "Committed new offsets for 2 partition(s): 0 record(s) skipped, 80 replayed") {
+		t.Fatalf("replay --allow-stale: %s", r)
 	}
 	if got := committed(t, adm, "resets-g", "resets"); got[0] != 30 || got[1] != 40 {
 		t.Fatalf("after replaying the plan: %v", got)
+	}
+	// A fresh plan replays as reviewed while nothing moves.
+	r = kbox(t, "reset", "resets-g", "--topic", "resets", "--shift-by", "5", "--save-plan", plan)
+	if r.Code != 0 {
+		t.Fatalf("plan: %s", r)
+	}
+	r = kbox(t, "reset", "--plan", plan, "--execute")
+	if r.Code != 0 || strings.Contains(r.Stderr, "stale") {
+		t.Fatalf("replay of an unchanged group: %s", r)
+	}
+	if got := committed(t, adm, "resets-g", "resets"); got[0] != 35 || got[1] != 45 {
+		t.Fatalf("after replaying the fresh plan: %v", got)
 	}
 	// A group that does not exist: planned, with a note saying executing creates it.
 	r = kbox(t, "reset", "resets-new", "--topic", "resets", "--to-earliest")
