@@ -180,6 +180,10 @@ func TestResetPlanOnKfake(t *testing.T) {
 	if got := committedAt(t, adm, "g"); got[0] != 8 || got[1] != 8 {
 		t.Fatalf("after replay: %v", got)
 	}
+	// A --topic the cluster does not have is named.
+	if _, errOut, code = run(t, "reset", "g", "--topic", "nosuch", "--to-latest", "--bootstrap-server", bs); code != 1 || errOut != "kbox: error: topic nosuch not found\n" {
+		t.Errorf("unknown topic: exit %d %q", code, errOut)
+	}
 	// --allow-stale goes with --plan only.
 	if _, errOut, code = run(t, "reset", "g", "--topic", "t", "--to-latest", "--allow-stale", "--bootstrap-server", bs); code != 2 || !strings.Contains(errOut, "--allow-stale goes with --plan") {
 		t.Errorf("--allow-stale without --plan: exit %d %q", code, errOut)
@@ -232,6 +236,13 @@ func TestLagAndViewsOnKfake(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], `{"time":`) {
 		t.Fatalf("watch json lines: exit %d\n%s", code, out)
 	}
+	// A group that does not exist is an error naming it.
+	for _, args := range [][]string{{"lag", "nosuch"}, {"lag", "nosuch", "--watch", "--interval", "100ms", "--count", "2"}} {
+		out, errOut, code = run(t, append(args, "--bootstrap-server", bs)...)
+		if code != 1 || out != "" || errOut != "kbox: error: group nosuch not found\n" {
+			t.Errorf("%v: exit %d\n%q\n%q", args, code, out, errOut)
+		}
+	}
 	out, _, code = run(t, "list", "--bootstrap-server", bs)
 	if code != 0 || !strings.Contains(out, "g      Classic  Empty") {
 		t.Errorf("list: exit %d\n%s", code, out)
@@ -241,8 +252,9 @@ func TestLagAndViewsOnKfake(t *testing.T) {
 	if code != 1 || json.Unmarshal([]byte(out), &d) != nil || len(d.Groups) != 2 || len(d.Groups[0].Partitions) != 2 || d.Groups[1].State != "Dead" {
 		t.Errorf("describe: exit %d\n%s\n%s", code, out, errOut)
 	}
-	out, _, code = run(t, "delete", "g", "nosuch", "--bootstrap-server", bs)
-	if code != 1 || !strings.Contains(out, "g       deleted") || !strings.Contains(out, "nosuch  not deleted: the group does not exist") {
-		t.Errorf("delete: exit %d\n%s", code, out)
+	out, errOut, code = run(t, "delete", "g", "nosuch", "--bootstrap-server", bs)
+	if code != 1 || !strings.Contains(out, "g       deleted") || !strings.Contains(out, "nosuch  not deleted: the group does not exist") ||
+		!strings.Contains(errOut, "kbox: error: group nosuch not deleted: the group does not exist\n") {
+		t.Errorf("delete: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

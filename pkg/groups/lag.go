@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -78,6 +79,14 @@ type LagGroup struct {
 	Partitions []LagPartition `json:"partitions"`
 	Error      string         `json:"error,omitempty"`
 }
+
+// Missing reports whether the group does not exist: the cluster does not
+// list it and it has no committed offsets.
+func (g *LagGroup) Missing() bool {
+	return g.State == "Dead" && len(g.Partitions) == 0 && g.Error == notFoundError(g.Group)
+}
+
+func notFoundError(group string) string { return fmt.Sprintf("group %s not found", group) }
 
 // LagReport is the lag of the selected groups at one instant.
 type LagReport struct {
@@ -178,7 +187,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 			gl.State, gl.Type = "Dead", ""
 		}
 		fr := fetched[g]
-		if fr.Err != nil {
+		if fr.Err != nil && !errors.Is(fr.Err, kerr.GroupIDNotFound) {
 			gl.Error = fr.Err.Error()
 		}
 		for t, ps := range fr.Fetched {
@@ -217,7 +226,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 			return a.Partition < b.Partition
 		})
 		if gl.Error == "" && gl.State == "Dead" && len(gl.Partitions) == 0 {
-			gl.Error = fmt.Sprintf("group %s not found", g)
+			gl.Error = notFoundError(g)
 		}
 		rep.Groups = append(rep.Groups, gl)
 	}

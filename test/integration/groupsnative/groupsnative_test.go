@@ -427,3 +427,28 @@ func TestProfileDispatch(t *testing.T) {
 		t.Errorf("kbox groups --help: %s", r)
 	}
 }
+
+// A group that does not exist is an error naming it (exit 1), for a
+// one-shot lag and for --watch; with a group that exists, the existing
+// one is still shown.
+func TestLagNoSuchGroup(t *testing.T) {
+	cl := client(t)
+	adm := kadm.NewClient(cl)
+	createTopic(t, adm, "present", 1)
+	commit(t, adm, "present-g", map[string]map[int32]int64{"present": {0: 0}})
+	for _, args := range [][]string{
+		{"lag", "no-such-group"},
+		{"lag", "no-such-group", "-o", "json"},
+		{"lag", "no-such-group", "--watch", "--interval", "200ms"},
+	} {
+		r := kbox(t, args...)
+		if r.Code != 1 || r.Stdout != "" || r.Stderr != "kbox: error: group no-such-group not found\n" {
+			t.Errorf("%v: %s", args, r)
+		}
+	}
+	r := kbox(t, "lag", "present-g", "no-such-group", "other-missing")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "present-g") || strings.Contains(r.Stdout, "no-such-group") ||
+		r.Stderr != "kbox: error: groups no-such-group, other-missing not found\n" {
+		t.Errorf("one present, two missing: %s", r)
+	}
+}
