@@ -13,9 +13,11 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -450,5 +452,210 @@ func TestLagNoSuchGroup(t *testing.T) {
 	if r.Code != 1 || !strings.Contains(r.Stdout, "present-g") || strings.Contains(r.Stdout, "no-such-group") ||
 		r.Stderr != "kbox: error: groups no-such-group, other-missing not found\n" {
 		t.Errorf("one present, two missing: %s", r)
+	}
+}
+
+// watchLines runs `kbox groups lag ARGS --watch -o json` and sends each
+// sample as it comes; stop interrupts it and returns its exit code.
+func watchLines(t *testing.T, args ...string) (<-chan groups.WatchSample, func() int) {
+	t.Helper()
+	args = append(append([]string{"groups", "lag"}, args...), "--watch", "-o", "json", "--bootstrap-server", cluster.Bootstrap)
+	cmd := exec.Command(kboxBin, args...)
+	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+t.TempDir()+"/none.yaml")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan groups.WatchSample, 1000)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(ch)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var ws groups.WatchSample
+			if err := json.Unmarshal(sc.Bytes(), &ws); err != nil {
+				t.Errorf("watch line: %v: %s", err, sc.Text())
+				return
+			}
+			ch <- ws
+		}
+	}()
+	stopped := false
+	stop := func() int {
+		if stopped {
+			return 0
+		}
+		stopped = true
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		<-done
+		err := cmd.Wait()
+		if stderr.Len() > 0 {
+			t.Logf("watch stderr: %s", stderr.String())
+		}
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		return 0
+	}
+	t.Cleanup(func() { stop() })
+	return ch, stop
+}
+
+// A consumer paused mid-run goes STALL, then STOP; the group reset back
+// goes REWIND: `kbox groups lag --watch` judges a window of the last 10
+// commits it saw, sampled every 300 ms against a consumer that commits
+// after every poll while a producer writes 200 records/s.
+func TestWatchVerdicts(t *testing.T) {
+	const topic, group = "verdicts", "verdicts-g"
+	cl := client(t, kgo.ProducerLinger(0))
+	adm := kadm.NewClient(cl)
+	createTopic(t, adm, topic, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Add(1)
+	go func() { // 200 records/s until the test ends
+		defer wg.Done()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				cl.Produce(ctx, &kgo.Record{Topic: topic, Value: []byte("v")}, nil)
+			}
+		}
+	}()
+	cons, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(cluster.Bootstrap, ",")...), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
+		kgo.DisableAutoCommit(), kgo.FetchMaxWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	pause := make(chan struct{})
+	consumerDone := make(chan struct{})
+	go func() { // polls and commits until paused; then only its group membership lives on
+		defer close(consumerDone)
+		for {
+			select {
+			case <-pause:
+				return
+			default:
+			}
+			fs := cons.PollFetches(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			if fs.NumRecords() > 0 {
+				_ = cons.CommitUncommittedOffsets(ctx)
+			}
+		}
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for len(committed(t, adm, group, topic)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the consumer committed nothing within 60 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	samples, stop := watchLines(t, group, "--interval", "300ms", "--no-time-lag")
+	// next returns the next sample's partition and group verdict.
+	next := func(deadline time.Time) (groups.PartitionRate, groups.Verdict, time.Time) {
+		t.Helper()
+		select {
+		case ws, ok := <-samples:
+			if !ok {
+				t.Fatalf("the watch ended (exit %d)", stop())
+			}
+			if len(ws.Groups) != 1 || len(ws.Groups[0].Partitions) != 1 {
+				t.Fatalf("sample %d: %+v", ws.Sample, ws.Groups)
+			}
+			return ws.Groups[0].Partitions[0], ws.Groups[0].Verdict, ws.Time
+		case <-time.After(time.Until(deadline)):
+			t.Fatal("no sample before the deadline")
+		}
+		panic("unreachable")
+	}
+	// A full window of commits, each sample with a new commit: its
+	// longest gap is short against its span (at least 5 gaps), so that a
+	// pause has time to show STALL before STOP even on a loaded machine.
+	deadline = time.Now().Add(90 * time.Second)
+	var times []time.Time
+	for {
+		p, v, at := next(deadline)
+		if p.SinceCommitMs != 0 {
+			times = times[:0] // a sample without a new commit
+			continue
+		}
+		times = append(times, at)
+		if len(times) > 10 {
+			times = times[1:]
+		}
+		var gap time.Duration
+		for i := 1; i < len(times); i++ {
+			gap = max(gap, times[i].Sub(times[i-1]))
+		}
+		if p.WindowCommits == groups.WindowCommits && len(times) == 10 && v == groups.VerdictOK &&
+			time.Duration(p.WindowSpanMs)*time.Millisecond > 5*gap {
+			t.Logf("running: window of %d commits over %dms, longest gap %s, lag %d", p.WindowCommits, p.WindowSpanMs, gap, p.Lag)
+			break
+		}
+	}
+	close(pause)
+	<-consumerDone
+	paused := time.Now()
+	var seen []string
+	deadline = time.Now().Add(60 * time.Second)
+	for {
+		p, v, _ := next(deadline)
+		if p.SinceCommitMs == 0 && p.CommittedOffset > 0 && len(seen) == 0 {
+			continue // the last commits before the pause
+		}
+		if len(seen) == 0 || seen[len(seen)-1] != v.String() {
+			seen = append(seen, v.String())
+			t.Logf("%s after the pause: %s (lag %d, %dms since the last commit, window spans %dms)", time.Since(paused).Round(time.Millisecond), v, p.Lag, p.SinceCommitMs, p.WindowSpanMs)
+		}
+		if v == groups.VerdictStop {
+			break
+		}
+	}
+	if got := strings.Join(seen, ","); got != "OK,STALL,STOP" && got != "STALL,STOP" {
+		t.Fatalf("verdicts after the pause: %s, want STALL then STOP", got)
+	}
+
+	// The consumer leaves; the group is reset to the log start.
+	cons.Close()
+	deadline = time.Now().Add(60 * time.Second)
+	for {
+		r := kbox(t, "reset", group, "--topic", topic, "--to-earliest", "--execute")
+		if r.Code == 0 {
+			break
+		}
+		if time.Now().After(deadline) || !strings.Contains(r.Stderr, "is active") {
+			t.Fatalf("reset: %s", r)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for {
+		p, v, _ := next(deadline)
+		if p.CommittedOffset == 0 {
+			if v != groups.VerdictRewind || p.Verdict != groups.VerdictRewind {
+				t.Fatalf("reset back: group %s, partition %+v", v, p)
+			}
+			break
+		}
+	}
+	if code := stop(); code != 0 {
+		t.Errorf("the interrupted watch exited %d", code)
 	}
 }
