@@ -187,31 +187,49 @@ func judge(w []commit, lag int64, now time.Time, state string) Verdict {
 	return VerdictOK
 }
 
+// tCrit99 are Student's t critical values, two-sided 99 %, by degrees of
+// freedom (1 to 8; beyond, 3.36 is kept, a little above the limit 2.58).
+var tCrit99 = []float64{63.66, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355}
+
 // lagSlope is the least-squares slope of lag over time through the
-// points, in records per second; false with fewer than two distinct
-// times.
-func lagSlope(ts []time.Time, lags []int64) (float64, bool) {
+// points, in records per second, and its margin: how far from 0 the slope
+// must be for the points to show it (its standard error times Student's
+// t at 99 %; 0 with fewer than five points, too few to judge a scatter).
+// False with fewer than two distinct times.
+func lagSlope(ts []time.Time, lags []int64) (slope, margin float64, ok bool) {
+	n := float64(len(ts))
 	if len(ts) < 2 {
-		return 0, false
+		return 0, 0, false
 	}
 	t0 := ts[0]
-	var n, sx, sy, sxx, sxy float64
+	var mx, my float64
+	xs := make([]float64, len(ts))
 	for i := range ts {
-		x := ts[i].Sub(t0).Seconds()
-		y := float64(lags[i])
-		n++
-		sx += x
-		sy += y
-		sxx += x * x
-		sxy += x * y
+		xs[i] = ts[i].Sub(t0).Seconds()
+		mx += xs[i]
+		my += float64(lags[i])
 	}
-	den := n*sxx - sx*sx
-	if den <= 1e-12 {
-		return 0, false
+	mx, my = mx/n, my/n
+	var sxx, sxy float64
+	for i, x := range xs {
+		sxx += (x - mx) * (x - mx)
+		sxy += (x - mx) * (float64(lags[i]) - my)
 	}
-	s := (n*sxy - sx*sy) / den
-	if math.IsNaN(s) || math.IsInf(s, 0) {
-		return 0, false
+	if sxx <= 1e-9 {
+		return 0, 0, false
 	}
-	return s, true
+	slope = sxy / sxx
+	if len(ts) >= 5 {
+		var sse float64
+		for i, x := range xs {
+			r := float64(lags[i]) - (my + slope*(x-mx))
+			sse += r * r
+		}
+		dof := len(ts) - 2
+		margin = math.Sqrt(sse/float64(dof)/sxx) * tCrit99[min(dof, len(tCrit99))-1]
+	}
+	if math.IsNaN(slope) || math.IsInf(slope, 0) || math.IsNaN(margin) {
+		return 0, 0, false
+	}
+	return slope, margin, true
 }

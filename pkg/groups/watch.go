@@ -195,6 +195,8 @@ func (s *Sampler) Add(r *LagReport) *WatchSample {
 type partAssess struct {
 	prod, cons      *float64
 	slope           *float64
+	slopeMargin     float64 // how far from 0 the slope must be to show a trend
+	trendSlope      float64 // the slope the trend is judged on (0 within one commit of the end)
 	projectedLag    float64 // the lag now, projected from the last commit along the trend
 	verdict         Verdict
 	lagging, judged bool
@@ -238,14 +240,9 @@ func (s *Sampler) partition(g *LagGroup, p *LagPartition, now, endsAt time.Time)
 	pr.WindowSpanMs = span.Milliseconds()
 	pr.SinceCommitMs = now.Sub(last.at).Milliseconds()
 
-	// Produce rate: the log end over the window, up to this sample.
-	first := cs[0]
-	if dt := endsAt.Sub(first.endAt).Seconds(); dt > 0 && *p.LogEndOffset >= first.end {
-		pa.prod = ptrTo(float64(*p.LogEndOffset-first.end) / dt)
-	}
-	// Consume rate and trend: from the last rewind on, at the commits;
-	// up to now when caught up or when the commits stopped coming at
-	// their cadence.
+	// Rates and trend: over the window since the last rewind, at the
+	// commits; up to now when caught up or when the commits stopped
+	// coming at their cadence.
 	from := 0
 	for i := 1; i < len(cs); i++ {
 		if cs[i].offset < cs[i-1].offset {
@@ -253,6 +250,9 @@ func (s *Sampler) partition(g *LagGroup, p *LagPartition, now, endsAt time.Time)
 		}
 	}
 	ww := cs[from:]
+	if dt := endsAt.Sub(ww[0].endAt).Seconds(); dt > 0 && *p.LogEndOffset >= ww[0].end {
+		pa.prod = ptrTo(float64(*p.LogEndOffset-ww[0].end) / dt)
+	}
 	if gap > 0 || p.Lag == 0 {
 		ts := make([]time.Time, 0, len(ww)+1)
 		lags := make([]int64, 0, len(ww)+1)
@@ -268,10 +268,18 @@ func (s *Sampler) partition(g *LagGroup, p *LagPartition, now, endsAt time.Time)
 		if dt := endAt.Sub(ww[0].at).Seconds(); dt > 0 {
 			pa.cons = ptrTo(float64(max(endOff-ww[0].offset, 0)) / dt)
 		}
-		if sl, ok := lagSlope(ts, lags); ok {
-			pa.slope = &sl
+		if sl, margin, ok := lagSlope(ts, lags); ok {
+			pa.slope, pa.slopeMargin, pa.trendSlope = &sl, margin, sl
 			if endAt == last.at {
 				pa.projectedLag = max(float64(last.lag)+sl*now.Sub(last.at).Seconds(), 0)
+			}
+			// Within one commit of the log end: a consumer that commits
+			// every few seconds stands, at its commits, about what the
+			// producers wrote since its previous commit behind. Its lag
+			// cannot shrink further: it is not catching up any more,
+			// whatever the window remembers of a catch-up.
+			if sl < 0 && onCadence && pa.prod != nil && float64(last.lag) <= *pa.prod*gap.Seconds() {
+				pa.trendSlope = 0
 			}
 		}
 	}
@@ -283,7 +291,7 @@ func (s *Sampler) partition(g *LagGroup, p *LagPartition, now, endsAt time.Time)
 	}
 	if pa.slope != nil {
 		pr.LagPerSec = ptrTo(round3(*pa.slope))
-		pr.Trend = trendOf(*pa.slope, deref(pa.prod), deref(pa.cons))
+		pr.Trend = trendOf(pa.trendSlope, pa.slopeMargin, deref(pa.prod), deref(pa.cons))
 	}
 	return pr, pa
 }
@@ -303,9 +311,10 @@ func deref(v *float64) float64 {
 }
 
 // trendOf classifies a lag slope: steady within 2 % of the larger rate,
-// or 1 record/s.
-func trendOf(slope, prod, cons float64) string {
-	switch tol := math.Max(1, 0.02*math.Max(prod, cons)); {
+// 1 record/s, or the slope's margin (the lag at the commits scatters
+// more than it moves: no trend at 99 %).
+func trendOf(slope, margin, prod, cons float64) string {
+	switch tol := math.Max(math.Max(1, 0.02*math.Max(prod, cons)), margin); {
 	case slope > tol:
 		return TrendGrowing
 	case slope < -tol:
@@ -324,6 +333,8 @@ type aggregate struct {
 	prod, cons       float64
 	prodN, consN     int
 	slope, projected float64
+	trendSlope       float64
+	slopeMargin2     float64 // the sum of the squared slope margins
 	parts, slopes    int
 	noTrend          bool // a lagging partition without a trend
 	verdict          Verdict
@@ -355,6 +366,8 @@ func (a *aggregate) add(p *LagPartition, pa partAssess) {
 	case pa.slope != nil:
 		a.slopes++
 		a.slope += *pa.slope
+		a.trendSlope += pa.trendSlope
+		a.slopeMargin2 += pa.slopeMargin * pa.slopeMargin
 		a.projected += pa.projectedLag
 	case pa.lagging || !pa.judged:
 		a.noTrend = true
@@ -376,7 +389,7 @@ func (rl *RateLag) fill(a *aggregate) {
 	rl.Trend, rl.Status = TrendUnknown, StatusUnknown
 	if a.slopes > 0 && !a.noTrend {
 		rl.LagPerSec = ptrTo(round3(a.slope))
-		rl.Trend = trendOf(a.slope, a.prod, a.cons)
+		rl.Trend = trendOf(a.trendSlope, math.Sqrt(a.slopeMargin2), a.prod, a.cons)
 	}
 	switch {
 	case rl.Lag == 0 && a.caughtUp:
@@ -388,7 +401,7 @@ func (rl *RateLag) fill(a *aggregate) {
 		rl.Status = StatusKeepingUp
 	case rl.Trend == TrendShrinking:
 		rl.Status = StatusCatchingUp
-		rl.EtaSec = ptrTo(round3(a.projected / -a.slope))
+		rl.EtaSec = ptrTo(round3(a.projected / -a.trendSlope))
 	default:
 		rl.Status = StatusFallingBehind
 	}

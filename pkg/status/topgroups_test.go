@@ -119,12 +119,14 @@ func TestTopGroupRatesPlayground(t *testing.T) {
 	// the first sample (as in groups lag --watch), not over one interval.
 	consume(1300) // catches up: 1,900 committed in 4 s, lag 900 -> 1300 -> 0
 	s2 := sample(4 * time.Second)
-	check("catching up", Frame(s1, s2, SortRecords), want{rate: 475, lag: 0, lagPerSec: -225, trend: groups.TrendShrinking})
+	// The lag went up, then to 0: no slope the three commits can tell
+	// from their scatter (steady); the group is caught up.
+	check("catching up", Frame(s1, s2, SortRecords), want{rate: 475, lag: 0, lagPerSec: -225, trend: groups.TrendSteady})
 	// Idle and caught up: the sample counts in the window (nothing to
 	// commit), so the rate runs to now.
 	s3 := sample(6 * time.Second)
 	f = Frame(s2, s3, SortLag)
-	check("idle", f, want{rate: 316.7, lag: 0, lagPerSec: -200, trend: groups.TrendShrinking})
+	check("idle", f, want{rate: 316.7, lag: 0, lagPerSec: -200, trend: groups.TrendSteady})
 	if f.Groups[0].Status != groups.StatusCaughtUp || f.Groups[0].TimeLagMs == nil || *f.Groups[0].TimeLagMs != 0 || f.Groups[0].Verdict != groups.VerdictOK {
 		t.Fatalf("caught up group: %+v", f.Groups[0])
 	}
