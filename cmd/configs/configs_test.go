@@ -192,3 +192,30 @@ func TestNativeJSONGolden(t *testing.T) {
 		}
 	}
 }
+
+// The native subcommands name the topic or broker that does not exist.
+func TestNativeNotFoundNamed(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	bs := strings.Join(c.ListenAddrs(), ",")
+	for _, cc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"get", "--topic", "nosuch"}, "topic nosuch not found"},
+		{[]string{"get", "--broker", "99"}, "broker 99 not found"},
+		{[]string{"diff", "--topic", "nosuch"}, "topic nosuch not found"},
+		{[]string{"diff", "--topic", "orders", "--topic", "nosuch"}, "topic nosuch not found"},
+		{[]string{"diff", "--topic", "nosuch", "--topic", "orders"}, "topic nosuch not found"},
+		{[]string{"explain", "retention.ms", "--topic", "nosuch"}, "topic nosuch not found"},
+		{[]string{"explain", "log.cleaner.threads", "--broker", "99"}, "broker 99 not found"},
+	} {
+		_, errOut, code := run(t, "kbox configs", append(cc.args, "--bootstrap-server", bs)...)
+		if code != 1 || errOut != "kbox: error: "+cc.want+"\n" {
+			t.Errorf("%v: exit %d %q, want %q", cc.args, code, errOut, cc.want)
+		}
+	}
+}

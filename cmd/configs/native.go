@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // NewNativeCmd builds the native `kbox configs` tree.
@@ -78,6 +80,44 @@ func (t *target) resources(max int) ([]configs.Resource, error) {
 		return nil, cmdutil.FlagErrorf("compare two topics or two brokers, not a topic and a broker")
 	}
 	return out, nil
+}
+
+// named turns an error about a topic or broker that does not exist into
+// one naming it: "topic orders not found", "broker 9 not found" (the
+// broker's UNKNOWN_TOPIC_OR_PARTITION, or a request to a broker id the
+// cluster does not list, say neither). Of two resources (diff), the one
+// that does not describe is named. The drop-in keeps Apache's texts.
+func named(ctx context.Context, svc *configs.Service, rs []configs.Resource, err error) error {
+	if err == nil {
+		return nil
+	}
+	missing := func(r configs.Resource, err error) bool {
+		switch {
+		case r.Type == configs.Topic:
+			return errors.Is(err, kerr.UnknownTopicOrPartition)
+		case r.Type == configs.Broker && r.Name != "":
+			ids, lerr := svc.BrokerIDs(ctx)
+			return lerr == nil && !slices.Contains(ids, mustID(r.Name))
+		}
+		return false
+	}
+	for i, r := range rs {
+		rerr := err
+		if i > 0 || len(rs) > 1 {
+			if _, rerr = svc.Describe(ctx, r, false); rerr == nil {
+				continue
+			}
+		}
+		if missing(r, rerr) {
+			return fmt.Errorf("%s not found", configs.RefOf(r))
+		}
+	}
+	return err
+}
+
+func mustID(s string) int32 {
+	n, _ := strconv.ParseInt(s, 10, 32)
+	return int32(n)
 }
 
 // runNative is the tail every native subcommand shares: connect, do the work,
@@ -164,7 +204,8 @@ func newGetCmd(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			return runNative(cmd, f, &conn, format, func(ctx context.Context, svc *configs.Service) (any, error) {
-				return configs.Get(ctx, svc, res[0], keys, all)
+				l, err := configs.Get(ctx, svc, res[0], keys, all)
+				return l, named(ctx, svc, res, err)
 			})
 		},
 	}
@@ -264,7 +305,8 @@ func newDiffCmd(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			return runNative(cmd, f, &conn, format, func(ctx context.Context, svc *configs.Service) (any, error) {
-				return configs.Compare(ctx, svc, res)
+				d, err := configs.Compare(ctx, svc, res)
+				return d, named(ctx, svc, res, err)
 			})
 		},
 	}
@@ -306,7 +348,8 @@ func newExplainCmd(f *cmdutil.Factory) *cobra.Command {
 					}
 					res = configs.Resource{Type: configs.Broker, Name: strconv.Itoa(int(ids[0]))}
 				}
-				return configs.ExplainKey(ctx, svc, res, args[0])
+				e, err := configs.ExplainKey(ctx, svc, res, args[0])
+				return e, named(ctx, svc, []configs.Resource{res}, err)
 			})
 		},
 	}

@@ -200,6 +200,11 @@ func newDeleteCmd(f *cmdutil.Factory) *cobra.Command {
 			}
 			if n := rep.Failed(); n > 0 {
 				if out != string(output.JSON) && out != string(output.YAML) {
+					for _, g := range rep.Groups {
+						if !g.Deleted {
+							fmt.Fprintf(f.IO.ErrOut, "kbox: error: group %s not deleted: %s\n", g.Group, g.Error)
+						}
+					}
 					fmt.Fprintf(f.IO.ErrOut, "kbox: error: %d of %d group(s) not deleted\n", n, len(rep.Groups))
 				}
 				return cmdutil.Exit(cmdutil.ExitFailure)

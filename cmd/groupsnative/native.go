@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"strings"
 	"syscall"
 	"time"
 
@@ -59,10 +60,24 @@ The time lag of a partition is how long ago the next unconsumed record (the one
 at the group's committed offset) was written: its timestamp against now. A
 partition whose committed offset is its log-end offset is "caught up".
 
-With --watch, kbox samples again every --interval and prints, per group and
-topic, the produce rate (log-end offsets), the consume rate (committed
-offsets), the lag trend, and an estimated time to catch up:
-lag / (consume rate - produce rate), or "falling behind".`,
+With --watch, kbox samples again every --interval and keeps, per partition, a
+window of the last 10 commits it saw (a sample in which the committed offset
+had moved). From the windows it prints, per group and topic (per partition
+with -o wide), the produce rate (log-end offsets), the consume rate (committed
+offsets), the lag trend, an estimated time to catch up (only while the window
+shows the lag shrinking), and Burrow's verdict:
+
+  OK      caught up, or nothing below applies
+  WARN    the lag never decreased over the window (at least 3 commits)
+  STALL   the committed offset has not moved, with lag, for more than twice
+          the longest gap between two commits of the window
+  STOP    no commit, with lag, for longer than the window spans
+  REWIND  the committed offset went back within the window
+
+A group's verdict is its worst partition's. A sample taken between two commits
+adds nothing to the trend. Without --watch there is one sample: the verdict is
+OK when caught up, STOP when lagging in a group without members, else "-".
+A named group that does not exist is an error (exit 1).`,
 		Example: `  # every group's lag, largest first
   kbox groups lag --sort lag
   # one partition per row, with committed and log-end offsets
@@ -188,8 +203,25 @@ func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {
 		if err != nil {
 			return adm.Explain(err)
 		}
-		rep.Filter(o.onlyLagging, o.sort)
-		return output.Print(f.IO, format, rep)
+		missing := dropMissing(rep, o.groups)
+		if len(missing) == 0 || len(rep.Groups) > 0 {
+			rep.Filter(o.onlyLagging, o.sort)
+			if err := output.Print(f.IO, format, rep); err != nil {
+				return err
+			}
+		}
+		if err := notFound(missing); err != nil {
+			return err
+		}
+		if len(o.groups) > 0 {
+			// A group asked for by name whose offsets could not be read.
+			for _, g := range rep.Groups {
+				if g.Error != "" {
+					return fmt.Errorf("group %s: %s", g.Group, g.Error)
+				}
+			}
+		}
+		return nil
 	}
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -219,6 +251,11 @@ func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {
 			continue
 		}
 		failures = 0
+		// A named group that does not exist (or no longer does) ends the
+		// watch.
+		if missing := dropMissing(rep, o.groups); len(missing) > 0 {
+			return notFound(missing)
+		}
 		ws := s.Add(rep)
 		ws.Filter(o.onlyLagging, o.sort)
 		if err := printSample(f, format, ws); err != nil {
@@ -234,6 +271,36 @@ func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {
 		case <-tick.C:
 		}
 	}
+}
+
+// dropMissing removes from the report the named groups that do not exist
+// (no group and no committed offsets) and returns their names.
+func dropMissing(rep *groups.LagReport, named []string) []string {
+	if len(named) == 0 {
+		return nil
+	}
+	var missing []string
+	kept := rep.Groups[:0]
+	for _, g := range rep.Groups {
+		if g.Missing() {
+			missing = append(missing, g.Group)
+			continue
+		}
+		kept = append(kept, g)
+	}
+	rep.Groups = kept
+	return missing
+}
+
+// notFound is the error naming the groups that do not exist (nil when none).
+func notFound(missing []string) error {
+	switch len(missing) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("group %s not found", missing[0])
+	}
+	return fmt.Errorf("groups %s not found", strings.Join(missing, ", "))
 }
 
 // printSample writes one watch sample: a JSON line, a YAML document ended
@@ -265,5 +332,8 @@ func printSample(f *cmdutil.Factory, format output.Format, ws *groups.WatchSampl
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, head)
+	if format == output.Wide {
+		return output.Print(f.IO, output.Wide, ws)
+	}
 	return output.Print(f.IO, output.Table, ws)
 }

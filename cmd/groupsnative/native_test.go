@@ -161,13 +161,47 @@ func TestResetPlanOnKfake(t *testing.T) {
 	if got := committedAt(t, adm, "g"); got[0] != 5 || got[1] != 0 {
 		t.Fatalf("after --to-earliest on t:1: %v", got)
 	}
-	// Replay the saved plan: its new offsets (8, 8), against 5 and 0 now.
+	// The saved plan was computed from (5, 5); t-1 is at 0 now: the
+	// replay refuses with the diff and commits nothing.
 	out, errOut, code = run(t, "reset", "--plan", planFile, "--execute", "--bootstrap-server", bs)
-	if code != 0 || !strings.Contains(out, "skip 8") || !strings.Contains(errOut, "Committed new offsets for 2 partition(s): 11 record(s) skipped") {
+	if code != 1 || out != "" || !strings.Contains(errOut, "the plan is stale: the committed offsets of 1 partition(s) moved since it was computed") ||
+		!strings.Contains(errOut, "GROUP  TOPIC  PARTITION  OFFSET-THEN  OFFSET-NOW\ng      t      1          5            0\n") || !strings.Contains(errOut, "--allow-stale") {
+		t.Fatalf("stale replay: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if got := committedAt(t, adm, "g"); got[0] != 5 || got[1] != 0 {
+		t.Fatalf("a refused replay committed: %v", got)
+	}
+	// --allow-stale: its new offsets (8, 8), against 5 and 0 now.
+	out, errOut, code = run(t, "reset", "--plan", planFile, "--execute", "--allow-stale", "--bootstrap-server", bs)
+	if code != 0 || !strings.Contains(out, "skip 8") || !strings.Contains(errOut, "kbox: warning: "+planFile+": the plan is stale") ||
+		!strings.Contains(errOut, "Committed new offsets for 2 partition(s): 11 record(s) skipped") {
 		t.Fatalf("replay: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if got := committedAt(t, adm, "g"); got[0] != 8 || got[1] != 8 {
 		t.Fatalf("after replay: %v", got)
+	}
+	// A --topic the cluster does not have is named.
+	if _, errOut, code = run(t, "reset", "g", "--topic", "nosuch", "--to-latest", "--bootstrap-server", bs); code != 1 || errOut != "kbox: error: topic nosuch not found\n" {
+		t.Errorf("unknown topic: exit %d %q", code, errOut)
+	}
+	// --allow-stale goes with --plan only.
+	if _, errOut, code = run(t, "reset", "g", "--topic", "t", "--to-latest", "--allow-stale", "--bootstrap-server", bs); code != 2 || !strings.Contains(errOut, "--allow-stale goes with --plan") {
+		t.Errorf("--allow-stale without --plan: exit %d %q", code, errOut)
+	}
+	// A plan that does not record the offsets it was computed from (no
+	// current_offset: written by hand) is refused unless --allow-stale.
+	if err := os.WriteFile(planFile, []byte(`{"format_version":1,"spec":"to-offset","groups":[{"group":"g","state":"Empty","partitions":[{"topic":"t","partition":0,"new_offset":2}]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code = run(t, "reset", "--plan", planFile, "--execute", "--bootstrap-server", bs)
+	if code != 1 || !strings.Contains(errOut, "it does not record the committed offsets of 1 partition(s)") || !strings.Contains(errOut, "not recorded  8") {
+		t.Fatalf("unrecorded plan: exit %d\n%s", code, errOut)
+	}
+	if _, _, code = run(t, "reset", "--plan", planFile, "--execute", "--allow-stale", "--bootstrap-server", bs); code != 0 {
+		t.Fatalf("unrecorded plan with --allow-stale: exit %d", code)
+	}
+	if got := committedAt(t, adm, "g"); got[0] != 2 || got[1] != 8 {
+		t.Fatalf("after the hand-written plan: %v", got)
 	}
 	// A bad plan file is one clear error.
 	if err := os.WriteFile(planFile, []byte(`{"format_version":9}`), 0o644); err != nil {
@@ -189,16 +223,25 @@ func TestLagAndViewsOnKfake(t *testing.T) {
 		t.Fatalf("lag: exit %d\n%s\n%s", code, out, errOut)
 	}
 	out, _, code = run(t, "lag", "--bootstrap-server", bs, "--watch", "--interval", "100ms", "--count", "2")
-	if code != 0 || strings.Count(out, "GROUP") != 2 || !strings.Contains(out, "sample 2, rates over") || !strings.Contains(out, "stalled") {
+	// g lags without members and commits nothing: STOP; two samples
+	// without a commit show no trend.
+	if code != 0 || strings.Count(out, "GROUP") != 2 || !strings.Contains(out, "sample 2, rates over") || !strings.Contains(out, "unknown  -    STOP") {
 		t.Fatalf("watch table: exit %d\n%s", code, out)
 	}
 	out, _, code = run(t, "lag", "--bootstrap-server", bs, "--watch", "--interval", "100ms", "--count", "2", "-o", "yaml")
-	if code != 0 || strings.Count(out, "\n---\n") != 2 || !strings.Contains(out, "sample: 2\n") || !strings.Contains(out, "status: stalled") {
+	if code != 0 || strings.Count(out, "\n---\n") != 2 || !strings.Contains(out, "sample: 2\n") || !strings.Contains(out, "verdict: STOP") {
 		t.Fatalf("watch yaml: exit %d\n%s", code, out)
 	}
 	out, _, code = run(t, "lag", "--bootstrap-server", bs, "--watch", "--interval", "100ms", "--count", "2", "-o", "json")
 	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 2 || !strings.HasPrefix(lines[1], `{"time":`) {
 		t.Fatalf("watch json lines: exit %d\n%s", code, out)
+	}
+	// A group that does not exist is an error naming it.
+	for _, args := range [][]string{{"lag", "nosuch"}, {"lag", "nosuch", "--watch", "--interval", "100ms", "--count", "2"}} {
+		out, errOut, code = run(t, append(args, "--bootstrap-server", bs)...)
+		if code != 1 || out != "" || errOut != "kbox: error: group nosuch not found\n" {
+			t.Errorf("%v: exit %d\n%q\n%q", args, code, out, errOut)
+		}
 	}
 	out, _, code = run(t, "list", "--bootstrap-server", bs)
 	if code != 0 || !strings.Contains(out, "g      Classic  Empty") {
@@ -209,8 +252,9 @@ func TestLagAndViewsOnKfake(t *testing.T) {
 	if code != 1 || json.Unmarshal([]byte(out), &d) != nil || len(d.Groups) != 2 || len(d.Groups[0].Partitions) != 2 || d.Groups[1].State != "Dead" {
 		t.Errorf("describe: exit %d\n%s\n%s", code, out, errOut)
 	}
-	out, _, code = run(t, "delete", "g", "nosuch", "--bootstrap-server", bs)
-	if code != 1 || !strings.Contains(out, "g       deleted") || !strings.Contains(out, "nosuch  not deleted: the group does not exist") {
-		t.Errorf("delete: exit %d\n%s", code, out)
+	out, errOut, code = run(t, "delete", "g", "nosuch", "--bootstrap-server", bs)
+	if code != 1 || !strings.Contains(out, "g       deleted") || !strings.Contains(out, "nosuch  not deleted: the group does not exist") ||
+		!strings.Contains(errOut, "kbox: error: group nosuch not deleted: the group does not exist\n") {
+		t.Errorf("delete: exit %d\n%s\n%s", code, out, errOut)
 	}
 }

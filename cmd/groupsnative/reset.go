@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -33,6 +34,7 @@ type resetOpts struct {
 
 	execute, dryRun bool
 	savePlan, plan  string
+	allowStale      bool
 
 	now func() time.Time
 }
@@ -47,8 +49,13 @@ func newResetCmd(f *cmdutil.Factory) *cobra.Command {
 kbox plans the reset and prints a diff per partition: the committed offset, the
 new one, and how many records the group will skip or read again. Nothing is
 committed without --execute (--dry-run is the default). --save-plan FILE writes
-the plan as JSON; --plan FILE replays a saved plan (its new offsets, against the
-offsets committed now).
+the plan as JSON, with the committed offsets it was computed from; --plan FILE
+replays a saved plan. A replay refuses, changing nothing, when a partition's
+committed offset is no longer the one the plan was computed from (the group
+moved on since the plan was reviewed): it prints each such partition with its
+offset then and now. --allow-stale applies the plan's new offsets anyway. A
+plan that does not record its offsets (no current_offset: written by hand) is
+refused the same way unless --allow-stale.
 
 Only groups without members (Empty) can be reset: an active group is refused
 with its state, and nothing is committed for any group of the plan. A group
@@ -86,6 +93,7 @@ with --topic T[:P,...] (repeatable) or --all-topics, except for --from-file.`,
 	fl.BoolVar(&o.dryRun, "dry-run", false, "only show the plan (the default)")
 	fl.StringVar(&o.savePlan, "save-plan", "", "write the plan as JSON to this file")
 	fl.StringVar(&o.plan, "plan", "", "replay a plan saved with --save-plan (no specification or scope)")
+	fl.BoolVar(&o.allowStale, "allow-stale", false, "with --plan, apply the plan even if the committed offsets moved since it was computed")
 	o.conn.Register(cmd, true)
 	cmdutil.AddOutputFlag(f, cmd, &o.out, viewFormats)
 	return cmd
@@ -111,6 +119,9 @@ func (o *resetOpts) spec(args []string, toOffset, shiftBy bool) (*groups.ResetSp
 	add(o.toDatetime != "", "--to-datetime")
 	add(o.byDuration != "", "--by-duration")
 	add(o.fromFile != "", "--from-file")
+	if o.allowStale && o.plan == "" {
+		return nil, cmdutil.FlagErrorf("--allow-stale goes with --plan")
+	}
 	if o.plan != "" {
 		if len(kinds) > 0 || len(o.topics) > 0 || o.allTopics || len(args) > 0 || len(o.groups) > 0 || o.all {
 			return nil, cmdutil.FlagErrorf("--plan replays a saved plan: give no groups, scope or specification with it")
@@ -197,8 +208,9 @@ func runReset(ctx context.Context, f *cmdutil.Factory, o *resetOpts, args []stri
 	defer cl.Close()
 
 	var plan *groups.Plan
+	var drifts []groups.Drift
 	if saved != nil {
-		plan, err = replayPlan(ctx, c, saved, o.now())
+		plan, drifts, err = replayPlan(ctx, c, saved, o.now())
 	} else {
 		spec.Groups, err = groupArgs(ctx, c, args, o.groups, o.all)
 		if err == nil && spec.Kind == groups.FromFile {
@@ -217,6 +229,16 @@ func runReset(ctx context.Context, f *cmdutil.Factory, o *resetOpts, args []stri
 			return cmdutil.FlagErrorf("%s", ae.Msg)
 		}
 		return cl.Explain(err)
+	}
+	if len(drifts) > 0 {
+		if !o.allowStale {
+			fmt.Fprintf(f.IO.ErrOut, "kbox: error: %s: the plan is stale: %s; nothing committed\n", o.plan, driftSummary(drifts, saved.Created))
+			writeDrifts(f, drifts)
+			fmt.Fprintln(f.IO.ErrOut, "kbox: hint: plan the reset again, or add --allow-stale to apply the plan's new offsets anyway")
+			return cmdutil.Exit(cmdutil.ExitFailure)
+		}
+		f.Warn("%s: the plan is stale: %s; applying it anyway (--allow-stale), from the offsets committed now", o.plan, driftSummary(drifts, saved.Created))
+		writeDrifts(f, drifts)
 	}
 	refused := plan.Refused()
 	if o.savePlan != "" && !refused {
@@ -261,13 +283,44 @@ func runReset(ctx context.Context, f *cmdutil.Factory, o *resetOpts, args []stri
 	return nil
 }
 
+// driftSummary says in words how a saved plan drifted.
+func driftSummary(ds []groups.Drift, created time.Time) string {
+	moved, unrecorded := 0, 0
+	for _, d := range ds {
+		if d.Unrecorded {
+			unrecorded++
+		} else {
+			moved++
+		}
+	}
+	var parts []string
+	if moved > 0 {
+		parts = append(parts, fmt.Sprintf("the committed offsets of %d partition(s) moved since it was computed (%s)", moved, created.UTC().Format(time.RFC3339)))
+	}
+	if unrecorded > 0 {
+		parts = append(parts, fmt.Sprintf("it does not record the committed offsets of %d partition(s) it was computed from (no current_offset)", unrecorded))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// writeDrifts prints the drifted partitions on stderr: offset then, and now.
+func writeDrifts(f *cmdutil.Factory, ds []groups.Drift) {
+	tw := tabwriter.NewWriter(f.IO.ErrOut, 0, 0, 2, ' ', 0)
+	for _, r := range append([][]string{groups.DriftHeader()}, groups.DriftRows(ds)...) {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	tw.Flush()
+}
+
 // replayPlan checks a saved plan against the groups now: their states
 // (an active group is refused) and their committed offsets (the diff is
-// from what is committed now to the plan's new offsets).
-func replayPlan(ctx context.Context, c *groups.Client, saved *groups.Plan, now time.Time) (*groups.Plan, error) {
+// from what is committed now to the plan's new offsets). The drifts are
+// the partitions whose committed offset is no longer the one the plan was
+// computed from.
+func replayPlan(ctx context.Context, c *groups.Client, saved *groups.Plan, now time.Time) (*groups.Plan, []groups.Drift, error) {
 	ds, err := c.Describe(ctx, saved.GroupNames())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	state := map[string]string{}
 	for _, d := range ds {
@@ -278,7 +331,7 @@ func replayPlan(ctx context.Context, c *groups.Client, saved *groups.Plan, now t
 		case errors.As(d.Err, &nf):
 			state[d.Group] = "Dead"
 		default:
-			return nil, fmt.Errorf("group %s: %v", d.Group, d.Err)
+			return nil, nil, fmt.Errorf("group %s: %v", d.Group, d.Err)
 		}
 	}
 	plan := *saved
@@ -297,7 +350,7 @@ func replayPlan(ctx context.Context, c *groups.Client, saved *groups.Plan, now t
 		}
 		rs, err := c.Adm.FetchOffsets(ctx, g.Group)
 		if err != nil {
-			return nil, err
+			return nil, nil, fmt.Errorf("group %s: %w", g.Group, err)
 		}
 		m := map[groups.TopicPartition]int64{}
 		rs.Each(func(or kadm.OffsetResponse) {
@@ -308,8 +361,9 @@ func replayPlan(ctx context.Context, c *groups.Client, saved *groups.Plan, now t
 		committed[g.Group] = m
 		plan.Groups = append(plan.Groups, g)
 	}
+	drifts := plan.Drifts(committed)
 	plan.Rebase(committed)
-	return &plan, nil
+	return &plan, drifts, nil
 }
 
 // readOffsetsCSV reads --from-file: "topic,partition,offset" lines (for

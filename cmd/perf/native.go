@@ -1,6 +1,7 @@
 package perf
 
 import (
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -15,6 +16,8 @@ import (
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -145,6 +148,9 @@ func newProduceCmd(f *cmdutil.Factory) *cobra.Command {
 					return e
 				}
 			}
+			if errors.Is(err, kerr.UnknownTopicOrPartition) {
+				return fmt.Errorf("topic %s not found", cfg.Topic)
+			}
 			return err
 		},
 	}
@@ -218,6 +224,9 @@ func newConsumeCmd(f *cmdutil.Factory) *cobra.Command {
 				}
 			}
 			if errors.Is(err, perf.ErrIdle) {
+				if res.Records == 0 && res.WarmupRecords == 0 && !topicExists(cmd.Context(), clients[0], cfg.Topic) {
+					return fmt.Errorf("topic %s not found", cfg.Topic)
+				}
 				return fmt.Errorf("stopped after %d of %d measured records (%d warm-up records before them): %v", res.Records, cfg.Records, res.WarmupRecords, err)
 			}
 			return err
@@ -275,4 +284,17 @@ func readResultFile(f *cmdutil.Factory, path string) (*perf.Result, error) {
 		rd = fh
 	}
 	return perf.ReadResult(rd)
+}
+
+// topicExists reports whether the cluster has topic (true when it cannot
+// tell).
+func topicExists(ctx context.Context, cl *kgo.Client, topic string) bool {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	td, err := kadm.NewClient(cl).ListTopics(ctx, topic)
+	if err != nil {
+		return true
+	}
+	d, ok := td[topic]
+	return ok && !errors.Is(d.Err, kerr.UnknownTopicOrPartition)
 }

@@ -47,7 +47,9 @@ under-min-ISR, offline and non-preferred-leader partitions, disk used per
 broker (from log-dir volume sizes), and produce/consume rates in records/s from
 two samples of end offsets and committed offsets --sample apart (no JMX), and
 the consumer group furthest behind, in records and in time (how long ago its
-oldest unconsumed record was written; JSON: the 5 most lagging groups).
+oldest unconsumed record was written; JSON: the 5 most lagging groups), and
+the group with the worst verdict one sample can give (WORST-GROUP: STOP for a
+lagging group without members; kbox groups lag --watch judges a window).
 
 Brokers expected: the profile's expected-brokers when set, else every broker the
 cluster has registered (fenced ones included) or that holds a replica.

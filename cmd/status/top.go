@@ -56,10 +56,13 @@ everything its log dirs hold, replication included). No JMX is needed.
 
 Per consumer group (and per group and topic), on the topics watched: the
 consume rate, which is the commit rate (how fast the group's committed
-offsets advance, the consumption an operator without JMX can observe; a
-group committing every 5 s shows its consumption in 5 s steps), the lag in
-records at the end of the interval, its change per second (lag/s, positive
-while growing) and its trend (growing, shrinking, steady). With --time-lag,
+offsets advance, the consumption an operator without JMX can observe), the
+lag in records at the end of the interval, its change per second (lag/s,
+positive while growing), its trend (growing, shrinking, steady) and Burrow's
+verdict (OK, WARN, STALL, STOP, REWIND). Rates, trend and verdict are judged
+as kbox groups lag --watch judges them: over each partition's window of its
+last 10 commits, so that a group committing every 5 s does not look stopped
+in one interval and twice as fast in the next. With --time-lag,
 the lag in time too: the record at each lagging partition's committed offset
 is read to see how long ago it was written. --group-regex keeps only some
 groups; --no-groups skips them.

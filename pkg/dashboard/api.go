@@ -329,10 +329,15 @@ type GroupRow struct {
 	TimeLagMs  *int64 `json:"time_lag_ms"`
 	CaughtUp   bool   `json:"caught_up"`
 	Partitions int    `json:"partitions"`
-	Error      string `json:"error,omitempty"`
+	// Verdict is Burrow's verdict (groups lag --watch) over the commits
+	// the groups pages have seen; null while unknown.
+	Verdict groups.Verdict `json:"verdict"`
+	Error   string         `json:"error,omitempty"`
 }
 
-// lag runs pkg/groups Lag with a reader for the lag in time.
+// lag runs pkg/groups Lag with a reader for the lag in time, and judges
+// the verdicts over the cluster's window of commits: each request is a
+// sample (the groups page reloads itself while open).
 func (s *Server) lag(ctx context.Context, cs *clusterState, req groups.LagRequest) (*groups.LagReport, error) {
 	cl, err := cs.connect(ctx)
 	if err != nil {
@@ -350,6 +355,9 @@ func (s *Server) lag(ctx context.Context, cs *clusterState, req groups.LagReques
 	if err != nil {
 		return nil, err
 	}
+	cs.lagMu.Lock()
+	cs.lagWindow.Add(rep)
+	cs.lagMu.Unlock()
 	rep.Filter(false, groups.SortLag)
 	return rep, nil
 }
@@ -367,7 +375,7 @@ func (s *Server) groupList(w http.ResponseWriter, r *http.Request, cs *clusterSt
 		Groups []GroupRow `json:"groups"`
 	}{Groups: []GroupRow{}}
 	for _, g := range rep.Groups {
-		out.Groups = append(out.Groups, GroupRow{Group: g.Group, State: g.State, Type: g.Type, Lag: g.Lag, TimeLagMs: g.TimeLagMs, CaughtUp: g.CaughtUp, Partitions: len(g.Partitions), Error: oneLine(g.Error)})
+		out.Groups = append(out.Groups, GroupRow{Group: g.Group, State: g.State, Type: g.Type, Lag: g.Lag, TimeLagMs: g.TimeLagMs, CaughtUp: g.CaughtUp, Partitions: len(g.Partitions), Verdict: g.Verdict, Error: oneLine(g.Error)})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

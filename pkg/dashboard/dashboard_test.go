@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/playground"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -170,16 +171,22 @@ func TestReadEndpoints(t *testing.T) {
 		t.Fatalf("small's sizes: %+v, topic list %d", tp.Topic, *tl.Topics[1].LogicalBytes)
 	}
 	var gl struct{ Groups []GroupRow }
-	if c := get(t, hs, "/api/c/a/groups", &gl); c != 200 || len(gl.Groups) != 1 || gl.Groups[0].Group != "g1" || gl.Groups[0].Lag <= 0 {
+	// g1 lags and has no members: STOP, from the first request on.
+	if c := get(t, hs, "/api/c/a/groups", &gl); c != 200 || len(gl.Groups) != 1 || gl.Groups[0].Group != "g1" || gl.Groups[0].Lag <= 0 || gl.Groups[0].Verdict != groups.VerdictStop {
 		t.Fatalf("groups %d %+v", c, gl)
 	}
 	var g struct {
 		Group      string
 		Lag        int64
 		TimeLagMs  *int64 `json:"time_lag_ms"`
-		Partitions []struct{ Lag int64 }
+		Verdict    groups.Verdict
+		Partitions []struct {
+			Lag     int64
+			Verdict groups.Verdict
+		}
 	}
-	if c := get(t, hs, "/api/c/a/groups/g1", &g); c != 200 || g.Group != "g1" || len(g.Partitions) != 2 || g.Lag != 10 || g.Lag != gl.Groups[0].Lag || g.TimeLagMs == nil {
+	if c := get(t, hs, "/api/c/a/groups/g1", &g); c != 200 || g.Group != "g1" || len(g.Partitions) != 2 || g.Lag != 10 || g.Lag != gl.Groups[0].Lag || g.TimeLagMs == nil ||
+		g.Verdict != groups.VerdictStop || g.Partitions[0].Verdict == groups.VerdictUnknown {
 		t.Fatalf("group %d %+v", c, g)
 	}
 	var ld logDirsResponse
@@ -375,6 +382,27 @@ func TestWritesPreviewThenConfirm(t *testing.T) {
 	end, _ := lo.Lookup("r", 0)
 	if got := committed(); got != end.Offset || got == 0 {
 		t.Fatalf("committed %d after reset to latest, end %d", got, end.Offset)
+	}
+	// The group pages judge over the commits their requests saw: caught
+	// up, then committed back to 5: REWIND (one request alone would say
+	// STOP: lag, no members).
+	var gv struct{ Verdict groups.Verdict }
+	if c := get(t, hs, "/api/c/a/groups/g", &gv); c != 200 || gv.Verdict != groups.VerdictOK {
+		t.Fatalf("caught up group: %d %+v", c, gv)
+	}
+	back := kadm.Offsets{}
+	back.AddOffset("r", 0, 5, -1)
+	if _, err := adm.CommitOffsets(ctx, "g", back); err != nil {
+		t.Fatal(err)
+	}
+	var gl struct{ Groups []GroupRow }
+	if c := get(t, hs, "/api/c/a/groups", &gl); c != 200 || len(gl.Groups) == 0 {
+		t.Fatalf("groups %d %+v", c, gl)
+	}
+	for _, row := range gl.Groups {
+		if row.Group == "g" && row.Verdict != groups.VerdictRewind {
+			t.Fatalf("group g committed back: %+v", row)
+		}
 	}
 
 	// Preferred election: a preview of the leaders per broker.

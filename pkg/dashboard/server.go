@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/redact"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -102,6 +103,11 @@ type clusterState struct {
 	mu     sync.Mutex
 	client *kgo.Client
 	rates  *rateSampler
+
+	// lagWindow judges the groups' verdicts over the commits seen by the
+	// groups pages' requests (pkg/groups' sampler, as groups lag --watch).
+	lagMu     sync.Mutex
+	lagWindow groups.Sampler
 }
 
 // New builds a server. Cluster names must be unique.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -54,7 +55,12 @@ type LagPartition struct {
 	// null when unknown.
 	TimeLagMs *int64 `json:"time_lag_ms"`
 	CaughtUp  bool   `json:"caught_up"`
-	Error     string `json:"error,omitempty"`
+	// Verdict is Burrow's verdict for the partition (see Verdict). One
+	// report is one sample: OK when caught up, STOP when lagging in a
+	// group without members, else unknown (null): a verdict on a lagging
+	// consumer takes a window of commits (groups lag --watch).
+	Verdict Verdict `json:"verdict"`
+	Error   string  `json:"error,omitempty"`
 }
 
 // LagGroup is the lag of one group: totals and its partitions.
@@ -66,11 +72,22 @@ type LagGroup struct {
 	// TimeLagMs is the largest time lag of the group's partitions (0 when
 	// caught up, null when some lagging partition's time is unknown and
 	// none is known).
-	TimeLagMs  *int64         `json:"time_lag_ms"`
-	CaughtUp   bool           `json:"caught_up"`
+	TimeLagMs *int64 `json:"time_lag_ms"`
+	CaughtUp  bool   `json:"caught_up"`
+	// Verdict is the worst verdict of the partitions (unknown without
+	// partitions).
+	Verdict    Verdict        `json:"verdict"`
 	Partitions []LagPartition `json:"partitions"`
 	Error      string         `json:"error,omitempty"`
 }
+
+// Missing reports whether the group does not exist: the cluster does not
+// list it and it has no committed offsets.
+func (g *LagGroup) Missing() bool {
+	return g.State == "Dead" && len(g.Partitions) == 0 && g.Error == notFoundError(g.Group)
+}
+
+func notFoundError(group string) string { return fmt.Sprintf("group %s not found", group) }
 
 // LagReport is the lag of the selected groups at one instant.
 type LagReport struct {
@@ -171,7 +188,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 			gl.State, gl.Type = "Dead", ""
 		}
 		fr := fetched[g]
-		if fr.Err != nil {
+		if fr.Err != nil && !errors.Is(fr.Err, kerr.GroupIDNotFound) {
 			gl.Error = fr.Err.Error()
 		}
 		for t, ps := range fr.Fetched {
@@ -197,6 +214,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 					if pl.CaughtUp {
 						pl.TimeLagMs = ptrTo(int64(0))
 					}
+					pl.Verdict = oneShotVerdict(pl.Lag, gl.State)
 				}
 				gl.Partitions = append(gl.Partitions, pl)
 			}
@@ -209,7 +227,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 			return a.Partition < b.Partition
 		})
 		if gl.Error == "" && gl.State == "Dead" && len(gl.Partitions) == 0 {
-			gl.Error = fmt.Sprintf("group %s not found", g)
+			gl.Error = notFoundError(g)
 		}
 		rep.Groups = append(rep.Groups, gl)
 	}
@@ -250,12 +268,17 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 	return rep, nil
 }
 
-// total sums a group's lag and takes its largest time lag.
+// total sums a group's lag, takes its largest time lag and its worst
+// verdict.
 func (g *LagGroup) total() {
-	g.Lag, g.TimeLagMs = 0, nil
+	g.Lag, g.TimeLagMs, g.Verdict = 0, nil, VerdictUnknown
 	g.CaughtUp = len(g.Partitions) > 0
 	unknown := false
-	for _, p := range g.Partitions {
+	for i, p := range g.Partitions {
+		if i == 0 {
+			g.Verdict = p.Verdict
+		}
+		g.Verdict = Worse(g.Verdict, p.Verdict)
 		g.Lag += p.Lag
 		if !p.CaughtUp {
 			g.CaughtUp = false
@@ -425,6 +448,10 @@ func (g *LagGroup) topicTotals() []topicTotal {
 			out = append(out, topicTotal{topic: p.Topic, caughtUp: true})
 		}
 		tt := &out[len(out)-1]
+		if tt.partitions == 0 {
+			tt.verdict = p.Verdict
+		}
+		tt.verdict = Worse(tt.verdict, p.Verdict)
 		tt.partitions++
 		tt.lag += p.Lag
 		tt.caughtUp = tt.caughtUp && p.CaughtUp
@@ -444,11 +471,12 @@ type topicTotal struct {
 	timeLag    *int64
 	unknown    bool
 	caughtUp   bool
+	verdict    Verdict
 }
 
 // Header is the table header: one row per group and topic.
 func (r *LagReport) Header() []string {
-	return []string{"GROUP", "STATE", "TOPIC", "PARTITIONS", "LAG", "TIME-LAG"}
+	return []string{"GROUP", "STATE", "TOPIC", "PARTITIONS", "LAG", "TIME-LAG", "VERDICT"}
 }
 
 // Rows are the table rows: one per group and topic; a group without
@@ -458,7 +486,7 @@ func (r *LagReport) Rows() [][]string {
 	for _, g := range r.Groups {
 		tts := g.topicTotals()
 		if len(tts) == 0 {
-			rows = append(rows, []string{g.Group, g.State, "-", "0", "-", lagErrCell(g.Error, "-")})
+			rows = append(rows, []string{g.Group, g.State, "-", "0", "-", lagErrCell(g.Error, "-"), "-"})
 			continue
 		}
 		for _, tt := range tts {
@@ -467,7 +495,7 @@ func (r *LagReport) Rows() [][]string {
 				tl = nil
 			}
 			rows = append(rows, []string{g.Group, g.State, tt.topic, strconv.Itoa(tt.partitions),
-				strconv.FormatInt(tt.lag, 10), FormatTimeLag(tl, tt.caughtUp)})
+				strconv.FormatInt(tt.lag, 10), FormatTimeLag(tl, tt.caughtUp), tt.verdict.String()})
 		}
 	}
 	return rows
@@ -475,7 +503,7 @@ func (r *LagReport) Rows() [][]string {
 
 // WideHeader is the wide table header: one row per partition.
 func (r *LagReport) WideHeader() []string {
-	return []string{"GROUP", "STATE", "TOPIC", "PARTITION", "COMMITTED", "LOG-END", "LAG", "TIME-LAG", "NEXT-RECORD-TIME"}
+	return []string{"GROUP", "STATE", "TOPIC", "PARTITION", "COMMITTED", "LOG-END", "LAG", "TIME-LAG", "NEXT-RECORD-TIME", "VERDICT"}
 }
 
 // WideRows are the wide table rows, one per partition.
@@ -483,7 +511,7 @@ func (r *LagReport) WideRows() [][]string {
 	rows := [][]string{}
 	for _, g := range r.Groups {
 		if len(g.Partitions) == 0 {
-			rows = append(rows, []string{g.Group, g.State, "-", "-", "-", "-", "-", lagErrCell(g.Error, "-"), "-"})
+			rows = append(rows, []string{g.Group, g.State, "-", "-", "-", "-", "-", lagErrCell(g.Error, "-"), "-", "-"})
 			continue
 		}
 		for _, p := range g.Partitions {
@@ -499,7 +527,7 @@ func (r *LagReport) WideRows() [][]string {
 				tl = "error: " + p.Error
 			}
 			rows = append(rows, []string{g.Group, g.State, p.Topic, strconv.Itoa(int(p.Partition)),
-				strconv.FormatInt(p.CommittedOffset, 10), end, strconv.FormatInt(p.Lag, 10), tl, next})
+				strconv.FormatInt(p.CommittedOffset, 10), end, strconv.FormatInt(p.Lag, 10), tl, next, p.Verdict.String()})
 		}
 	}
 	return rows

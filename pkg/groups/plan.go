@@ -42,7 +42,9 @@ type PlanGroup struct {
 type PlanPartition struct {
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
-	// CurrentOffset is the committed offset when planned (null: none).
+	// CurrentOffset is the committed offset when planned (null: none):
+	// the offset the plan was computed from, which a replay (--plan)
+	// checks is still the committed one.
 	CurrentOffset *int64 `json:"current_offset"`
 	NewOffset     int64  `json:"new_offset"`
 	// Clamped is "earliest" or "latest" when the requested offset was
@@ -52,6 +54,9 @@ type PlanPartition struct {
 	// how many records the group will not read, or read again.
 	RecordsSkipped  int64 `json:"records_skipped"`
 	RecordsReplayed int64 `json:"records_replayed"`
+	// unrecorded: read from a plan without current_offset (written by
+	// hand or by another tool): what it was computed from is unknown.
+	unrecorded bool
 }
 
 // activeStates are the states of a group with live members.
@@ -133,6 +138,68 @@ func (p *Plan) Rebase(committed map[string]map[TopicPartition]int64) {
 	}
 }
 
+// Drift is a partition of a saved plan whose committed offset is no
+// longer the one the plan was computed from.
+type Drift struct {
+	Group     string `json:"group"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	// Then is the committed offset the plan recorded (null: none, or not
+	// recorded when Unrecorded); Now the one committed now (null: none).
+	Then       *int64 `json:"then"`
+	Now        *int64 `json:"now"`
+	Unrecorded bool   `json:"unrecorded"`
+}
+
+// Drifts compares the committed offsets the plan was computed from with
+// the ones committed now, for the groups the plan does not refuse: the
+// partitions whose offset changed, and those whose offset the plan does
+// not record.
+func (p *Plan) Drifts(committed map[string]map[TopicPartition]int64) []Drift {
+	var out []Drift
+	for _, g := range p.Groups {
+		if g.Refused {
+			continue
+		}
+		for _, pp := range g.Partitions {
+			d := Drift{Group: g.Group, Topic: pp.Topic, Partition: pp.Partition, Then: pp.CurrentOffset, Unrecorded: pp.unrecorded}
+			if v, ok := committed[g.Group][TopicPartition{pp.Topic, pp.Partition}]; ok {
+				d.Now = &v
+			}
+			same := (d.Then == nil) == (d.Now == nil) && (d.Then == nil || *d.Then == *d.Now)
+			if d.Unrecorded || !same {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// DriftHeader and DriftRows print drifts as a table.
+func DriftHeader() []string {
+	return []string{"GROUP", "TOPIC", "PARTITION", "OFFSET-THEN", "OFFSET-NOW"}
+}
+
+// DriftRows are one row per drift ("none": nothing committed; "not
+// recorded": a plan without current_offset).
+func DriftRows(ds []Drift) [][]string {
+	off := func(v *int64) string {
+		if v == nil {
+			return "none"
+		}
+		return strconv.FormatInt(*v, 10)
+	}
+	rows := [][]string{}
+	for _, d := range ds {
+		then := off(d.Then)
+		if d.Unrecorded {
+			then = "not recorded"
+		}
+		rows = append(rows, []string{d.Group, d.Topic, strconv.Itoa(int(d.Partition)), then, off(d.Now)})
+	}
+	return rows
+}
+
 // ResetPlan returns the plan as ApplyReset takes it.
 func (p *Plan) ResetPlan() *ResetPlan {
 	rp := &ResetPlan{Kind: ResetKind(p.Spec)}
@@ -158,11 +225,31 @@ func (p *Plan) GroupNames() []string {
 // ReadPlan parses a saved plan and checks it: known version, every group
 // named, no partition twice, offsets not negative.
 func ReadPlan(r io.Reader) (*Plan, error) {
-	dec := json.NewDecoder(r)
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var p Plan
 	if err := dec.Decode(&p); err != nil {
 		return nil, fmt.Errorf("not a kbox reset plan: %v", err)
+	}
+	// Which partitions record the offset they were computed from (a
+	// null current_offset does: nothing was committed).
+	var keys struct {
+		Groups []struct {
+			Partitions []map[string]json.RawMessage `json:"partitions"`
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		return nil, fmt.Errorf("not a kbox reset plan: %v", err)
+	}
+	for gi := range p.Groups {
+		for pi := range p.Groups[gi].Partitions {
+			_, ok := keys.Groups[gi].Partitions[pi]["current_offset"]
+			p.Groups[gi].Partitions[pi].unrecorded = !ok
+		}
 	}
 	if p.FormatVersion < 1 || p.FormatVersion > PlanFormatVersion {
 		return nil, fmt.Errorf("reset plan format_version %d: this kbox reads version %d", p.FormatVersion, PlanFormatVersion)

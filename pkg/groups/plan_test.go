@@ -102,3 +102,47 @@ func TestReadPlanErrors(t *testing.T) {
 		t.Errorf("minimal plan: %+v %v", p, err)
 	}
 }
+
+// A saved plan records the committed offsets it was computed from; a
+// replay compares them with the offsets committed now.
+func TestPlanDrifts(t *testing.T) {
+	p := NewPlan(samplePlan(), lagBase)
+	back, err := ReadPlan(strings.NewReader(string(p.Marshal())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Unchanged: app at 100, 10 and nothing on orders-2; fresh has none.
+	same := map[string]map[TopicPartition]int64{"app": {{"orders", 0}: 100, {"orders", 1}: 10}}
+	if ds := back.Drifts(same); len(ds) != 0 {
+		t.Fatalf("unchanged offsets drifted: %+v", ds)
+	}
+	// orders-0 moved on to 2131, orders-2 got a commit, fresh was created.
+	moved := map[string]map[TopicPartition]int64{"app": {{"orders", 0}: 2131, {"orders", 1}: 10, {"orders", 2}: 3}, "fresh": {{"orders", 0}: 1}}
+	ds := back.Drifts(moved)
+	rows := DriftRows(ds)
+	want := [][]string{{"app", "orders", "0", "100", "2131"}, {"app", "orders", "2", "none", "3"}, {"fresh", "orders", "0", "none", "1"}}
+	if len(rows) != len(want) {
+		t.Fatalf("drifts %v, want %v", rows, want)
+	}
+	for i := range want {
+		if strings.Join(rows[i], "|") != strings.Join(want[i], "|") {
+			t.Errorf("drift %d: %v, want %v", i, rows[i], want[i])
+		}
+	}
+	// The refused groups (active, odd) are not compared.
+	for _, d := range ds {
+		if d.Group == "active" || d.Group == "odd" {
+			t.Errorf("refused group compared: %+v", d)
+		}
+	}
+	// A plan without current_offset (written by hand) records nothing:
+	// every partition is a drift, even when the offsets happen to match.
+	hand, err := ReadPlan(strings.NewReader(`{"format_version":1,"groups":[{"group":"app","partitions":[{"topic":"orders","partition":0,"new_offset":5},{"topic":"orders","partition":1,"current_offset":null,"new_offset":5}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds = hand.Drifts(map[string]map[TopicPartition]int64{"app": {{"orders", 0}: 7}})
+	if len(ds) != 1 || !ds[0].Unrecorded || DriftRows(ds)[0][3] != "not recorded" {
+		t.Fatalf("hand-written plan: %+v", ds)
+	}
+}

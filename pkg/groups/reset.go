@@ -102,6 +102,15 @@ func (e *UnknownPartitionsError) Error() string {
 	return fmt.Sprintf("The partitions \"%s\" do not exist", joinTPs(e.Partitions))
 }
 
+// UnknownTopicError is a --topic (without partitions) the cluster does
+// not have. It is kerr.UnknownTopicOrPartition to errors.Is: the drop-in
+// prints Apache's text for it.
+type UnknownTopicError struct{ Topic string }
+
+func (e *UnknownTopicError) Error() string { return "topic " + e.Topic + " not found" }
+
+func (e *UnknownTopicError) Unwrap() error { return kerr.UnknownTopicOrPartition }
+
 // NoLeaderError: partitions of the scope without a leader.
 type NoLeaderError struct{ Partitions []TopicPartition }
 
@@ -232,11 +241,11 @@ func (c *Client) scope(ctx context.Context, spec ResetSpec, committed map[TopicP
 		}
 		for _, t := range topics {
 			td, ok := tds[t]
-			if !ok {
-				return nil, kerr.UnknownTopicOrPartition
+			if !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition) {
+				return nil, &UnknownTopicError{Topic: t}
 			}
 			if td.Err != nil {
-				return nil, td.Err
+				return nil, fmt.Errorf("topic %s: %w", t, td.Err)
 			}
 			for _, p := range td.Partitions.Sorted() {
 				whole = append(whole, TopicPartition{t, p.Partition})

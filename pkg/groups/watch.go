@@ -10,39 +10,43 @@ import (
 // Catch-up status of a group or topic in a watch sample.
 const (
 	StatusCaughtUp      = "caught_up"      // no lag
-	StatusCatchingUp    = "catching_up"    // consuming faster than producing: ETA known
-	StatusKeepingUp     = "keeping_up"     // lag, consuming about as fast as producing (within 2 % or 1 record/s)
-	StatusFallingBehind = "falling_behind" // lag, producing faster than consuming
-	StatusStalled       = "stalled"        // lag, and neither producing nor consuming
-	StatusUnknown       = "unknown"        // first sample: no rates yet
+	StatusCatchingUp    = "catching_up"    // the lag shrinks over the window: ETA known
+	StatusKeepingUp     = "keeping_up"     // lag, about steady over the window (within 2 % of the rates or 1 record/s)
+	StatusFallingBehind = "falling_behind" // the lag grows over the window
+	StatusStalled       = "stalled"        // lag, and neither producing nor consuming over the window
+	StatusUnknown       = "unknown"        // the window shows no trend yet
 )
 
-// Trend of the lag between two samples.
+// Trend of the lag over the window of commits.
 const (
 	TrendGrowing   = "growing"
 	TrendShrinking = "shrinking"
 	TrendSteady    = "steady"
+	TrendUnknown   = "unknown" // fewer than two commits in the window
 )
 
-// RateLag is the lag, rates and catch-up estimate of a group, or of one
-// group on one topic, between two samples.
+// RateLag is the lag, rates, trend, catch-up estimate and verdict of a
+// group, or of one group on one topic, over the windows of commits of its
+// partitions.
 type RateLag struct {
 	Lag       int64  `json:"lag"`
 	TimeLagMs *int64 `json:"time_lag_ms"`
-	// LagChange is the lag now minus the lag at the previous sample,
-	// over the partitions in both samples (a partition committed for the
-	// first time is not growth); null on the first sample.
-	LagChange *int64 `json:"lag_change"`
+	// LagPerSec is how fast the lag changed over the windows (positive:
+	// growing): the slope of the lag at the commits, summed over the
+	// partitions; null while some lagging partition has no trend yet.
+	LagPerSec *float64 `json:"lag_per_sec"`
 	// ProduceRecordsPerSec is how fast the log-end offsets of the
-	// partitions grew; ConsumeRecordsPerSec how fast the committed offsets
-	// did. Both null on the first sample.
+	// partitions grew over their windows; ConsumeRecordsPerSec how fast
+	// the committed offsets did. Null until a partition has a window.
 	ProduceRecordsPerSec *float64 `json:"produce_records_per_sec"`
 	ConsumeRecordsPerSec *float64 `json:"consume_records_per_sec"`
 	Trend                string   `json:"trend"`
 	Status               string   `json:"status"`
-	// EtaSec is the estimated time to catch up, lag / (consume rate -
-	// produce rate), while catching up; null otherwise.
+	// EtaSec is the estimated time to catch up, lag / -LagPerSec, while
+	// the windows show the lag shrinking; null otherwise.
 	EtaSec *float64 `json:"eta_sec"`
+	// Verdict is the worst verdict of the partitions (Burrow's rules).
+	Verdict Verdict `json:"verdict"`
 }
 
 // TopicRate is one group's RateLag on one topic.
@@ -51,17 +55,43 @@ type TopicRate struct {
 	RateLag
 }
 
-// GroupRate is one group's RateLag, overall and per topic.
+// PartitionRate is one group's rates and verdict on one partition, over
+// the partition's window of commits.
+type PartitionRate struct {
+	Topic           string `json:"topic"`
+	Partition       int32  `json:"partition"`
+	CommittedOffset int64  `json:"committed_offset"`
+	// LogEndOffset is null when the end offset could not be listed.
+	LogEndOffset         *int64   `json:"log_end_offset"`
+	Lag                  int64    `json:"lag"`
+	LagPerSec            *float64 `json:"lag_per_sec"`
+	ProduceRecordsPerSec *float64 `json:"produce_records_per_sec"`
+	ConsumeRecordsPerSec *float64 `json:"consume_records_per_sec"`
+	Trend                string   `json:"trend"`
+	Verdict              Verdict  `json:"verdict"`
+	// WindowCommits is how many entries the window holds (at most
+	// WindowCommits): samples in which the committed offset had moved,
+	// the first sample of the partition, and caught-up samples.
+	WindowCommits int `json:"window_commits"`
+	// WindowSpanMs is the time from the window's first entry to its last;
+	// SinceCommitMs the time since its last entry.
+	WindowSpanMs  int64  `json:"window_span_ms"`
+	SinceCommitMs int64  `json:"since_commit_ms"`
+	Error         string `json:"error,omitempty"`
+}
+
+// GroupRate is one group's RateLag, overall, per topic and per partition.
 type GroupRate struct {
 	Group string `json:"group"`
 	State string `json:"state"`
 	RateLag
-	Topics []TopicRate `json:"topics"`
-	Error  string      `json:"error,omitempty"`
+	Topics     []TopicRate     `json:"topics"`
+	Partitions []PartitionRate `json:"partitions"`
+	Error      string          `json:"error,omitempty"`
 }
 
-// WatchSample is one sample of a watch: the rates since the previous
-// sample. IntervalSec is null on the first sample.
+// WatchSample is one sample of a watch. IntervalSec (the time since the
+// previous sample) is null on the first sample.
 type WatchSample struct {
 	Time        time.Time   `json:"time"`
 	Sample      int         `json:"sample"`
@@ -69,11 +99,23 @@ type WatchSample struct {
 	Groups      []GroupRate `json:"groups"`
 }
 
-// Sampler turns successive lag reports into watch samples: produce and
-// consume rates per group and topic, the lag trend and an ETA to catch up.
+// Sampler turns successive lag reports into watch samples. It keeps, per
+// group and partition, a sliding window of the last WindowCommits
+// commits it saw (a sample in which the committed offset had moved; the
+// first sample of the partition; a sample that found it caught up), and
+// judges from the windows: produce and consume rates, the lag trend, an
+// ETA to catch up, and Burrow's verdicts (see judge). A sample in which a
+// partition's committed offset did not move, while it lags, adds nothing
+// to its window: consumers commit every few seconds, and a sample between
+// two commits says nothing about the trend.
+//
+// Reports may cover different groups (the dashboard asks for one group,
+// then for all): a partition's window is kept while it is out of the
+// reports, for up to an hour.
 type Sampler struct {
-	prev *LagReport
-	n    int
+	parts    map[pkey]*window
+	prevTime time.Time
+	n        int
 }
 
 type pkey struct {
@@ -81,109 +123,285 @@ type pkey struct {
 	partition    int32
 }
 
-// Add takes the next report (its Time must be later than the previous
-// one's) and returns the sample. Rates count only partitions present in
-// both reports with known offsets; a partition whose committed offset went
-// back (a reset) counts no consumption for that interval.
+// window is one partition's entries and what the last sample saw.
+type window struct {
+	commits []commit
+	offset  int64     // the committed offset at the last sample
+	seen    time.Time // the last sample that had the partition
+}
+
+// forget is how long a partition's window is kept while no report has it.
+const forget = time.Hour
+
+// Add takes the next report (its Time later than the previous one's) and
+// returns the sample. It also sets each partition's and group's Verdict
+// in r from the windows.
 func (s *Sampler) Add(r *LagReport) *WatchSample {
+	if s.parts == nil {
+		s.parts = map[pkey]*window{}
+	}
 	s.n++
 	ws := &WatchSample{Time: r.Time, Sample: s.n, Groups: []GroupRate{}}
-	prev := map[pkey]LagPartition{}
-	var dt, dtc float64
-	if s.prev != nil {
-		dt = r.Time.Sub(s.prev.Time).Seconds()
-		dtc = dt
-		if !r.committedAt.IsZero() && !s.prev.committedAt.IsZero() {
-			dtc = r.committedAt.Sub(s.prev.committedAt).Seconds()
-		}
-		ws.IntervalSec = ptrTo(round3(dt))
-		for _, g := range s.prev.Groups {
-			for _, p := range g.Partitions {
-				prev[pkey{g.Group, p.Topic, p.Partition}] = p
-			}
-		}
+	if !s.prevTime.IsZero() {
+		ws.IntervalSec = ptrTo(round3(r.Time.Sub(s.prevTime).Seconds()))
 	}
-	for _, g := range r.Groups {
-		gr := GroupRate{Group: g.Group, State: g.State, Error: g.Error, Topics: []TopicRate{}}
+	s.prevTime = r.Time
+	now := r.committedAt
+	if now.IsZero() {
+		now = r.Time
+	}
+	for gi := range r.Groups {
+		g := &r.Groups[gi]
+		gr := GroupRate{Group: g.Group, State: g.State, Error: g.Error, Topics: []TopicRate{}, Partitions: []PartitionRate{}}
 		gr.Lag, gr.TimeLagMs = g.Lag, g.TimeLagMs
-		var gProd, gCons float64
-		var gChange int64
-		gRated := false
-		for _, tt := range g.topicTotals() {
-			trate := TopicRate{Topic: tt.topic}
-			trate.Lag = tt.lag
-			trate.TimeLagMs = tt.timeLag
-			if tt.unknown && tt.timeLag != nil && *tt.timeLag == 0 {
-				trate.TimeLagMs = nil
+		var gAgg, tAgg aggregate
+		gAgg.caughtUp = g.CaughtUp
+		flush := func() {
+			if tAgg.topic == "" {
+				return
 			}
-			var prod, cons float64
-			var change int64
-			rated := false
-			for _, p := range g.Partitions {
-				if p.Topic != tt.topic || p.LogEndOffset == nil {
-					continue
-				}
-				q, ok := prev[pkey{g.Group, p.Topic, p.Partition}]
-				if !ok || q.LogEndOffset == nil || dt <= 0 || dtc <= 0 {
-					continue
-				}
-				rated = true
-				prod += float64(max(*p.LogEndOffset-*q.LogEndOffset, 0))
-				cons += float64(max(p.CommittedOffset-q.CommittedOffset, 0))
-				change += p.Lag - q.Lag
-			}
-			if rated {
-				gRated = true
-				gProd += prod
-				gCons += cons
-				gChange += change
-				trate.RateLag.rate(prod/dt, cons/dtc, change)
-			} else {
-				trate.Trend, trate.Status = TrendSteady, StatusUnknown
-				if tt.lag == 0 && tt.caughtUp {
-					trate.Status = StatusCaughtUp
-				}
-			}
-			gr.Topics = append(gr.Topics, trate)
+			tr := TopicRate{Topic: tAgg.topic}
+			tr.Lag, tr.TimeLagMs = tAgg.lag, tAgg.timeLag
+			tr.RateLag.fill(&tAgg)
+			gr.Topics = append(gr.Topics, tr)
 		}
-		if gRated {
-			gr.RateLag.rate(gProd/dt, gCons/dtc, gChange)
-		} else {
-			gr.Trend, gr.Status = TrendSteady, StatusUnknown
-			if g.CaughtUp {
-				gr.Status = StatusCaughtUp
+		for pi := range g.Partitions {
+			p := &g.Partitions[pi]
+			if p.Topic != tAgg.topic {
+				flush()
+				tAgg = aggregate{topic: p.Topic, caughtUp: true}
 			}
+			pr, pa := s.partition(g, p, now, r.Time)
+			p.Verdict = pr.Verdict
+			gr.Partitions = append(gr.Partitions, pr)
+			tAgg.add(p, pa)
+			gAgg.add(p, pa)
 		}
+		flush()
+		gr.RateLag.fill(&gAgg)
+		g.total()
 		ws.Groups = append(ws.Groups, gr)
 	}
-	s.prev = r
+	for k, w := range s.parts {
+		if now.Sub(w.seen) > forget {
+			delete(s.parts, k)
+		}
+	}
 	return ws
 }
 
-// rate fills rates, trend, status and ETA from the rates and the lag
-// change since the previous sample.
-func (rl *RateLag) rate(prod, cons float64, change int64) {
-	rl.ProduceRecordsPerSec = ptrTo(round3(prod))
-	rl.ConsumeRecordsPerSec = ptrTo(round3(cons))
-	rl.LagChange = ptrTo(change)
+// partAssess is what a partition adds to its topic's and group's
+// aggregate.
+type partAssess struct {
+	prod, cons      *float64
+	slope           *float64
+	slopeMargin     float64 // how far from 0 the slope must be to show a trend
+	trendSlope      float64 // the slope the trend is judged on (0 within one commit of the end)
+	projectedLag    float64 // the lag now, projected from the last commit along the trend
+	verdict         Verdict
+	lagging, judged bool
+}
+
+// partition updates one partition's window with the report and judges it.
+func (s *Sampler) partition(g *LagGroup, p *LagPartition, now, endsAt time.Time) (PartitionRate, partAssess) {
+	pr := PartitionRate{Topic: p.Topic, Partition: p.Partition, CommittedOffset: p.CommittedOffset, LogEndOffset: p.LogEndOffset,
+		Lag: p.Lag, Trend: TrendUnknown, Error: p.Error}
+	pa := partAssess{lagging: p.Lag > 0, projectedLag: float64(p.Lag)}
+	if p.Error != "" || p.LogEndOffset == nil {
+		return pr, pa
+	}
+	pa.judged = true
+	k := pkey{g.Group, p.Topic, p.Partition}
+	c := commit{at: now, offset: p.CommittedOffset, lag: p.Lag, end: *p.LogEndOffset, endAt: endsAt}
+	w := s.parts[k]
 	switch {
-	case change > 0:
-		rl.Trend = TrendGrowing
-	case change < 0:
-		rl.Trend = TrendShrinking
-	default:
-		rl.Trend = TrendSteady
+	case w != nil && now.Before(w.seen):
+		// An older report than the last one (two requests crossed):
+		// judged against the window, not added to it.
+	case w == nil:
+		w = &window{}
+		s.parts[k] = w
+		w.add(c)
+	case p.CommittedOffset != w.offset:
+		c.moved = true
+		w.add(c)
+	case p.Lag == 0:
+		w.add(c) // caught up: nothing to commit
+	}
+	if now.After(w.seen) {
+		w.offset, w.seen = p.CommittedOffset, now
+	}
+	cs := w.commits
+	gap, span := windowStats(cs)
+	last := cs[len(cs)-1]
+	pr.Verdict = judge(cs, p.Lag, now, g.State)
+	pa.verdict = pr.Verdict
+	pr.WindowCommits = len(cs)
+	pr.WindowSpanMs = span.Milliseconds()
+	pr.SinceCommitMs = now.Sub(last.at).Milliseconds()
+
+	// Rates and trend: over the window since the last rewind, at the
+	// commits; up to now when caught up or when the commits stopped
+	// coming at their cadence.
+	from := 0
+	for i := 1; i < len(cs); i++ {
+		if cs[i].offset < cs[i-1].offset {
+			from = i
+		}
+	}
+	ww := cs[from:]
+	if dt := endsAt.Sub(ww[0].endAt).Seconds(); dt > 0 && *p.LogEndOffset >= ww[0].end {
+		pa.prod = ptrTo(float64(*p.LogEndOffset-ww[0].end) / dt)
+	}
+	if gap > 0 || p.Lag == 0 {
+		ts := make([]time.Time, 0, len(ww)+1)
+		lags := make([]int64, 0, len(ww)+1)
+		for _, e := range ww {
+			ts, lags = append(ts, e.at), append(lags, e.lag)
+		}
+		endAt, endOff := last.at, last.offset
+		onCadence := gap > 0 && now.Sub(last.at) <= 2*gap
+		if (p.Lag == 0 || !onCadence) && now.After(last.at) {
+			endAt, endOff = now, p.CommittedOffset
+			ts, lags = append(ts, now), append(lags, p.Lag)
+		}
+		if dt := endAt.Sub(ww[0].at).Seconds(); dt > 0 {
+			pa.cons = ptrTo(float64(max(endOff-ww[0].offset, 0)) / dt)
+		}
+		if sl, margin, ok := lagSlope(ts, lags); ok {
+			pa.slope, pa.slopeMargin, pa.trendSlope = &sl, margin, sl
+			if endAt == last.at {
+				pa.projectedLag = max(float64(last.lag)+sl*now.Sub(last.at).Seconds(), 0)
+			}
+			// Within one commit of the log end: a consumer that commits
+			// every few seconds stands, at its commits, about what the
+			// producers wrote since its previous commit behind. Its lag
+			// cannot shrink further: it is not catching up any more,
+			// whatever the window remembers of a catch-up.
+			if sl < 0 && onCadence && pa.prod != nil && float64(last.lag) <= *pa.prod*gap.Seconds() {
+				pa.trendSlope = 0
+			}
+		}
+	}
+	if pa.prod != nil {
+		pr.ProduceRecordsPerSec = ptrTo(round3(*pa.prod))
+	}
+	if pa.cons != nil {
+		pr.ConsumeRecordsPerSec = ptrTo(round3(*pa.cons))
+	}
+	if pa.slope != nil {
+		pr.LagPerSec = ptrTo(round3(*pa.slope))
+		pr.Trend = trendOf(pa.trendSlope, pa.slopeMargin, deref(pa.prod), deref(pa.cons))
+	}
+	return pr, pa
+}
+
+func (w *window) add(c commit) {
+	w.commits = append(w.commits, c)
+	if len(w.commits) > WindowCommits {
+		w.commits = append(w.commits[:0:0], w.commits[len(w.commits)-WindowCommits:]...)
+	}
+}
+
+func deref(v *float64) float64 {
+	if v == nil {
+		return 0
+	}
+	return *v
+}
+
+// trendOf classifies a lag slope: steady within 2 % of the larger rate,
+// 1 record/s, or the slope's margin (the lag at the commits scatters
+// more than it moves: no trend at 99 %).
+func trendOf(slope, margin, prod, cons float64) string {
+	switch tol := math.Max(math.Max(1, 0.02*math.Max(prod, cons)), margin); {
+	case slope > tol:
+		return TrendGrowing
+	case slope < -tol:
+		return TrendShrinking
+	}
+	return TrendSteady
+}
+
+// aggregate sums partitions into a topic's or group's RateLag.
+type aggregate struct {
+	topic            string
+	lag              int64
+	timeLag          *int64
+	timeUnknown      bool
+	caughtUp         bool
+	prod, cons       float64
+	prodN, consN     int
+	slope, projected float64
+	trendSlope       float64
+	slopeMargin2     float64 // the sum of the squared slope margins
+	parts, slopes    int
+	noTrend          bool // a lagging partition without a trend
+	verdict          Verdict
+}
+
+func (a *aggregate) add(p *LagPartition, pa partAssess) {
+	if a.parts == 0 {
+		a.verdict = pa.verdict
+	} else {
+		a.verdict = Worse(a.verdict, pa.verdict)
+	}
+	a.parts++
+	a.lag += p.Lag
+	a.caughtUp = a.caughtUp && p.CaughtUp
+	if p.TimeLagMs == nil {
+		a.timeUnknown = a.timeUnknown || p.Lag > 0 || p.Error != ""
+	} else if a.timeLag == nil || *p.TimeLagMs > *a.timeLag {
+		a.timeLag = ptrTo(*p.TimeLagMs)
+	}
+	if pa.prod != nil {
+		a.prod += *pa.prod
+		a.prodN++
+	}
+	if pa.cons != nil {
+		a.cons += *pa.cons
+		a.consN++
 	}
 	switch {
-	case rl.Lag == 0:
+	case pa.slope != nil:
+		a.slopes++
+		a.slope += *pa.slope
+		a.trendSlope += pa.trendSlope
+		a.slopeMargin2 += pa.slopeMargin * pa.slopeMargin
+		a.projected += pa.projectedLag
+	case pa.lagging || !pa.judged:
+		a.noTrend = true
+	}
+}
+
+// fill sets rates, trend, status, ETA and verdict from the aggregate.
+func (rl *RateLag) fill(a *aggregate) {
+	if a.timeUnknown && a.timeLag != nil && *a.timeLag == 0 {
+		rl.TimeLagMs = nil
+	}
+	rl.Verdict = a.verdict
+	if a.prodN > 0 {
+		rl.ProduceRecordsPerSec = ptrTo(round3(a.prod))
+	}
+	if a.consN > 0 {
+		rl.ConsumeRecordsPerSec = ptrTo(round3(a.cons))
+	}
+	rl.Trend, rl.Status = TrendUnknown, StatusUnknown
+	if a.slopes > 0 && !a.noTrend {
+		rl.LagPerSec = ptrTo(round3(a.slope))
+		rl.Trend = trendOf(a.trendSlope, math.Sqrt(a.slopeMargin2), a.prod, a.cons)
+	}
+	switch {
+	case rl.Lag == 0 && a.caughtUp:
 		rl.Status = StatusCaughtUp
-	case prod == 0 && cons == 0:
+	case rl.LagPerSec == nil:
+	case a.prodN > 0 && a.consN > 0 && a.prod == 0 && a.cons == 0:
 		rl.Status = StatusStalled
-	case math.Abs(cons-prod) <= math.Max(1, 0.02*math.Max(prod, cons)):
+	case rl.Trend == TrendSteady:
 		rl.Status = StatusKeepingUp
-	case cons > prod:
+	case rl.Trend == TrendShrinking:
 		rl.Status = StatusCatchingUp
-		rl.EtaSec = ptrTo(round3(float64(rl.Lag) / (cons - prod)))
+		rl.EtaSec = ptrTo(round3(a.projected / -a.trendSlope))
 	default:
 		rl.Status = StatusFallingBehind
 	}
@@ -193,7 +411,7 @@ func round3(v float64) float64 { return math.Round(v*1000) / 1000 }
 
 // Header is the watch table header: one row per group and topic.
 func (w *WatchSample) Header() []string {
-	return []string{"GROUP", "TOPIC", "LAG", "TIME-LAG", "PRODUCE/S", "CONSUME/S", "TREND", "ETA"}
+	return []string{"GROUP", "TOPIC", "LAG", "TIME-LAG", "PRODUCE/S", "CONSUME/S", "TREND", "ETA", "VERDICT"}
 }
 
 // Rows are the watch table rows: each group's total, then its topics.
@@ -212,14 +430,45 @@ func (w *WatchSample) Rows() [][]string {
 	return rows
 }
 
+// WideHeader is the wide watch table header: one row per partition.
+func (w *WatchSample) WideHeader() []string {
+	return []string{"GROUP", "TOPIC", "PARTITION", "COMMITTED", "LAG", "PRODUCE/S", "CONSUME/S", "LAG/S", "TREND", "VERDICT", "COMMITS", "SINCE-COMMIT"}
+}
+
+// WideRows are the wide watch rows, one per partition.
+func (w *WatchSample) WideRows() [][]string {
+	rows := [][]string{}
+	for _, g := range w.Groups {
+		if len(g.Partitions) == 0 {
+			rows = append(rows, []string{g.Group, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", lagErrCell(g.Error, "-")})
+			continue
+		}
+		for _, p := range g.Partitions {
+			since, commits := "-", "-"
+			if p.WindowCommits > 0 {
+				commits = strconv.Itoa(p.WindowCommits)
+				since = FormatDuration(time.Duration(p.SinceCommitMs) * time.Millisecond)
+			}
+			if p.Error != "" {
+				since = "error: " + p.Error
+			}
+			rows = append(rows, []string{g.Group, p.Topic, strconv.Itoa(int(p.Partition)), strconv.FormatInt(p.CommittedOffset, 10),
+				strconv.FormatInt(p.Lag, 10), fmtRate(p.ProduceRecordsPerSec), fmtRate(p.ConsumeRecordsPerSec), fmtRate(p.LagPerSec),
+				p.Trend, p.Verdict.String(), commits, since})
+		}
+	}
+	return rows
+}
+
 func (rl RateLag) row(group, topic string) []string {
 	return []string{group, topic, strconv.FormatInt(rl.Lag, 10),
 		FormatTimeLag(rl.TimeLagMs, rl.Status == StatusCaughtUp),
-		fmtRate(rl.ProduceRecordsPerSec), fmtRate(rl.ConsumeRecordsPerSec), rl.Trend, rl.ETA()}
+		fmtRate(rl.ProduceRecordsPerSec), fmtRate(rl.ConsumeRecordsPerSec), rl.Trend, rl.ETA(), rl.Verdict.String()}
 }
 
 // ETA prints the catch-up estimate: a duration, "caught up", "keeping
-// up", "falling behind", "stalled", or "-" before rates are known.
+// up", "falling behind", "stalled", or "-" while the window shows no
+// trend.
 func (rl RateLag) ETA() string {
 	switch rl.Status {
 	case StatusCaughtUp:
@@ -245,9 +494,10 @@ func fmtRate(v *float64) string {
 	return fmt.Sprintf("%.1f", *v)
 }
 
-// Filter keeps only lagging groups and topics when onlyLagging, and sorts
-// the groups. The sampler sees every partition; filtering the sample
-// afterwards keeps the rates of a group that just caught up right.
+// Filter keeps only lagging groups, topics and partitions when
+// onlyLagging, and sorts the groups. The sampler sees every partition;
+// filtering the sample afterwards keeps the windows of a group that just
+// caught up right.
 func (w *WatchSample) Filter(onlyLagging bool, order string) {
 	if onlyLagging {
 		gs := w.Groups[:0]
@@ -261,7 +511,13 @@ func (w *WatchSample) Filter(onlyLagging bool, order string) {
 					ts = append(ts, t)
 				}
 			}
-			g.Topics = ts
+			ps := []PartitionRate{}
+			for _, p := range g.Partitions {
+				if p.Lag > 0 {
+					ps = append(ps, p)
+				}
+			}
+			g.Topics, g.Partitions = ts, ps
 			gs = append(gs, g)
 		}
 		w.Groups = gs

@@ -1,16 +1,21 @@
 package groups
 
 import (
+	"math"
 	"testing"
 	"time"
 
 	"github.com/kboxdev/kbox/internal/golden"
 )
 
-// report builds a one-group lag report: per partition of topic t, the
-// committed and log-end offsets.
+// lagReportOf builds a one-group lag report: per partition of topic t,
+// the committed and log-end offsets.
 func lagReportOf(at time.Time, committed, end []int64) *LagReport {
-	g := LagGroup{Group: "g", State: "Stable", Type: "classic", Partitions: []LagPartition{}}
+	return lagReportState(at, "Stable", committed, end)
+}
+
+func lagReportState(at time.Time, state string, committed, end []int64) *LagReport {
+	g := LagGroup{Group: "g", State: state, Type: "classic", Partitions: []LagPartition{}}
 	for i := range committed {
 		e := end[i]
 		p := LagPartition{Topic: "t", Partition: int32(i), CommittedOffset: committed[i], LogEndOffset: &e, Lag: e - committed[i]}
@@ -28,52 +33,57 @@ func lagReportOf(at time.Time, committed, end []int64) *LagReport {
 
 func TestSampler(t *testing.T) {
 	var s Sampler
-	first := s.Add(lagReportOf(lagBase, []int64{0, 0}, []int64{100, 100}))
+	first := s.Add(lagReportOf(lagBase, []int64{0, 0}, []int64{1000, 1000}))
 	g := first.Groups[0]
-	if first.IntervalSec != nil || g.ProduceRecordsPerSec != nil || g.Status != StatusUnknown || g.EtaSec != nil {
-		t.Fatalf("first sample has no rates: %+v", g)
+	if first.IntervalSec != nil || g.ProduceRecordsPerSec != nil || g.ConsumeRecordsPerSec != nil || g.Status != StatusUnknown ||
+		g.Trend != TrendUnknown || g.EtaSec != nil || g.Verdict != VerdictUnknown {
+		t.Fatalf("first sample has no rates, trend or verdict: %+v", g)
 	}
-	// 2 s later: produced 100 per partition (100/s), consumed 150 each (150/s).
-	second := s.Add(lagReportOf(lagBase.Add(2*time.Second), []int64{150, 150}, []int64{200, 200}))
+	if len(g.Partitions) != 2 || g.Partitions[0].WindowCommits != 1 || g.Partitions[0].Verdict != VerdictUnknown {
+		t.Fatalf("first sample partitions: %+v", g.Partitions)
+	}
+	// 2 s later: produced 100 per partition (50/s each), consumed 300
+	// each (150/s each).
+	second := s.Add(lagReportOf(lagBase.Add(2*time.Second), []int64{300, 300}, []int64{1100, 1100}))
 	g = second.Groups[0]
-	if *second.IntervalSec != 2 || *g.ProduceRecordsPerSec != 100 || *g.ConsumeRecordsPerSec != 150 {
+	if *second.IntervalSec != 2 || *g.ProduceRecordsPerSec != 100 || *g.ConsumeRecordsPerSec != 300 {
 		t.Fatalf("rates: interval %v produce %v consume %v", *second.IntervalSec, *g.ProduceRecordsPerSec, *g.ConsumeRecordsPerSec)
 	}
-	// lag 100, closing at 50/s: 2 s.
-	if g.Status != StatusCatchingUp || g.Trend != TrendShrinking || *g.LagChange != -100 || g.EtaSec == nil || *g.EtaSec != 2 {
+	// lag 2000 -> 1600 over 2 s: -200/s; 1600 at -200/s: 8 s.
+	if g.Status != StatusCatchingUp || g.Trend != TrendShrinking || *g.LagPerSec != -200 || g.EtaSec == nil || *g.EtaSec != 8 || g.Verdict != VerdictOK {
 		t.Fatalf("catching up: %+v eta %v", g.RateLag, g.EtaSec)
 	}
-	if g.ETA() != "2.0s" {
+	if g.ETA() != "8.0s" {
 		t.Errorf("ETA %q", g.ETA())
 	}
 	golden.JSON(t, "watch.json.golden", second)
 
-	// Falling behind: the consumer stopped.
-	third := s.Add(lagReportOf(lagBase.Add(4*time.Second), []int64{150, 150}, []int64{300, 300}))
+	// The consumer stops committing: the window keeps its trend from the
+	// commits until the silence is longer than twice the commit cadence.
+	third := s.Add(lagReportOf(lagBase.Add(3*time.Second), []int64{300, 300}, []int64{1150, 1150}))
 	g = third.Groups[0]
-	if g.Status != StatusFallingBehind || g.Trend != TrendGrowing || g.EtaSec != nil || g.ETA() != "falling behind" {
-		t.Fatalf("falling behind: %+v", g.RateLag)
+	if g.Trend != TrendShrinking || g.Verdict != VerdictOK || *g.ConsumeRecordsPerSec != 300 || *g.EtaSec != 7 {
+		t.Fatalf("a sample without a commit changes nothing (the ETA runs on): %+v eta %v", g.RateLag, *g.EtaSec)
 	}
-	// A reset backwards counts no consumption; both idle with lag: stalled.
-	fourth := s.Add(lagReportOf(lagBase.Add(5*time.Second), []int64{100, 100}, []int64{300, 300}))
+	// 5 s without a commit against a 2 s cadence: the rates run to now,
+	// the lag grows (falling behind), and the partitions stopped (longer
+	// than the window spans, and than twice its gap).
+	fourth := s.Add(lagReportOf(lagBase.Add(7*time.Second), []int64{300, 300}, []int64{1350, 1350}))
 	g = fourth.Groups[0]
-	if *g.ConsumeRecordsPerSec != 0 || g.Status != StatusStalled || g.ETA() != "stalled" {
-		t.Fatalf("reset backwards: %+v", g.RateLag)
-	}
-	// Consuming 1 % slower than producing, with a small lag: keeping up.
-	keep := s.Add(lagReportOf(lagBase.Add(6*time.Second), []int64{595, 595}, []int64{800, 800}))
-	g = keep.Groups[0]
-	if g.Status != StatusKeepingUp || g.ETA() != "keeping up" || g.EtaSec != nil {
-		t.Fatalf("keeping up: %+v produce %v consume %v", g.RateLag, *g.ProduceRecordsPerSec, *g.ConsumeRecordsPerSec)
+	if g.Status != StatusFallingBehind || g.Trend != TrendGrowing || g.EtaSec != nil || g.ETA() != "falling behind" || g.Verdict != VerdictStop {
+		t.Fatalf("stopped: %+v", g.RateLag)
 	}
 	// Caught up.
-	fifth := s.Add(lagReportOf(lagBase.Add(7*time.Second), []int64{800, 800}, []int64{800, 800}))
+	fifth := s.Add(lagReportOf(lagBase.Add(8*time.Second), []int64{1400, 1400}, []int64{1400, 1400}))
 	g = fifth.Groups[0]
-	if g.Status != StatusCaughtUp || g.ETA() != "caught up" || len(g.Topics) != 1 || g.Topics[0].Status != StatusCaughtUp {
+	if g.Status != StatusCaughtUp || g.ETA() != "caught up" || len(g.Topics) != 1 || g.Topics[0].Status != StatusCaughtUp || g.Verdict != VerdictOK {
 		t.Fatalf("caught up: %+v", g)
 	}
-	if rows := fifth.Rows(); len(rows) != 1 || rows[0][1] != "t" || rows[0][3] != "caught up" {
+	if rows := fifth.Rows(); len(rows) != 1 || rows[0][1] != "t" || rows[0][3] != "caught up" || rows[0][8] != "OK" {
 		t.Errorf("rows %v", rows)
+	}
+	if rows := fifth.WideRows(); len(rows) != 2 || rows[1][2] != "1" || rows[1][9] != "OK" || rows[1][10] != "3" {
+		t.Errorf("wide rows %v", rows)
 	}
 }
 
@@ -93,18 +103,222 @@ func TestSamplerClocks(t *testing.T) {
 }
 
 // A partition committed for the first time (a consumer just assigned it)
-// is not lag growth: the change counts the partitions in both samples.
-func TestSamplerNewPartitionIsNotGrowth(t *testing.T) {
+// has no trend yet: the group's trend waits for it rather than counting
+// its lag as growth.
+func TestSamplerNewPartition(t *testing.T) {
 	var s Sampler
-	s.Add(lagReportOf(lagBase, []int64{100}, []int64{200}))
-	// p0: lag 100 -> 90; p1 appears with lag 5000.
-	g := s.Add(lagReportOf(lagBase.Add(time.Second), []int64{210, 0}, []int64{300, 5000})).Groups[0]
-	if g.Lag != 5090 || *g.LagChange != -10 || g.Trend != TrendShrinking || *g.ConsumeRecordsPerSec != 110 || *g.Topics[0].LagChange != -10 {
-		t.Fatalf("new partition: lag %d change %d trend %s consume %v", g.Lag, *g.LagChange, g.Trend, *g.ConsumeRecordsPerSec)
+	s.Add(lagReportOf(lagBase, []int64{100}, []int64{2000}))
+	// p0: lag 1900 -> 1890; p1 appears with lag 5000.
+	g := s.Add(lagReportOf(lagBase.Add(time.Second), []int64{210, 0}, []int64{2100, 5000})).Groups[0]
+	if g.Lag != 6890 || g.LagPerSec != nil || g.Trend != TrendUnknown || g.Status != StatusUnknown || *g.Topics[0].ConsumeRecordsPerSec != 110 {
+		t.Fatalf("new partition: %+v", g.RateLag)
 	}
-	// Both partitions known now: p1's lag grows by 100.
-	g = s.Add(lagReportOf(lagBase.Add(2*time.Second), []int64{300, 0}, []int64{390, 5100})).Groups[0]
-	if *g.LagChange != 100 || g.Trend != TrendGrowing {
-		t.Fatalf("then: change %d trend %s", *g.LagChange, g.Trend)
+	if p := g.Partitions[0]; p.Trend != TrendShrinking || *p.LagPerSec != -10 {
+		t.Fatalf("p0: %+v", p)
+	}
+	// Both partitions committed again: p0's lag shrinks by 10/s, p1's
+	// grows by 100.
+	g = s.Add(lagReportOf(lagBase.Add(2*time.Second), []int64{310, 10}, []int64{2190, 5110})).Groups[0]
+	if *g.LagPerSec != 90 || g.Trend != TrendGrowing {
+		t.Fatalf("then: %+v", g.RateLag)
+	}
+}
+
+// The case of issue 26: a consumer catching up at 1,530 records/s net
+// commits every 5 s, and the watch samples every 5 s; the commits land
+// just before or just after the samples, so every other sample sees no
+// new commit. Judged over the window of commits, the trend, the status,
+// the ETA and the verdict hold still from sample to sample, and the ETA
+// tracks the true time to catch up (about 75 s at the start).
+func TestSamplerCommitsEvery5sSampledEvery5s(t *testing.T) {
+	const consume, produce, lag0 = 3000.0, 1470.0, 115_000.0
+	commitAt := func(k int) float64 { // seconds; alternately 0.1 s before and after the sample
+		if k%2 == 0 {
+			return 5*float64(k) - 0.1
+		}
+		return 5*float64(k) + 0.1
+	}
+	var s Sampler
+	prevEta := math.Inf(1)
+	for j := 0; j <= 18; j++ {
+		ts := 5 * float64(j)
+		k := j
+		for commitAt(k) > ts {
+			k--
+		}
+		committed := int64(consume * commitAt(k))
+		end := int64(lag0 + produce*ts)
+		at := lagBase.Add(time.Duration(ts * float64(time.Second)))
+		g := s.Add(lagReportOf(at, []int64{committed}, []int64{end})).Groups[0]
+		trueEta := (lag0 - (consume-produce)*ts) / (consume - produce)
+		switch {
+		case j < 2: // no commit seen since the first sample
+			if g.Trend != TrendUnknown || g.EtaSec != nil {
+				t.Fatalf("sample %d: a trend before a second commit: %+v", j, g.RateLag)
+			}
+		case j >= 14:
+			// At the last commit the lag is within what the producers
+			// write between two commits seen (1,470/s for 10 s): the
+			// consumer cannot get closer; keeping up, no ETA.
+			if g.Status != StatusKeepingUp || g.EtaSec != nil || g.Verdict != VerdictOK {
+				t.Fatalf("sample %d (ts %.0fs): %+v", j, ts, g.RateLag)
+			}
+		default:
+			if g.Trend != TrendShrinking || g.Status != StatusCatchingUp || g.EtaSec == nil || g.Verdict != VerdictOK {
+				t.Fatalf("sample %d (ts %.0fs): %+v", j, ts, g.RateLag)
+			}
+			if math.Abs(*g.EtaSec-trueEta) > 2 || *g.EtaSec >= prevEta {
+				t.Fatalf("sample %d: ETA %.1fs, true %.1fs, previous %.1fs", j, *g.EtaSec, trueEta, prevEta)
+			}
+			if lps := *g.LagPerSec; math.Abs(lps+(consume-produce)) > 0.02*(consume-produce) {
+				t.Fatalf("sample %d: lag/s %.1f, want about %.0f", j, lps, -(consume - produce))
+			}
+			prevEta = *g.EtaSec
+		}
+	}
+}
+
+// window builds a partition window from (seconds, offset, lag) triples,
+// each a commit kbox saw (the first the baseline).
+func windowOf(es ...[3]float64) []commit {
+	var w []commit
+	for i, e := range es {
+		w = append(w, commit{at: lagBase.Add(time.Duration(e[0] * float64(time.Second))), offset: int64(e[1]), lag: int64(e[2]), moved: i > 0})
+	}
+	return w
+}
+
+func at(sec float64) time.Time { return lagBase.Add(time.Duration(sec * float64(time.Second))) }
+
+// Burrow's rules, one by one, on a window of commits a second apart.
+func TestJudgeRules(t *testing.T) {
+	steady := windowOf([3]float64{0, 100, 50}, [3]float64{1, 200, 40}, [3]float64{2, 300, 45}, [3]float64{3, 400, 30})
+	cases := []struct {
+		name  string
+		w     []commit
+		lag   int64
+		now   float64
+		state string
+		want  Verdict
+	}{
+		{"OK: the lag went down", steady, 30, 3.5, "Stable", VerdictOK},
+		{"OK: no lag now, however long the silence", steady, 0, 100, "Stable", VerdictOK},
+		{"WARN: the lag never decreased", windowOf([3]float64{0, 100, 50}, [3]float64{1, 200, 60}, [3]float64{2, 300, 60}, [3]float64{3, 400, 80}), 80, 3.5, "Stable", VerdictWarn},
+		{"not WARN with two commits", windowOf([3]float64{0, 100, 50}, [3]float64{1, 200, 60}), 60, 1.5, "Stable", VerdictOK},
+		{"OK: lag zero in the window (Burrow's first rule)", windowOf([3]float64{0, 100, 0}, [3]float64{1, 200, 60}, [3]float64{2, 300, 80}), 80, 2.5, "Stable", VerdictOK},
+		{"STALL: no commit for more than twice the longest gap", steady, 30, 5.5, "Stable", VerdictStall},
+		{"STALL even after lag zero in the window", windowOf([3]float64{0, 100, 0}, [3]float64{1, 200, 60}, [3]float64{2, 300, 80}, [3]float64{3, 400, 80}), 90, 5.5, "Stable", VerdictStall},
+		{"STOP: no commit for longer than the window spans", steady, 30, 6.5, "Stable", VerdictStop},
+		{"STOP: a young window stops at twice its gap", windowOf([3]float64{0, 100, 50}, [3]float64{1, 200, 40}), 40, 3.5, "Stable", VerdictStop},
+		{"REWIND: the committed offset went back", windowOf([3]float64{0, 100, 50}, [3]float64{1, 200, 40}, [3]float64{2, 20, 220}), 220, 2.5, "Stable", VerdictRewind},
+		{"REWIND before STOP", windowOf([3]float64{0, 100, 50}, [3]float64{1, 200, 40}, [3]float64{2, 20, 220}), 220, 60, "Empty", VerdictRewind},
+		{"REWIND after lag zero", windowOf([3]float64{0, 100, 0}, [3]float64{1, 0, 100}), 100, 1.5, "Empty", VerdictRewind},
+		{"one sample, members: unknown", windowOf([3]float64{0, 100, 50}), 50, 60, "Stable", VerdictUnknown},
+		{"one sample, no members: STOP", windowOf([3]float64{0, 100, 50}), 50, 0, "Empty", VerdictStop},
+	}
+	for _, c := range cases {
+		if got := judge(c.w, c.lag, at(c.now), c.state); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// A consumer paused mid-run goes STALL, then STOP; reset back, REWIND.
+// Through the sampler: commits every second, samples every half second.
+func TestSamplerStallStopRewind(t *testing.T) {
+	var s Sampler
+	verdict := func(sec float64, state string, committed, end int64) (Verdict, PartitionRate) {
+		g := s.Add(lagReportState(at(sec), state, []int64{committed}, []int64{end})).Groups[0]
+		return g.Verdict, g.Partitions[0]
+	}
+	var committed int64
+	var sec float64
+	for i := 0; i < 24; i++ { // 12 s: the window fills with 10 commits
+		sec = float64(i) / 2
+		if i%2 == 0 {
+			committed = int64(sec * 100)
+		}
+		// The lag at the commits goes up and down (Burrow warns about
+		// a lag that never decreases, even a constant one).
+		v, p := verdict(sec, "Stable", committed, int64(sec*100)+50+int64(i%3)*10)
+		if i > 2 && v != VerdictOK {
+			t.Fatalf("running, %.1fs: %s %+v", sec, v, p)
+		}
+	}
+	var seen []Verdict
+	for sec < 40 {
+		sec += 0.5
+		v, _ := verdict(sec, "Stable", committed, int64(sec*100)+50)
+		if len(seen) == 0 || seen[len(seen)-1] != v {
+			seen = append(seen, v)
+		}
+	}
+	if len(seen) != 3 || seen[0] != VerdictOK || seen[1] != VerdictStall || seen[2] != VerdictStop {
+		t.Fatalf("paused: verdicts %v, want OK, STALL, STOP", seen)
+	}
+	// The consumer left; the group is reset to the log start.
+	if v, p := verdict(sec+0.5, "Empty", 0, int64(sec*100)+50); v != VerdictRewind {
+		t.Fatalf("reset back: %s %+v", v, p)
+	}
+}
+
+// One report alone: OK when caught up, STOP when lagging without
+// members, unknown otherwise.
+func TestOneShotVerdicts(t *testing.T) {
+	for _, c := range []struct {
+		state string
+		lag   int64
+		want  Verdict
+	}{{"Stable", 0, VerdictOK}, {"Empty", 0, VerdictOK}, {"Stable", 5, VerdictUnknown}, {"Empty", 5, VerdictStop}} {
+		if got := oneShotVerdict(c.lag, c.state); got != c.want {
+			t.Errorf("%s lag %d: %q, want %q", c.state, c.lag, got, c.want)
+		}
+	}
+	if Worse(VerdictOK, VerdictUnknown) != VerdictUnknown || Worse(VerdictRewind, VerdictStop) != VerdictRewind || Worse(VerdictWarn, VerdictUnknown) != VerdictWarn {
+		t.Error("ranks")
+	}
+}
+
+// The lags at the commits of a real run on the test bed (a consumer at
+// 3,000 records/s, committing every 5 s, against 1,390/s): the watch says
+// catching up while it does, then keeping up from the first commit within
+// one commit interval of the end, although the window still holds the
+// catch-up; and a consumer keeping up with a scattered lag is steady,
+// sample after sample.
+func TestSamplerTrendFollowsTheConsumer(t *testing.T) {
+	lags := []int64{109930, 100930, 93250, 85420, 77710, 70165, 61720, 54060, 46380, 37650, 28575, 20610, 12120, 3885, 3405, 3195, 3390, 3465, 3435, 2985, 3360}
+	var s Sampler
+	for i, lag := range lags {
+		ts := 5 * float64(i)
+		end := int64(115000 + 1390*ts)
+		g := s.Add(lagReportOf(at(ts), []int64{end - lag}, []int64{end})).Groups[0]
+		switch {
+		case i >= 2 && i <= 12 && (g.Status != StatusCatchingUp || g.EtaSec == nil):
+			t.Fatalf("commit %d (lag %d), catching up: %+v", i, lag, g.RateLag)
+		case i >= 13 && g.Status != StatusKeepingUp:
+			// within one commit interval of the end (1,390/s for 5 s)
+			t.Fatalf("commit %d (lag %d), caught up: %+v lag/s %v", i, lag, g.RateLag, *g.LagPerSec)
+		}
+		if g.Verdict != VerdictOK && i > 0 {
+			t.Fatalf("commit %d: verdict %s", i, g.Verdict)
+		}
+	}
+	var k Sampler
+	x, blips := uint32(1), 0
+	for i := 0; i < 200; i++ {
+		ts := 5 * float64(i)
+		end := int64(1000 + 1400*ts)
+		x = x*1664525 + 1013904223
+		lag := int64(3400 + int(x>>16)%2000 - 1000) // scattered: 2,400 to 4,400
+		g := k.Add(lagReportOf(at(ts), []int64{end - lag}, []int64{end})).Groups[0]
+		if i >= 2 && (g.Trend != TrendSteady || g.Status != StatusKeepingUp) {
+			t.Logf("commit %d (lag %d): %+v lag/s %v", i, lag, g.RateLag, *g.LagPerSec)
+			blips++
+		}
+	}
+	// A slope is a trend only when the scatter of the window (at 99 %)
+	// cannot explain it: about 1 sample in 100 of pure scatter does.
+	if blips > 4 {
+		t.Fatalf("%d of 200 samples of a consumer keeping up show a trend", blips)
 	}
 }

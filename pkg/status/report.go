@@ -32,7 +32,7 @@ func NewReport(cs []*Cluster) *Report {
 
 // Header is the table header.
 func (r *Report) Header() []string {
-	return []string{"CLUSTER", "STATUS", "BROKERS", "CONTROLLER", "TOPICS", "PARTITIONS", "UNDER-REPLICATED", "UNDER-MIN-ISR", "OFFLINE", "NON-PREFERRED", "DISK-USED", "PRODUCE/S", "CONSUME/S", "MOST-LAGGING"}
+	return []string{"CLUSTER", "STATUS", "BROKERS", "CONTROLLER", "TOPICS", "PARTITIONS", "UNDER-REPLICATED", "UNDER-MIN-ISR", "OFFLINE", "NON-PREFERRED", "DISK-USED", "PRODUCE/S", "CONSUME/S", "MOST-LAGGING", "WORST-GROUP"}
 }
 
 // Rows are one row per cluster.
@@ -44,7 +44,7 @@ func (r *Report) Rows() [][]string {
 			if len(c.Problems) > 0 && strings.HasPrefix(c.Problems[0], notChecked) {
 				word = "NOT CHECKED"
 			}
-			rows = append(rows, []string{c.Name, word, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"})
+			rows = append(rows, []string{c.Name, word, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"})
 			continue
 		}
 		st := "ok"
@@ -62,7 +62,7 @@ func (r *Report) Rows() [][]string {
 			strconv.Itoa(c.UnderReplicatedPartitions), strconv.Itoa(c.UnderMinISRPartitions),
 			strconv.Itoa(c.OfflinePartitions), strconv.Itoa(c.NonPreferredLeaderPartitions),
 			diskCell(c.Brokers), rateCell(c.ProduceRecordsPerSec), rateCell(c.ConsumeRecordsPerSec),
-			lagCell(c.LaggingGroups),
+			lagCell(c.LaggingGroups), worstCell(c.WorstGroup),
 		})
 	}
 	return rows
@@ -99,6 +99,15 @@ func lagCell(gs []GroupLag) string {
 		s += " (" + groups.FormatTimeLag(gs[0].TimeLagMs, false) + ")"
 	}
 	return s
+}
+
+// worstCell names the group with the worst verdict and the verdict:
+// "billing:STOP" ("-": none worse than OK).
+func worstCell(g *GroupLag) string {
+	if g == nil {
+		return "-"
+	}
+	return g.Group + ":" + g.Verdict.String()
 }
 
 func rateCell(r *float64) string {

@@ -109,8 +109,13 @@ type Cluster struct {
 	// (at most MaxLaggingGroups, most lag first; groups caught up are not
 	// listed). Null when the groups could not be read.
 	LaggingGroups []GroupLag `json:"lagging_groups"`
-	SampleMs      int64      `json:"sample_ms"`
-	CheckedMs     int64      `json:"check_duration_ms"`
+	// WorstGroup is the group with the worst verdict (Burrow's rules, as
+	// one sample can judge them: see groups.LagPartition.Verdict), most
+	// lag first among equals; null when no group's verdict is worse than
+	// OK or unknown, or the groups could not be read.
+	WorstGroup *GroupLag `json:"worst_group"`
+	SampleMs   int64     `json:"sample_ms"`
+	CheckedMs  int64     `json:"check_duration_ms"`
 }
 
 // MaxLaggingGroups is how many lagging groups a status lists.
@@ -127,6 +132,9 @@ type GroupLag struct {
 	// TimeLagMs is how long ago the group's oldest unconsumed record was
 	// written (the largest over its partitions); null when unknown.
 	TimeLagMs *int64 `json:"time_lag_ms"`
+	// Verdict is the group's verdict from one sample: OK when caught up,
+	// STOP when lagging without members, else null (unknown).
+	Verdict groups.Verdict `json:"verdict"`
 }
 
 // Unreachable is the status of a cluster that could not be reached.
@@ -245,7 +253,7 @@ func Check(ctx context.Context, name string, cl *kgo.Client, o Options) *Cluster
 		c.Brokers = append(c.Brokers, *brokers[id])
 	}
 
-	c.LaggingGroups = laggingGroups(ctx, adm, o.Reader, now)
+	c.LaggingGroups, c.WorstGroup = laggingGroups(ctx, adm, o.Reader, now)
 	if o.Sample > 0 {
 		c.SampleMs = o.Sample.Milliseconds()
 		c.ProduceRecordsPerSec, c.ConsumeRecordsPerSec = rates(ctx, adm, topicNames, o.Sample, now)
@@ -307,22 +315,29 @@ func joinStrings(v []string) string {
 }
 
 // laggingGroups lists the consumer groups with the most lag in records,
-// as pkg/groups Lag measures it; nil when the groups could not be read.
-// With a reader, a second Lag over just the listed groups reads their lag
-// in time (only a handful of groups: a status stays quick).
-func laggingGroups(ctx context.Context, adm *kadm.Client, reader func(context.Context) (*kgo.Client, func(), error), now func() time.Time) []GroupLag {
+// as pkg/groups Lag measures it, and the group with the worst verdict;
+// nil when the groups could not be read. With a reader, a second Lag over
+// just the listed groups reads their lag in time (only a handful of
+// groups: a status stays quick).
+func laggingGroups(ctx context.Context, adm *kadm.Client, reader func(context.Context) (*kgo.Client, func(), error), now func() time.Time) ([]GroupLag, *GroupLag) {
 	rep, err := groups.Lag(ctx, adm, groups.LagRequest{Now: now})
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	out := []GroupLag{}
+	var worst *GroupLag
 	for _, g := range rep.Groups {
-		gl := GroupLag{Group: g.Group, State: g.State}
+		gl := GroupLag{Group: g.Group, State: g.State, Verdict: g.Verdict}
 		for _, p := range g.Partitions {
 			if p.Error == "" && p.Lag > 0 {
 				gl.Lag += p.Lag
 				gl.LaggingPartitions++
 			}
+		}
+		if r := gl.Verdict.Rank(); r > groups.VerdictUnknown.Rank() &&
+			(worst == nil || r > worst.Verdict.Rank() || (r == worst.Verdict.Rank() && gl.Lag > worst.Lag)) {
+			w := gl
+			worst = &w
 		}
 		if gl.Lag > 0 {
 			out = append(out, gl)
@@ -338,7 +353,7 @@ func laggingGroups(ctx context.Context, adm *kadm.Client, reader func(context.Co
 		out = out[:MaxLaggingGroups]
 	}
 	if len(out) == 0 || reader == nil {
-		return out
+		return out, worst
 	}
 	// Half the check's remaining time at most, for the record reads.
 	timeout := 5 * time.Second
@@ -346,11 +361,11 @@ func laggingGroups(ctx context.Context, adm *kadm.Client, reader func(context.Co
 		timeout = min(timeout, time.Until(dl)/2)
 	}
 	if timeout <= 0 {
-		return out
+		return out, worst
 	}
 	rcl, closeFn, err := reader(ctx)
 	if err != nil {
-		return out
+		return out, worst
 	}
 	defer closeFn()
 	names := make([]string, len(out))
@@ -359,7 +374,7 @@ func laggingGroups(ctx context.Context, adm *kadm.Client, reader func(context.Co
 	}
 	timed, err := groups.Lag(ctx, adm, groups.LagRequest{Groups: names, Reader: rcl, TimeLagTimeout: timeout, Now: now})
 	if err != nil {
-		return out
+		return out, worst
 	}
 	byName := map[string]*int64{}
 	for _, g := range timed.Groups {
@@ -368,7 +383,10 @@ func laggingGroups(ctx context.Context, adm *kadm.Client, reader func(context.Co
 	for i := range out {
 		out[i].TimeLagMs = byName[out[i].Group]
 	}
-	return out
+	if worst != nil {
+		worst.TimeLagMs = byName[worst.Group]
+	}
+	return out, worst
 }
 
 // topicMinISR returns each topic's min.insync.replicas (topics whose

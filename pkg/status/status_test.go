@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/internal/golden"
+	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -44,7 +45,9 @@ func sample() *Report {
 			{ID: 2, Up: true, Address: ptr("10.0.0.2:9092"), Reachable: ptr(true), DiskUsedPercent: ptr(40.0), LogBytes: ptr(int64(1 << 30))},
 			{ID: 3, Up: true, Address: ptr("10.0.0.3:9092"), Reachable: ptr(true), DiskUsedPercent: ptr(42.25), LogBytes: ptr(int64(1 << 30))},
 		},
-		LaggingGroups:        []GroupLag{{Group: "billing", State: "Stable", Lag: 1200, LaggingPartitions: 3, TimeLagMs: ptr(int64(245000))}, {Group: "audit", State: "Empty", Lag: 7, LaggingPartitions: 1}},
+		LaggingGroups: []GroupLag{{Group: "billing", State: "Stable", Lag: 1200, LaggingPartitions: 3, TimeLagMs: ptr(int64(245000))},
+			{Group: "audit", State: "Empty", Lag: 7, LaggingPartitions: 1, Verdict: groups.VerdictStop}},
+		WorstGroup:           &GroupLag{Group: "audit", State: "Empty", Lag: 7, LaggingPartitions: 1, Verdict: groups.VerdictStop},
 		ProduceRecordsPerSec: ptr(2000.0), ConsumeRecordsPerSec: ptr(1999.5), SampleMs: 1000, CheckedMs: 1100}
 	sick := &Cluster{Name: "staging", Reachable: true, ClusterID: "def", Controller: ptr(int32(2)),
 		BrokersUp: 2, BrokersExpected: 3, Topics: 2, Partitions: 6,
@@ -258,6 +261,11 @@ func TestCheckTimeLag(t *testing.T) {
 	}
 	if cell := lagCell(lg); cell != "far:7 (57.0s)" {
 		t.Fatalf("table cell %q", cell)
+	}
+	// One sample judges: the groups have no members, so the lagging ones
+	// are STOP; the worst is the one with the most lag.
+	if w := got.WorstGroup; w == nil || w.Group != "far" || w.Verdict != groups.VerdictStop || w.TimeLagMs == nil || worstCell(w) != "far:STOP" {
+		t.Fatalf("worst group %+v", w)
 	}
 	// Without a reader: lag in records only, time unknown.
 	got = Check(ctx, "k", cl, Options{Now: now})

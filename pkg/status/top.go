@@ -61,17 +61,21 @@ type BrokerRate struct {
 // overall or on one topic.
 type GroupLagRate struct {
 	// RecordsPerSec is the commit rate: how fast the group's committed
-	// offsets advanced (the consumption an observer without JMX sees).
-	// Null when the group was not in both samples.
+	// offsets advanced over the windows of commits of `kbox groups lag
+	// --watch` (the consumption an observer without JMX sees). Null until
+	// a partition has a window.
 	RecordsPerSec *float64 `json:"records_per_sec"`
 	// Lag is the lag in records at the end of the interval; LagPerSec its
-	// change per second over the interval (positive: growing), null when
-	// unknown; Trend growing, shrinking or steady.
+	// change per second over the windows (positive: growing), null when
+	// unknown; Trend growing, shrinking, steady or unknown.
 	Lag       int64    `json:"lag"`
 	LagPerSec *float64 `json:"lag_per_sec"`
 	Trend     string   `json:"trend"`
 	// Status is the catch-up status of `kbox groups lag --watch`.
 	Status string `json:"status"`
+	// Verdict is Burrow's verdict of `kbox groups lag --watch` (null:
+	// unknown).
+	Verdict groups.Verdict `json:"verdict"`
 	// TimeLagMs is how long ago the next unconsumed record was written
 	// (the largest over the partitions): 0 when caught up, null when not
 	// measured (--time-lag) or unknown.
@@ -134,6 +138,9 @@ type TopSample struct {
 	// Down are the listed brokers that are not up, with the reason
 	// (unreachable, fenced).
 	Down map[int32]string
+	// Watch is Lag judged over the sampler's windows of commits (nil
+	// when Lag is).
+	Watch *groups.WatchSample
 }
 
 // Sampler takes successive samples of a cluster.
@@ -154,6 +161,9 @@ type Sampler struct {
 	// ProbeTimeout bounds each broker's reachability probe (0:
 	// DefaultProbeTimeout).
 	ProbeTimeout time.Duration
+
+	// window keeps the groups' windows of commits from sample to sample.
+	window groups.Sampler
 }
 
 // Sample takes one sample. Its instant is the midpoint of the end-offset
@@ -232,6 +242,9 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 	smp.At = before.Add(after.Sub(before) / 2)
 	q := <-dirs
 	<-lagDone
+	if smp.Lag != nil {
+		smp.Watch = s.window.Add(smp.Lag)
+	}
 	for _, bd := range q.Answered {
 		var total int64
 		for _, d := range bd.Dirs {
@@ -358,6 +371,10 @@ func downProblems(down map[int32]string) []string {
 
 // groupRates computes the groups' rates and lag trend between two
 // samples, with the lag sampler of `kbox groups lag --watch`.
+// groupRates takes the groups' rates, lag trend and verdicts from the
+// last sample, judged over the windows of commits of `kbox groups lag
+// --watch` (Sampler keeps them; two samples built by hand are judged
+// from these two alone).
 func groupRates(a, b *TopSample) ([]GroupRate, string) {
 	out := []GroupRate{}
 	if b.LagErr != nil {
@@ -366,22 +383,21 @@ func groupRates(a, b *TopSample) ([]GroupRate, string) {
 	if b.Lag == nil {
 		return out, ""
 	}
-	var s groups.Sampler
-	if a.Lag != nil {
-		s.Add(a.Lag)
-	}
-	ws := s.Add(b.Lag)
-	var sec float64
-	if a.Lag != nil {
-		sec = b.Lag.Time.Sub(a.Lag.Time).Seconds()
+	ws := b.Watch
+	if ws == nil {
+		var s groups.Sampler
+		if a.Lag != nil {
+			s.Add(a.Lag)
+		}
+		ws = s.Add(b.Lag)
 	}
 	conv := func(rl groups.RateLag) GroupLagRate {
-		g := GroupLagRate{Lag: rl.Lag, Trend: rl.Trend, Status: rl.Status, TimeLagMs: rl.TimeLagMs}
+		g := GroupLagRate{Lag: rl.Lag, Trend: rl.Trend, Status: rl.Status, TimeLagMs: rl.TimeLagMs, Verdict: rl.Verdict}
 		if rl.ConsumeRecordsPerSec != nil {
 			g.RecordsPerSec = ptrOf(round1(*rl.ConsumeRecordsPerSec))
 		}
-		if rl.LagChange != nil && sec > 0 {
-			g.LagPerSec = ptrOf(round1(float64(*rl.LagChange) / sec))
+		if rl.LagPerSec != nil {
+			g.LagPerSec = ptrOf(round1(*rl.LagPerSec))
 		}
 		return g
 	}
@@ -482,6 +498,9 @@ func (f *TopFrame) Line(maxTopics int) string {
 		if g.LagPerSec != nil {
 			fmt.Fprintf(&b, "(%s/s)", signedRate(g.LagPerSec))
 		}
+		if g.Verdict != groups.VerdictUnknown {
+			fmt.Fprintf(&b, " %s", g.Verdict)
+		}
 	}
 	if f.GroupsError != "" {
 		fmt.Fprintf(&b, " groups: %s", f.GroupsError)
@@ -499,7 +518,7 @@ func (f *TopFrame) GroupTable(n int) ([]string, [][]string) {
 	rows := [][]string{}
 	row := func(group, state, topic string, g GroupLagRate) []string {
 		return []string{group, state, topic, optNum(g.RecordsPerSec), strconv.FormatInt(g.Lag, 10), signedRate(g.LagPerSec), g.Trend,
-			groups.FormatTimeLag(g.TimeLagMs, g.Status == groups.StatusCaughtUp)}
+			groups.FormatTimeLag(g.TimeLagMs, g.Status == groups.StatusCaughtUp), g.Verdict.String()}
 	}
 	for i, g := range f.Groups {
 		if i == n {
@@ -521,7 +540,7 @@ func (f *TopFrame) GroupTable(n int) ([]string, [][]string) {
 			}
 		}
 	}
-	return []string{"GROUP", "STATE", "TOPIC", "COMMITTED/S", "LAG", "LAG/S", "TREND", "TIME-LAG"}, rows
+	return []string{"GROUP", "STATE", "TOPIC", "COMMITTED/S", "LAG", "LAG/S", "TREND", "TIME-LAG", "VERDICT"}, rows
 }
 
 // signedRate prints a lag change per second with its sign ("-" unknown).

@@ -115,13 +115,19 @@ func TestTopGroupRatesPlayground(t *testing.T) {
 	if !strings.Contains(f.Line(5), " group:paced=300.0 lag=1300(+200.0/s)") {
 		t.Fatalf("line: %s", f.Line(5))
 	}
-	consume(1300) // catches up: 650/s, lag 1300 -> 0
+	// The rates and the trend are judged over the window of commits since
+	// the first sample (as in groups lag --watch), not over one interval.
+	consume(1300) // catches up: 1,900 committed in 4 s, lag 900 -> 1300 -> 0
 	s2 := sample(4 * time.Second)
-	check("catching up", Frame(s1, s2, SortRecords), want{rate: 650, lag: 0, lagPerSec: -650, trend: groups.TrendShrinking})
+	// The lag went up, then to 0: no slope the three commits can tell
+	// from their scatter (steady); the group is caught up.
+	check("catching up", Frame(s1, s2, SortRecords), want{rate: 475, lag: 0, lagPerSec: -225, trend: groups.TrendSteady})
+	// Idle and caught up: the sample counts in the window (nothing to
+	// commit), so the rate runs to now.
 	s3 := sample(6 * time.Second)
 	f = Frame(s2, s3, SortLag)
-	check("idle", f, want{rate: 0, lag: 0, lagPerSec: 0, trend: groups.TrendSteady})
-	if f.Groups[0].Status != groups.StatusCaughtUp || f.Groups[0].TimeLagMs == nil || *f.Groups[0].TimeLagMs != 0 {
+	check("idle", f, want{rate: 316.7, lag: 0, lagPerSec: -200, trend: groups.TrendSteady})
+	if f.Groups[0].Status != groups.StatusCaughtUp || f.Groups[0].TimeLagMs == nil || *f.Groups[0].TimeLagMs != 0 || f.Groups[0].Verdict != groups.VerdictOK {
 		t.Fatalf("caught up group: %+v", f.Groups[0])
 	}
 

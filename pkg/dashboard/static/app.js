@@ -239,23 +239,41 @@
     });
   }
 
+  // verdictCell shows a Burrow verdict (groups lag --watch); "–" while the
+  // window of commits is too short to judge.
+  function verdictCell(v) {
+    if (!v) return h('span', { cls: 'muted', title: 'not judged yet: it takes commits seen over time' }, '–');
+    return h('span', { cls: v === 'OK' ? 'ok' : 'bad' }, v);
+  }
+
   function pageGroups(r) {
-    return api(base(r) + '/groups').then(function (d) {
-      return [h('h1', null, r.cluster + ': consumer groups (' + d.groups.length + ')'),
-        d.groups.length ? table([{ t: 'Group', f: function (g) { return h('a', { href: '#/c/' + enc(r.cluster) + '/group/' + enc(g.group) }, g.group); } },
+    var box = h('div', null);
+    function draw(d) {
+      box.textContent = '';
+      add(box, d.groups.length ? table([{ t: 'Group', f: function (g) { return h('a', { href: '#/c/' + enc(r.cluster) + '/group/' + enc(g.group) }, g.group); } },
           { t: 'State', f: function (g) { return g.state; } },
           { t: 'Type', f: function (g) { return g.type; } },
           { t: 'Partitions', num: 1, f: function (g) { return g.partitions; } },
           { t: 'Lag (records)', num: 1, f: function (g) { return fmtNum(g.lag); } },
           { t: 'Lag (time)', num: 1, f: function (g) { return g.caught_up ? 'caught up' : fmtMs(g.time_lag_ms); } },
-          { t: 'Error', f: function (g) { return g.error || ''; } }], d.groups) : h('p', { cls: 'muted' }, 'No consumer groups with committed offsets.')];
+          { t: 'Verdict', f: function (g) { return verdictCell(g.verdict); } },
+          { t: 'Error', f: function (g) { return g.error || ''; } }], d.groups) : h('p', { cls: 'muted' }, 'No consumer groups with committed offsets.'));
+    }
+    return api(base(r) + '/groups').then(function (d) {
+      draw(d);
+      // Each load is a sample of the commits the verdicts are judged on.
+      timer = setInterval(function () {
+        api(base(r) + '/groups').then(draw, function (e) { box.textContent = ''; add(box, errorBox(e)); });
+      }, 5000);
+      return [h('h1', null, r.cluster + ': consumer groups'),
+        h('p', { cls: 'muted' }, 'Verdicts (OK, WARN, STALL, STOP, REWIND) are judged, as kbox groups lag --watch does, over the last 10 commits seen while this page is open; it reloads every 5 s.'), box];
     });
   }
 
   function pageGroup(r) {
     return api(base(r) + '/groups/' + enc(r.arg)).then(function (g) {
       var out = [h('h1', null, r.cluster + ': group ' + g.group),
-        h('p', null, 'State ', g.state, ' · lag ', fmtNum(g.lag), ' records · ', g.caught_up ? 'caught up' : fmtMs(g.time_lag_ms) + ' behind')];
+        h('p', null, 'State ', g.state, ' · lag ', fmtNum(g.lag), ' records · ', g.caught_up ? 'caught up' : fmtMs(g.time_lag_ms) + ' behind', ' · verdict ', verdictCell(g.verdict))];
       if (info.allow_writes) out.push(writeForm(r, 'reset-offsets', 'Reset offsets', [{ n: 'to', p: 'to', options: ['earliest', 'latest', 'offset', 'shift-by', 'datetime'] }, { n: 'value', p: 'offset / shift / ISO time' }, { n: 'topics', p: 'topics (empty: all)' }],
         function (v) {
           var b = { group: g.group, to: v.to, topics: v.topics ? v.topics.split(',').map(function (x) { return x.trim(); }) : [] };
@@ -268,7 +286,8 @@
         { t: 'Committed', num: 1, f: function (p) { return fmtNum(p.committed_offset); } },
         { t: 'Log end', num: 1, f: function (p) { return fmtNum(p.log_end_offset); } },
         { t: 'Lag', num: 1, f: function (p) { return fmtNum(p.lag); } },
-        { t: 'Lag (time)', num: 1, f: function (p) { return p.caught_up ? 'caught up' : fmtMs(p.time_lag_ms); } }], g.partitions));
+        { t: 'Lag (time)', num: 1, f: function (p) { return p.caught_up ? 'caught up' : fmtMs(p.time_lag_ms); } },
+        { t: 'Verdict', f: function (p) { return verdictCell(p.verdict); } }], g.partitions));
       return out;
     });
   }

@@ -13,8 +13,11 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -280,13 +283,37 @@ func TestResetPlan(t *testing.T) {
 	if got := committed(t, adm, "resets-g", "resets"); got[0] != 50 || got[1] != 100 {
 		t.Fatalf("after --to-latest on resets:1: %v", got)
 	}
-	// The saved plan's new offsets (30, 40), from what is committed now.
+	// The saved plan was computed from (50, 60); resets:1 is at 100 now:
+	// the replay refuses with the diff and commits nothing.
 	r = kbox(t, "reset", "--plan", plan, "--execute")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "replay 60") || !strings.Contains(r.Stderr, "Committed new offsets for 2 partition(s): 0 record(s) skipped, 80 replayed") {
-		t.Fatalf("replay: %s", r)
+	if r.Code != 1 || r.Stdout != "" || !strings.Contains(r.Stderr, "the plan is stale: the committed offsets of 1 partition(s) moved") ||
+		!regexp.MustCompile(`(?m)^resets-g\s+resets\s+1\s+60\s+100$`).MatchString(r.Stderr) || strings.Contains(r.Stderr, "resets  0") {
+		t.Fatalf("stale replay: %s", r)
+	}
+	if got := committed(t, adm, "resets-g", "resets"); got[0] != 50 || got[1] != 100 {
+		t.Fatalf("a refused replay committed: %v", got)
+	}
+	// --allow-stale applies the plan's new offsets (30, 40), from what is
+	// committed now, and still says what moved.
+	r = kbox(t, "reset", "--plan", plan, "--execute", "--allow-stale")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "replay 60") || !strings.Contains(r.Stderr, "applying it anyway (--allow-stale)") ||
+		!strings.Contains(r.Stderr, "Committed new offsets for 2 partition(s): 0 record(s) skipped, 80 replayed") {
+		t.Fatalf("replay --allow-stale: %s", r)
 	}
 	if got := committed(t, adm, "resets-g", "resets"); got[0] != 30 || got[1] != 40 {
 		t.Fatalf("after replaying the plan: %v", got)
+	}
+	// A fresh plan replays as reviewed while nothing moves.
+	r = kbox(t, "reset", "resets-g", "--topic", "resets", "--shift-by", "5", "--save-plan", plan)
+	if r.Code != 0 {
+		t.Fatalf("plan: %s", r)
+	}
+	r = kbox(t, "reset", "--plan", plan, "--execute")
+	if r.Code != 0 || strings.Contains(r.Stderr, "stale") {
+		t.Fatalf("replay of an unchanged group: %s", r)
+	}
+	if got := committed(t, adm, "resets-g", "resets"); got[0] != 35 || got[1] != 45 {
+		t.Fatalf("after replaying the fresh plan: %v", got)
 	}
 	// A group that does not exist: planned, with a note saying executing creates it.
 	r = kbox(t, "reset", "resets-new", "--topic", "resets", "--to-earliest")
@@ -400,5 +427,235 @@ func TestProfileDispatch(t *testing.T) {
 	r = run.Exec(t, kboxBin, "groups", "--help")
 	if !strings.Contains(r.Stderr, "--reset-offsets") || !strings.Contains(r.Stderr, "Native subcommands") || !strings.Contains(r.Stderr, "\n  lag ") {
 		t.Errorf("kbox groups --help: %s", r)
+	}
+}
+
+// A group that does not exist is an error naming it (exit 1), for a
+// one-shot lag and for --watch; with a group that exists, the existing
+// one is still shown.
+func TestLagNoSuchGroup(t *testing.T) {
+	cl := client(t)
+	adm := kadm.NewClient(cl)
+	createTopic(t, adm, "present", 1)
+	commit(t, adm, "present-g", map[string]map[int32]int64{"present": {0: 0}})
+	for _, args := range [][]string{
+		{"lag", "no-such-group"},
+		{"lag", "no-such-group", "-o", "json"},
+		{"lag", "no-such-group", "--watch", "--interval", "200ms"},
+	} {
+		r := kbox(t, args...)
+		if r.Code != 1 || r.Stdout != "" || r.Stderr != "kbox: error: group no-such-group not found\n" {
+			t.Errorf("%v: %s", args, r)
+		}
+	}
+	r := kbox(t, "lag", "present-g", "no-such-group", "other-missing")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "present-g") || strings.Contains(r.Stdout, "no-such-group") ||
+		r.Stderr != "kbox: error: groups no-such-group, other-missing not found\n" {
+		t.Errorf("one present, two missing: %s", r)
+	}
+}
+
+// watchLines runs `kbox groups lag ARGS --watch -o json` and sends each
+// sample as it comes; stop interrupts it and returns its exit code.
+func watchLines(t *testing.T, args ...string) (<-chan groups.WatchSample, func() int) {
+	t.Helper()
+	args = append(append([]string{"groups", "lag"}, args...), "--watch", "-o", "json", "--bootstrap-server", cluster.Bootstrap)
+	cmd := exec.Command(kboxBin, args...)
+	cmd.Env = append(os.Environ(), "KBOX_CONFIG="+t.TempDir()+"/none.yaml")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan groups.WatchSample, 1000)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(ch)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var ws groups.WatchSample
+			if err := json.Unmarshal(sc.Bytes(), &ws); err != nil {
+				t.Errorf("watch line: %v: %s", err, sc.Text())
+				return
+			}
+			ch <- ws
+		}
+	}()
+	stopped := false
+	stop := func() int {
+		if stopped {
+			return 0
+		}
+		stopped = true
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		<-done
+		err := cmd.Wait()
+		if stderr.Len() > 0 {
+			t.Logf("watch stderr: %s", stderr.String())
+		}
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		return 0
+	}
+	t.Cleanup(func() { stop() })
+	return ch, stop
+}
+
+// A consumer paused mid-run goes STALL, then STOP; the group reset back
+// goes REWIND: `kbox groups lag --watch` judges a window of the last 10
+// commits it saw, sampled every 300 ms against a consumer that commits
+// after every poll while a producer writes 200 records/s.
+func TestWatchVerdicts(t *testing.T) {
+	const topic, group = "verdicts", "verdicts-g"
+	cl := client(t, kgo.ProducerLinger(0))
+	adm := kadm.NewClient(cl)
+	createTopic(t, adm, topic, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Add(1)
+	go func() { // 200 records/s until the test ends
+		defer wg.Done()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				cl.Produce(ctx, &kgo.Record{Topic: topic, Value: []byte("v")}, nil)
+			}
+		}
+	}()
+	cons, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(cluster.Bootstrap, ",")...), kgo.ConsumerGroup(group), kgo.ConsumeTopics(topic),
+		kgo.DisableAutoCommit(), kgo.FetchMaxWait(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	pause := make(chan struct{})
+	consumerDone := make(chan struct{})
+	go func() { // polls and commits until paused; then only its group membership lives on
+		defer close(consumerDone)
+		for {
+			select {
+			case <-pause:
+				return
+			default:
+			}
+			fs := cons.PollFetches(ctx)
+			if ctx.Err() != nil {
+				return
+			}
+			if fs.NumRecords() > 0 {
+				_ = cons.CommitUncommittedOffsets(ctx)
+			}
+		}
+	}()
+	deadline := time.Now().Add(60 * time.Second)
+	for len(committed(t, adm, group, topic)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the consumer committed nothing within 60 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
+	samples, stop := watchLines(t, group, "--interval", "300ms", "--no-time-lag")
+	// next returns the next sample's partition and group verdict.
+	next := func(deadline time.Time) (groups.PartitionRate, groups.Verdict, time.Time) {
+		t.Helper()
+		select {
+		case ws, ok := <-samples:
+			if !ok {
+				t.Fatalf("the watch ended (exit %d)", stop())
+			}
+			if len(ws.Groups) != 1 || len(ws.Groups[0].Partitions) != 1 {
+				t.Fatalf("sample %d: %+v", ws.Sample, ws.Groups)
+			}
+			return ws.Groups[0].Partitions[0], ws.Groups[0].Verdict, ws.Time
+		case <-time.After(time.Until(deadline)):
+			t.Fatal("no sample before the deadline")
+		}
+		panic("unreachable")
+	}
+	// A full window of commits, each sample with a new commit: its
+	// longest gap is short against its span (at least 5 gaps), so that a
+	// pause has time to show STALL before STOP even on a loaded machine.
+	deadline = time.Now().Add(90 * time.Second)
+	var times []time.Time
+	for {
+		p, v, at := next(deadline)
+		if p.SinceCommitMs != 0 {
+			times = times[:0] // a sample without a new commit
+			continue
+		}
+		times = append(times, at)
+		if len(times) > 10 {
+			times = times[1:]
+		}
+		var gap time.Duration
+		for i := 1; i < len(times); i++ {
+			gap = max(gap, times[i].Sub(times[i-1]))
+		}
+		if p.WindowCommits == groups.WindowCommits && len(times) == 10 && v == groups.VerdictOK &&
+			time.Duration(p.WindowSpanMs)*time.Millisecond > 5*gap {
+			t.Logf("running: window of %d commits over %dms, longest gap %s, lag %d", p.WindowCommits, p.WindowSpanMs, gap, p.Lag)
+			break
+		}
+	}
+	close(pause)
+	<-consumerDone
+	paused := time.Now()
+	var seen []string
+	deadline = time.Now().Add(60 * time.Second)
+	for {
+		p, v, _ := next(deadline)
+		if p.SinceCommitMs == 0 && p.CommittedOffset > 0 && len(seen) == 0 {
+			continue // the last commits before the pause
+		}
+		if len(seen) == 0 || seen[len(seen)-1] != v.String() {
+			seen = append(seen, v.String())
+			t.Logf("%s after the pause: %s (lag %d, %dms since the last commit, window spans %dms)", time.Since(paused).Round(time.Millisecond), v, p.Lag, p.SinceCommitMs, p.WindowSpanMs)
+		}
+		if v == groups.VerdictStop {
+			break
+		}
+	}
+	if got := strings.Join(seen, ","); got != "OK,STALL,STOP" && got != "STALL,STOP" {
+		t.Fatalf("verdicts after the pause: %s, want STALL then STOP", got)
+	}
+
+	// The consumer leaves; the group is reset to the log start.
+	cons.Close()
+	deadline = time.Now().Add(60 * time.Second)
+	for {
+		r := kbox(t, "reset", group, "--topic", topic, "--to-earliest", "--execute")
+		if r.Code == 0 {
+			break
+		}
+		if time.Now().After(deadline) || !strings.Contains(r.Stderr, "is active") {
+			t.Fatalf("reset: %s", r)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for {
+		p, v, _ := next(deadline)
+		if p.CommittedOffset == 0 {
+			if v != groups.VerdictRewind || p.Verdict != groups.VerdictRewind {
+				t.Fatalf("reset back: group %s, partition %+v", v, p)
+			}
+			break
+		}
+	}
+	if code := stop(); code != 0 {
+		t.Errorf("the interrupted watch exited %d", code)
 	}
 }
