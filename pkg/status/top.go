@@ -369,8 +369,6 @@ func downProblems(down map[int32]string) []string {
 	return out
 }
 
-// groupRates computes the groups' rates and lag trend between two
-// samples, with the lag sampler of `kbox groups lag --watch`.
 // groupRates takes the groups' rates, lag trend and verdicts from the
 // last sample, judged over the windows of commits of `kbox groups lag
 // --watch` (Sampler keeps them; two samples built by hand are judged
