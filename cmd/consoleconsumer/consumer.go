@@ -48,6 +48,7 @@ kbox extensions (not in Apache's kafka-console-consumer; also "kbox consume"):
   --since TIME            same as --start @TIME: Unix ms, RFC 3339, or a duration ago (15m, 2h, 1d)
   -e, --exit-at-end       stop at the end offsets the partitions had at the start
   -n N                    same as --max-messages N
+  -X KEY=VALUE            client property (repeatable; as --command-property, which it overrides)
   --profile NAME          connection profile (see "kbox profile")
   Record counts and rate are shown on stderr when it is a terminal (native formats).
 
@@ -94,6 +95,7 @@ var parser = jopt.New(
 	jopt.Spec{Name: "start", Arg: jopt.RequiredArg},
 	jopt.Spec{Name: "since", Arg: jopt.RequiredArg},
 	jopt.Spec{Name: "exit-at-end", Short: "e"},
+	jopt.Spec{Name: "X", Arg: jopt.RequiredArg},
 )
 
 const kip848Notice = "The consumer rebalance protocol (KIP-848) is production-ready! Set group.protocol=consumer to try it out. See https://kafka.apache.org/documentation/#consumer_rebalance_protocol"
@@ -116,6 +118,17 @@ var tool = cmdutil.ApacheTool{
 	Extensions: nativeHelp + console.FormatHelp + "\n",
 	ParseUsage: true,
 	Unreadable: "java.nio.file.NoSuchFileException: %s",
+	NativeUsage: "(--topic TOPIC | --include REGEX) [--bootstrap-server HOST:PORT] [-X KEY=VALUE]...\n" +
+		"       [--from-beginning | --start START | --since TIME] [-f FORMAT | -o json] [-n N] [-e] [--grep REGEX]",
+}
+
+// convError is an option value jopt cannot convert: under the native name
+// a usage error, else the exception escaping main.
+func (r *runner) convError(err error) error {
+	if tool.Native(r.f) {
+		return r.usage(err.Error())
+	}
+	return r.javaMain("joptsimple.OptionArgumentConversionException: " + err.Error())
 }
 
 // javaMain is an exception escaping main: "Exception in thread ..." and exit 1.
@@ -173,7 +186,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if s.Has("partition") {
 		n, _, perr := s.Int("partition")
 		if perr != nil {
-			return r.javaMain("joptsimple.OptionArgumentConversionException: " + perr.Error())
+			return r.convError(perr)
 		}
 		p := int32(n)
 		partition = &p
@@ -204,6 +217,23 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		}
 	}
 	extra := keyValues(append(s.Values("consumer-property"), s.Values("command-property")...))
+	// -X (kbox's client properties, as every native command takes them)
+	// wins over --command-property.
+	xprops, err := cmdutil.ParseProps(s.Values("X"), "-X")
+	if err != nil {
+		if tool.Native(f) {
+			return r.usage(err.Error())
+		}
+		fmt.Fprintf(r.err, "kbox: error: %v\n", err)
+		return cmdutil.Exit(2)
+	}
+	extra.Merge(xprops)
+	if tool.Native(f) && s.Has("max-messages") {
+		// Java converts it lazily; a native command checks it first.
+		if _, _, merr := s.Int("max-messages"); merr != nil {
+			return r.convError(merr)
+		}
+	}
 	// checkConsumerGroup.
 	var groups []string
 	addGroup := func(g string) {
@@ -275,7 +305,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if s.Has("timeout-ms") {
 		n, _, terr := s.Int("timeout-ms")
 		if terr != nil {
-			return r.javaMain("joptsimple.OptionArgumentConversionException: " + terr.Error())
+			return r.convError(terr)
 		}
 		if n >= 0 {
 			timeout = time.Duration(n) * time.Millisecond
