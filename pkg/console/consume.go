@@ -10,8 +10,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -180,8 +182,60 @@ type Consumer struct {
 	// written or skipped: set it when Client decodes into a RecordPool.
 	Recycle bool
 
+	// Log reads the raw log of a partition the client cannot read past
+	// (franz-go reports a corrupt batch as a bare error): Run then returns
+	// the *integrity.Corruption naming the batch, unless OnCorrupt skips
+	// it. Nil: the client's own error is returned.
+	Log integrity.Fetcher
+	// OnCorrupt, if set, sees each corrupt batch; true seeks past it and
+	// goes on (kbox consume --skip-corrupt).
+	OnCorrupt func(*integrity.Corruption) bool
+	// StartOf is where a partition starts when none of its records was
+	// read yet (a group's committed offset, the log start), for naming the
+	// corrupt batch a consumer is stuck on from its first fetch.
+	StartOf func(ctx context.Context, topic string, partition int32) (int64, error)
+	// OnGap, if set, gets each jump in a partition's offsets that the log
+	// does not explain (integrity.ExplainGap); the client must keep
+	// control records (kgo.KeepControlRecords) so that transaction markers
+	// are seen. Compacted says which topics leave holes on purpose.
+	OnGap         func(*integrity.Gap)
+	Compacted     func(topic string) bool
+	ReadCommitted bool
+	// OnDataLoss, if set, gets franz-go's data-loss signals (the log was
+	// truncated under the consumer, which resumes where it can).
+	OnDataLoss func(error)
+
 	stats Stats
 	ends  map[string]map[int32]int64 // exit-at-end: the end offset per partition still open
+	mu    sync.Mutex
+	pos   integrity.Positions // the next offset per partition read from
+}
+
+// Forget drops what Run knows of the partitions' positions: call it when
+// they are revoked or lost (another member may read on from there).
+func (c *Consumer) Forget(parts map[string][]int32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for t, ps := range parts {
+		for _, p := range ps {
+			delete(c.pos, integrity.TP{Topic: t, Partition: p})
+		}
+	}
+}
+
+func (c *Consumer) next(topic string, partition int32) (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pos.Next(topic, partition)
+}
+
+func (c *Consumer) setNext(topic string, partition int32, next int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.pos == nil {
+		c.pos = integrity.Positions{}
+	}
+	c.pos[integrity.TP{Topic: topic, Partition: partition}] = next
 }
 
 // Stats returns the totals so far.
@@ -283,6 +337,9 @@ func (c *Consumer) Prepare(ctx context.Context, adm *kadm.Client, req *Request) 
 	if req.ExitAtEnd {
 		c.setEnds(ends, parts, startAt)
 	}
+	for p, at := range startAt {
+		c.setNext(topic, p, at)
+	}
 	return map[string]map[int32]kgo.Offset{topic: offsets}, nil
 }
 
@@ -383,6 +440,8 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 		if err := fatalFetchError(fetches); err != nil {
 			return err
 		}
+		c.dataLoss(fetches)
+		stuck := integrity.Stuck(fetches)
 		got := 0
 		var ferr error
 		fetches.EachPartition(func(p kgo.FetchTopicPartition) {
@@ -394,12 +453,24 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 				if ferr != nil || (req.MaxMessages >= 0 && c.stats.Records >= req.MaxMessages) {
 					break
 				}
-				got++
+				if c.OnGap != nil {
+					c.checkGap(ctx, r)
+				}
+				c.setNext(r.Topic, r.Partition, r.Offset+1)
 				if c.ends != nil {
 					if end, ok := c.ends[r.Topic][r.Partition]; ok && r.Offset+1 >= end {
 						delete(c.ends[r.Topic], r.Partition)
 					}
 				}
+				if r.Attrs.IsControl() {
+					// A transaction marker (kgo.KeepControlRecords): it
+					// counts for the end and the offsets, not as a record.
+					if c.Recycle {
+						r.Recycle()
+					}
+					continue
+				}
+				got++
 				var m bool
 				m, ferr = c.write(w, req, r)
 				if m && req.MarkCommits {
@@ -420,6 +491,11 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 		if err := w.Flush(); err != nil {
 			return err
 		}
+		for _, fe := range stuck {
+			if err := c.stuck(ctx, fe); err != nil {
+				return err
+			}
+		}
 		if got > 0 {
 			last = time.Now()
 		}
@@ -431,6 +507,95 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 		}
 		if got == 0 && timedOut {
 			return ErrTimeout
+		}
+	}
+}
+
+// CompactedTopics returns whether a topic's cleanup.policy compacts it
+// (compaction leaves holes in the offsets), read once per topic. A topic
+// whose configs cannot be read counts as compacted: no jump is reported
+// that the log might explain.
+func CompactedTopics(ctx context.Context, adm *kadm.Client) func(topic string) bool {
+	seen := map[string]bool{}
+	return func(topic string) bool {
+		if v, ok := seen[topic]; ok {
+			return v
+		}
+		v := true
+		if rcs, err := adm.DescribeTopicConfigs(ctx, topic); err == nil {
+			if rc, err := rcs.On(topic, nil); err == nil && rc.Err == nil {
+				v = false
+				for _, cv := range rc.Configs {
+					if cv.Key == "cleanup.policy" && strings.Contains(cv.MaybeValue(), "compact") {
+						v = true
+					}
+				}
+			}
+		}
+		seen[topic] = v
+		return v
+	}
+}
+
+// stuck handles a partition the client cannot read past: it names the
+// batch (integrity.Find from the partition's position) and returns it,
+// unless OnCorrupt skips it (the client then seeks past the batch).
+func (c *Consumer) stuck(ctx context.Context, fe kgo.FetchError) error {
+	if c.Log == nil {
+		return fmt.Errorf("partition %s-%d: %w", fe.Topic, fe.Partition, fe.Err)
+	}
+	at, ok := c.next(fe.Topic, fe.Partition)
+	if !ok && c.StartOf != nil {
+		var err error
+		if at, err = c.StartOf(ctx, fe.Topic, fe.Partition); err != nil {
+			return fmt.Errorf("partition %s-%d: %w", fe.Topic, fe.Partition, fe.Err)
+		}
+	}
+	corr, err := integrity.Find(ctx, c.Log, fe.Topic, fe.Partition, at)
+	if err != nil || corr == nil {
+		// The log reads cleanly from there (or cannot be read): the
+		// client's own error is all there is.
+		corr = &integrity.Corruption{Topic: fe.Topic, Partition: fe.Partition, Offset: at, Last: -1, Position: at, Client: fe.Err}
+		return corr
+	}
+	if c.OnCorrupt == nil || !c.OnCorrupt(corr) {
+		return corr
+	}
+	c.Client.SetOffsets(map[string]map[int32]kgo.EpochOffset{fe.Topic: {fe.Partition: {Epoch: -1, Offset: corr.Last + 1}}})
+	c.setNext(fe.Topic, fe.Partition, corr.Last+1)
+	return nil
+}
+
+// checkGap reports, through OnGap, a record whose offset does not follow
+// the partition's last one where the log does not explain the jump.
+func (c *Consumer) checkGap(ctx context.Context, r *kgo.Record) {
+	next, ok := c.next(r.Topic, r.Partition)
+	if !ok || r.Offset == next || (c.Compacted != nil && c.Compacted(r.Topic)) {
+		return
+	}
+	g, err := integrity.ExplainGap(ctx, c.Log, r.Topic, r.Partition, next-1, r.Offset, c.ReadCommitted)
+	if err != nil {
+		if c.ReadCommitted {
+			return // an aborted transaction may explain it
+		}
+		g = &integrity.Gap{Topic: r.Topic, Partition: r.Partition, From: next - 1, To: r.Offset, Reason: "the log could not be read to explain it: " + err.Error()}
+	}
+	if g != nil {
+		c.OnGap(g)
+	}
+}
+
+// dataLoss passes franz-go's data-loss signals on; the client moved the
+// partition's position, so what Run knew of it is dropped.
+func (c *Consumer) dataLoss(f kgo.Fetches) {
+	for _, fe := range f.Errors() {
+		var dl *kgo.ErrDataLoss
+		if !errors.As(fe.Err, &dl) {
+			continue
+		}
+		c.Forget(map[string][]int32{fe.Topic: {fe.Partition}})
+		if c.OnDataLoss != nil {
+			c.OnDataLoss(fe.Err)
 		}
 	}
 }

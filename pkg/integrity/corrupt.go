@@ -47,6 +47,9 @@ func (c *Corruption) Error() string {
 	case c.Java != nil:
 		what = "cannot be read: " + c.Java.Message
 	}
+	if c.Last < c.Offset {
+		return fmt.Sprintf("partition %s at offset %d %s", c.TP(), c.Offset, what)
+	}
 	return fmt.Sprintf("partition %s: record batch at offset %d (offsets %d-%d) %s", c.TP(), c.Offset, c.Offset, c.Last, what)
 }
 
