@@ -418,7 +418,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return cmdutil.Exit(1)
 	}
 	c.Client = cl.Client
-	r.watch(ctx, cl, c, grouped)
+	r.watch(ctx, cl, c)
 	if !req.Assign {
 		if _, err := c.Prepare(ctx, kadm.NewClient(cl.Client), req); err != nil {
 			cl.Close()
@@ -691,24 +691,11 @@ func (r *runner) consume(ctx context.Context, cl *kafka.Client, c *console.Consu
 // a partition is stuck on (drop-in and native), and under the native name
 // reports offset jumps the log does not explain and franz-go's data-loss
 // signals; --skip-corrupt seeks past a corrupt batch with a warning.
-func (r *runner) watch(ctx context.Context, cl *kafka.Client, c *console.Consumer, grouped bool) {
+func (r *runner) watch(ctx context.Context, cl *kafka.Client, c *console.Consumer) {
 	adm := kadm.NewClient(cl.Client)
 	c.Log = integrity.Reader(cl.Client)
 	c.StartOf = func(ctx context.Context, topic string, partition int32) (int64, error) {
-		if grouped {
-			if o, ok := cl.Client.CommittedOffsets()[topic][partition]; ok && o.Offset >= 0 {
-				return o.Offset, nil
-			}
-		}
-		starts, err := adm.ListStartOffsets(ctx, topic)
-		if err != nil {
-			return 0, err
-		}
-		lo, ok := starts.Lookup(topic, partition)
-		if !ok {
-			return 0, fmt.Errorf("partition %s-%d not found", topic, partition)
-		}
-		return lo.Offset, lo.Err
+		return integrity.StartPosition(ctx, cl.Client, topic, partition)
 	}
 	if r.s.Has("skip-corrupt") {
 		c.OnCorrupt = func(corr *integrity.Corruption) bool {

@@ -551,13 +551,7 @@ func (c *Consumer) stuck(ctx context.Context, fe kgo.FetchError) error {
 			return fmt.Errorf("partition %s-%d: %w", fe.Topic, fe.Partition, fe.Err)
 		}
 	}
-	corr, err := integrity.Find(ctx, c.Log, fe.Topic, fe.Partition, at)
-	if err != nil || corr == nil {
-		// The log reads cleanly from there (or cannot be read): the
-		// client's own error is all there is.
-		corr = &integrity.Corruption{Topic: fe.Topic, Partition: fe.Partition, Offset: at, Last: -1, Position: at, Client: fe.Err}
-		return corr
-	}
+	corr := integrity.Diagnose(ctx, c.Log, fe, at)
 	if c.OnCorrupt == nil || !c.OnCorrupt(corr) {
 		return corr
 	}

@@ -3,7 +3,9 @@ package integrity
 import (
 	"context"
 	"errors"
+	"fmt"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -84,4 +86,33 @@ func (p Positions) See(r *kgo.Record) { p[TP{r.Topic, r.Partition}] = r.Offset +
 func (p Positions) Next(topic string, partition int32) (int64, bool) {
 	n, ok := p[TP{topic, partition}]
 	return n, ok
+}
+
+// StartPosition is where a consumer of cl stands in a partition of which
+// it read no record yet: its group's committed offset (as fetched when it
+// joined), else the log start.
+func StartPosition(ctx context.Context, cl *kgo.Client, topic string, partition int32) (int64, error) {
+	if o, ok := cl.CommittedOffsets()[topic][partition]; ok && o.Offset >= 0 {
+		return o.Offset, nil
+	}
+	starts, err := kadm.NewClient(cl).ListStartOffsets(ctx, topic)
+	if err != nil {
+		return 0, err
+	}
+	lo, ok := starts.Lookup(topic, partition)
+	if !ok {
+		return 0, fmt.Errorf("partition %s-%d not found", topic, partition)
+	}
+	return lo.Offset, lo.Err
+}
+
+// Diagnose names what a consumer is stuck on (fe, from Stuck) at offset
+// at: the corrupt batch Find reads in the log. When the log reads cleanly
+// from there, or cannot be read, the Corruption carries the client's error
+// alone (Last < Offset).
+func Diagnose(ctx context.Context, log Fetcher, fe kgo.FetchError, at int64) *Corruption {
+	if corr, err := Find(ctx, log, fe.Topic, fe.Partition, at); err == nil && corr != nil {
+		return corr
+	}
+	return &Corruption{Topic: fe.Topic, Partition: fe.Partition, Offset: at, Last: -1, Position: at, Client: fe.Err}
 }
