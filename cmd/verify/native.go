@@ -201,7 +201,7 @@ func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
 			return err
 		}
 		defer cl.Close()
-		opts.Present = func(m []verify.Missing) (map[verify.Missing]bool, error) {
+		opts.Present = func(m []verify.Missing) (verify.RereadResult, error) {
 			rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 			defer cancel()
 			return verify.Reread(rctx, cl.Client, m)

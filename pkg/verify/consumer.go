@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -47,6 +48,11 @@ type Consumer struct {
 	// OnFetchError, when set, sees each fetch error (not the client's
 	// own closing).
 	OnFetchError func(topic string, partition int32, err error)
+	// OnCorrupt, when set, gets the batch a partition is stuck on (a
+	// batch whose CRC no longer matches, named by integrity.Diagnose):
+	// true seeks past it, false ends the loop as the exception a poll
+	// throws ends Java's (the drop-in). Unset, the consumer waits.
+	OnCorrupt func(*integrity.Corruption) bool
 	// OnConsumed, when set, sees each poll's per-partition summaries
 	// after its records_consumed event.
 	OnConsumed func(sums []PartitionData)
@@ -57,6 +63,9 @@ type Consumer struct {
 
 	// closing is set when Run starts leaving the group.
 	closing atomic.Bool
+	// diagnosed is where each stuck partition was last diagnosed (a
+	// position the log reads cleanly from is not read again).
+	diagnosed map[integrity.TP]int64
 }
 
 // ClientOpts are the options Client must be built with: rebalances held
@@ -191,6 +200,7 @@ func (c *Consumer) Run() os.Signal {
 	var consumed int64
 	finished := func() bool { return c.MaxMessages >= 0 && consumed >= c.MaxMessages }
 	cl := c.Client
+	pos := integrity.Positions{}
 	for !finished() && ctx.Err() == nil {
 		fs := cl.PollRecords(ctx, c.MaxPollRecords)
 		for _, fe := range fs.Errors() {
@@ -200,6 +210,9 @@ func (c *Consumer) Run() os.Signal {
 			if c.OnFetchError != nil {
 				c.OnFetchError(fe.Topic, fe.Partition, fe.Err)
 			}
+		}
+		if c.OnCorrupt != nil && !c.corrupt(ctx, fs, pos) {
+			break
 		}
 		total := int64(fs.NumRecords())
 		if total == 0 {
@@ -221,6 +234,7 @@ func (c *Consumer) Run() os.Signal {
 				return
 			}
 			first, last := recs[0], recs[len(recs)-1]
+			pos.See(last)
 			sums = append(sums, PartitionData{Topic: ft.Topic, Partition: ft.Partition, Count: int64(len(recs)), MinOffset: first.Offset, MaxOffset: last.Offset})
 			commits = append(commits, CommitData{Topic: ft.Topic, Partition: ft.Partition, Offset: last.Offset + 1})
 			if offsets[ft.Topic] == nil {
@@ -272,6 +286,34 @@ func (c *Consumer) Run() os.Signal {
 		c.Sink.AddLine(Event{Timestamp: nowMs(), Name: EvShutdownRequested}, nil)
 	}
 	return sig
+}
+
+// corrupt hands each partition the poll shows stuck to OnCorrupt, and
+// seeks past the batch when it says so; false ends the loop.
+func (c *Consumer) corrupt(ctx context.Context, fs kgo.Fetches, pos integrity.Positions) bool {
+	for _, fe := range integrity.Stuck(fs) {
+		tp := integrity.TP{Topic: fe.Topic, Partition: fe.Partition}
+		at, ok := pos.Next(fe.Topic, fe.Partition)
+		if !ok {
+			at, _ = integrity.StartPosition(ctx, c.Client, fe.Topic, fe.Partition)
+		}
+		if last, ok := c.diagnosed[tp]; ok && last == at {
+			continue
+		}
+		if c.diagnosed == nil {
+			c.diagnosed = map[integrity.TP]int64{}
+		}
+		c.diagnosed[tp] = at
+		corr := integrity.Diagnose(ctx, integrity.Reader(c.Client), fe, at)
+		if !c.OnCorrupt(corr) {
+			return false
+		}
+		if corr.Last >= corr.Offset {
+			c.Client.SetOffsets(map[string]map[int32]kgo.EpochOffset{fe.Topic: {fe.Partition: {Epoch: -1, Offset: corr.Last + 1}}})
+			pos[tp] = corr.Last + 1
+		}
+	}
+	return true
 }
 
 // commitSync commits offsets and reports commits as offsets_committed,
