@@ -139,11 +139,13 @@ func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 	var corr *integrity.Corruption
 	if errors.As(err, &corr) {
 		// KafkaConsumer.poll throws; main prints the message, then the
-		// stack trace (kbox: the exception and its cause), exit 1.
+		// stack trace (kbox: the exception and its cause, no frames),
+		// exit 1.
 		exc := integrity.ApacheReceived(corr.Topic, corr.Partition)
 		fmt.Fprintln(errOut, strings.TrimPrefix(exc, "org.apache.kafka.common.KafkaException: "))
 		fmt.Fprintln(errOut, exc)
-		fmt.Fprintln(errOut, "Caused by: "+corr.ApacheCause(false))
+		// Utils.stackTrace ends with a line break, println adds one.
+		fmt.Fprintf(errOut, "Caused by: %s\n\n", corr.ApacheCause(false))
 		return cmdutil.Exit(1)
 	}
 	// Java takes the metrics when the loop ends and prints them after the
