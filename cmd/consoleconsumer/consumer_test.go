@@ -80,24 +80,31 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestNativeCountsOnTerminal: native output reports the count and rate on
-// stderr only when stderr is a terminal; Apache's count line is not printed.
-func TestNativeCountsOnTerminal(t *testing.T) {
+// abcTopic starts a kfake cluster whose topic "t" holds the values a, b, c.
+func abcTopic(t *testing.T) *kfake.Cluster {
+	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(c.Close)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer cl.Close()
 	for _, v := range []string{"a", "b", "c"} {
 		if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "t", Value: []byte(v)}).FirstErr(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cl.Close()
+	return c
+}
+
+// TestNativeCountsOnTerminal: native output reports the count and rate on
+// stderr only when stderr is a terminal; Apache's count line is not printed.
+func TestNativeCountsOnTerminal(t *testing.T) {
+	c := abcTopic(t)
 	for _, tty := range []bool{false, true} {
 		env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
 		ios, _, out, errb := output.Test()
@@ -151,21 +158,7 @@ func TestNativeUsageErrors(t *testing.T) {
 // TestNativeClientProperties: -X passes client properties, as every
 // native command takes them; they win over --command-property.
 func TestNativeClientProperties(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range []string{"a", "b", "c"} {
-		if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "t", Value: []byte(v)}).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cl.Close()
+	c := abcTopic(t)
 	// A new group reads from the end unless auto.offset.reset says
 	// earliest; -X overrides --command-property.
 	for i, tc := range []struct {

@@ -45,6 +45,39 @@ func Batch(base int64, values ...string) []byte {
 	return Seal(raw)
 }
 
+// Log concatenates batches of n records each from offset 0 (values
+// "value-000000" on, 12 bytes), each passed through edit (nil: none) with
+// its index.
+func Log(batches, n int, edit func(i int, b []byte) []byte) []byte {
+	var log []byte
+	for i := 0; i < batches; i++ {
+		vals := make([]string, n)
+		for j := range vals {
+			vals[j] = fmt.Sprintf("value-%06d", i*n+j)
+		}
+		b := Batch(int64(i*n), vals...)
+		if edit != nil {
+			b = edit(i, b)
+		}
+		log = append(log, b...)
+	}
+	return log
+}
+
+// Cluster starts a one-broker kfake cluster serving log as topic's one
+// partition (Serve).
+func Cluster(topic string, log []byte) (*kfake.Cluster, error) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, topic))
+	if err != nil {
+		return nil, err
+	}
+	if err := Serve(c, topic, log); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
 // Marker encodes a transaction commit marker batch at offset.
 func Marker(offset int64) []byte {
 	r := kmsg.NewRecord()

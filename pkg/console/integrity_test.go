@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/kboxdev/kbox/internal/corruptfake"
 	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -20,26 +18,11 @@ import (
 // log: five batches of 20 records, edited by edit.
 func servedLog(t *testing.T, edit func(i int, b []byte) []byte) []string {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "cr"))
+	c, err := corruptfake.Cluster("cr", corruptfake.Log(5, 20, edit))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	var log []byte
-	for i := 0; i < 5; i++ {
-		vals := make([]string, 20)
-		for j := range vals {
-			vals[j] = fmt.Sprintf("v%d", i*20+j)
-		}
-		b := corruptfake.Batch(int64(i*20), vals...)
-		if edit != nil {
-			b = edit(i, b)
-		}
-		log = append(log, b...)
-	}
-	if err := corruptfake.Serve(c, "cr", log); err != nil {
-		t.Fatal(err)
-	}
 	return c.ListenAddrs()
 }
 

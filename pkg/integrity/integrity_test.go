@@ -11,11 +11,9 @@ import (
 
 	"github.com/kboxdev/kbox/internal/corruptfake"
 	"github.com/kboxdev/kbox/pkg/integrity"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// values returns n record values v<from>..v<from+n-1>.
 func values(from, n int) []string {
 	out := make([]string, n)
 	for i := range out {
@@ -24,18 +22,7 @@ func values(from, n int) []string {
 	return out
 }
 
-// logOf concatenates batches of n records each from offset 0.
-func logOf(batches, n int, edit func(i int, b []byte) []byte) []byte {
-	var log []byte
-	for i := 0; i < batches; i++ {
-		b := corruptfake.Batch(int64(i*n), values(i*n, n)...)
-		if edit != nil {
-			b = edit(i, b)
-		}
-		log = append(log, b...)
-	}
-	return log
-}
+var logOf = corruptfake.Log
 
 // fetcher serves a log as a broker would: from the first batch whose last
 // offset is at or past the offset asked for.
@@ -205,20 +192,16 @@ func TestExplainGap(t *testing.T) {
 // gets the records before it, then an Unreadable error alone; Find, through
 // the client's own Fetch, names the batch.
 func TestStuckKfake(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "cr"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	log := logOf(5, 20, func(i int, b []byte) []byte {
+	c, err := corruptfake.Cluster("cr", logOf(5, 20, func(i int, b []byte) []byte {
 		if i == 3 {
 			return corruptfake.FlipLastByte(b)
 		}
 		return b
-	})
-	if err := corruptfake.Serve(c, "cr", log); err != nil {
+	}))
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer c.Close()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{"cr": {0: kgo.NewOffset().At(0)}}))
 	if err != nil {
 		t.Fatal(err)

@@ -3,41 +3,29 @@ package perf
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"testing"
 	"time"
 
 	"github.com/kboxdev/kbox/internal/corruptfake"
 	"github.com/kboxdev/kbox/pkg/integrity"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // corruptTopic serves topic "cr" as four batches of 25 records (values of
-// 10 bytes, keys of 2), batch 2 changed by edit without a new CRC.
+// 12 bytes, keys of 2 or 3), batch 2 changed by edit without a new CRC.
 func corruptTopic(t *testing.T, edit func(b []byte)) []string {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "cr"))
+	c, err := corruptfake.Cluster("cr", corruptfake.Log(4, 25, func(i int, b []byte) []byte {
+		if i == 2 {
+			edit(b)
+		}
+		return b
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	var log []byte
-	for i := 0; i < 4; i++ {
-		vals := make([]string, 25)
-		for j := range vals {
-			vals[j] = fmt.Sprintf("value-%04d", i*25+j)
-		}
-		b := corruptfake.Batch(int64(i*25), vals...)
-		if i == 2 {
-			edit(b)
-		}
-		log = append(log, b...)
-	}
-	if err := corruptfake.Serve(c, "cr", log); err != nil {
-		t.Fatal(err)
-	}
 	return c.ListenAddrs()
 }
 
@@ -45,7 +33,7 @@ func corruptTopic(t *testing.T, edit func(b []byte)) []string {
 // still parse.
 func flipValue(b []byte) { corruptfake.FlipLastByte(b) }
 
-// breakRecord changes the first record's length varint (18 -> 19 bytes):
+// breakRecord changes the first record's length varint (20 -> 21 bytes):
 // the CRC does not match and Java's parser refuses the record.
 func breakRecord(b []byte) { b[61] += 2 }
 
@@ -62,7 +50,7 @@ func TestApacheConsumerReadsWhatJavaReads(t *testing.T) {
 		return RunApacheConsumer(ctx, cl, &RebalanceTimer{}, NowMs(), cfg, io.Discard)
 	}
 	res, err := run(corruptTopic(t, flipValue))
-	if err != nil || res.Records != 100 || res.Bytes != 1260 { // keys k0-k24, values of 10 bytes
+	if err != nil || res.Records != 100 || res.Bytes != 1460 { // keys k0-k24, values of 12 bytes
 		t.Fatalf("value flipped: %v, %+v", err, res)
 	}
 	res, err = run(corruptTopic(t, breakRecord))
@@ -70,7 +58,7 @@ func TestApacheConsumerReadsWhatJavaReads(t *testing.T) {
 	if !errors.As(err, &corr) || res != nil || corr.Offset != 50 || corr.Java == nil {
 		t.Fatalf("record broken: %v", err)
 	}
-	if got := corr.ApacheCause(false); got != "org.apache.kafka.common.InvalidRecordException: Invalid record size: expected to read 19 bytes in record payload, but instead read 18" {
+	if got := corr.ApacheCause(false); got != "org.apache.kafka.common.InvalidRecordException: Invalid record size: expected to read 21 bytes in record payload, but instead read 20" {
 		t.Fatalf("record broken: %s", got)
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/kboxdev/kbox/internal/corruptfake"
 	"github.com/kboxdev/kbox/pkg/integrity"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -19,26 +18,16 @@ import (
 // drop-in: leave the group, shutdown_complete), true reads on past it
 // (kbox verify run).
 func TestConsumerCorruptBatch(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
+	c, err := corruptfake.Cluster("t", corruptfake.Log(4, 10, func(i int, b []byte) []byte {
+		if i == 2 {
+			return corruptfake.FlipLastByte(b)
+		}
+		return b
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	var log []byte
-	for i := 0; i < 4; i++ {
-		vals := make([]string, 10)
-		for j := range vals {
-			vals[j] = fmt.Sprint(i*10 + j)
-		}
-		b := corruptfake.Batch(int64(i*10), vals...)
-		if i == 2 {
-			corruptfake.FlipLastByte(b)
-		}
-		log = append(log, b...)
-	}
-	if err := corruptfake.Serve(c, "t", log); err != nil {
-		t.Fatal(err)
-	}
 	for i, skip := range []bool{false, true} {
 		events := &eventLog{}
 		var mu sync.Mutex

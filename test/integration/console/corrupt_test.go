@@ -180,6 +180,7 @@ func lineCount(s string) int { return strings.Count(s, "\n") }
 // both CRCs, and exits as Apache does (0). kbox printed the records, then
 // a TimeoutException.
 func TestCorruptBatchConsoleConsumer(t *testing.T) {
+	t.Parallel() // after the package's other tests: the broker restarts once
 	c := corruptTopics(t)[crcTopic]
 	cause := fmt.Sprintf("Record batch for partition %s-0 at offset %d is invalid, cause: Record is corrupt (stored crc = %d, computed crc = %d)", crcTopic, c.base, c.storedCRC, c.computedCRC)
 	for _, args := range [][]string{
@@ -201,6 +202,7 @@ func TestCorruptBatchConsoleConsumer(t *testing.T) {
 // offset and both CRCs and exits 1 (it hung, or ended as if all was read);
 // --skip-corrupt reads on past the batch with a warning.
 func TestCorruptBatchConsume(t *testing.T) {
+	t.Parallel() // after the package's other tests: the broker restarts once
 	c := corruptTopics(t)[crcTopic]
 	run := func(args ...string) testbed.Result {
 		return testbed.Runner{Timeout: time.Minute}.Exec(t, env.Kbox, append([]string{"consume", "--bootstrap-server", cluster.Bootstrap, "--topic", crcTopic, "-f", `%o\n`, "-e"}, args...)...)
@@ -224,22 +226,11 @@ func TestCorruptBatchConsume(t *testing.T) {
 // whose length changed; kbox's drop-in does both the same way (it timed
 // out on the second). kbox perf consume names the corrupt batch.
 func TestCorruptBatchConsumerPerf(t *testing.T) {
+	t.Parallel() // after the package's other tests: the broker restarts once
 	cs := corruptTopics(t)
 	for _, topic := range []string{crcTopic, recTopic} {
 		args := []string{"--bootstrap-server", cluster.Bootstrap, "--topic", topic, "--num-records", "3000", "--timeout", "20000", "--hide-header"}
-		var apache ccRun
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o, e, code, err := cluster.Apache(nil, "kafka-consumer-perf-test", args...)
-			if err != nil {
-				t.Errorf("apache: %v", err)
-			}
-			apache = ccRun{o, e, code}
-		}()
-		k := testbed.Runner{Timeout: time.Minute}.Exec(t, link("kafka-consumer-perf-test"), args...)
-		wg.Wait()
+		k, apache := runBothTool(t, "kafka-consumer-perf-test", args...)
 		// The summary's 5th field is the record count.
 		count := func(out string) string {
 			if f := strings.Split(out, ", "); len(f) > 4 {
@@ -247,11 +238,11 @@ func TestCorruptBatchConsumerPerf(t *testing.T) {
 			}
 			return out
 		}
-		if k.Code != apache.code || normStderr(k.Stderr) != normStderr(apache.err) || count(k.Stdout) != count(apache.out) {
-			t.Errorf("%s differs from Apache's:\nkbox: %s\napache (exit %d):\n%s\n%s", topic, k, apache.code, apache.out, apache.err)
+		if k.code != apache.code || normStderr(k.err) != normStderr(apache.err) || count(k.out) != count(apache.out) {
+			t.Errorf("%s differs from Apache's:\nkbox (exit %d):\n%s\n%s\napache (exit %d):\n%s\n%s", topic, k.code, k.out, k.err, apache.code, apache.out, apache.err)
 		}
-		if topic == recTopic && (k.Code != 1 || !strings.Contains(k.Stderr, "Caused by: org.apache.kafka.common.InvalidRecordException: Invalid record size: expected to read ")) {
-			t.Errorf("%s: %s", topic, k)
+		if topic == recTopic && (k.code != 1 || !strings.Contains(k.err, "Caused by: org.apache.kafka.common.InvalidRecordException: Invalid record size: expected to read ")) {
+			t.Errorf("%s: exit %d, %s", topic, k.code, k.err)
 		}
 	}
 	c := cs[crcTopic]
@@ -267,6 +258,7 @@ func TestCorruptBatchConsumerPerf(t *testing.T) {
 // offsets without a word; kbox consume warns that the offsets jump where
 // the log has no batch, and exits 1.
 func TestCorruptBaseOffset(t *testing.T) {
+	t.Parallel() // after the package's other tests: the broker restarts once
 	c := corruptTopics(t)[baseTopic]
 	before := c.base - 32 // the batch's real first offset
 	o, _, code, err := cluster.Apache(nil, "kafka-console-consumer", "--bootstrap-server", cluster.Bootstrap, "--topic", baseTopic, "--partition", "0", "--offset", "earliest",
@@ -288,23 +280,13 @@ func TestCorruptBaseOffset(t *testing.T) {
 // corrupt-batch, its acked records not as lost (the re-read failed, and
 // the check said VALID).
 func TestCorruptBatchVerify(t *testing.T) {
+	t.Parallel() // after the package's other tests: the broker restarts once
 	c := corruptTopics(t)[verifyTopic]
 	args := func(group string) []string {
 		return []string{"--bootstrap-server", cluster.Bootstrap, "--topic", verifyTopic, "--group-id", group, "--max-messages", "3000", "--verbose"}
 	}
-	var apache ccRun
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		o, e, code, err := cluster.Apache(nil, "kafka-verifiable-consumer", args("corrupt-apache")...)
-		if err != nil {
-			t.Errorf("apache: %v", err)
-		}
-		apache = ccRun{o, e, code}
-	}()
-	k := testbed.Runner{Timeout: time.Minute}.Exec(t, link("kafka-verifiable-consumer"), args("corrupt-kbox")...)
-	wg.Wait()
+	// Each in its own group.
+	k, apache := runBothArgs(t, "kafka-verifiable-consumer", args("corrupt-kbox"), args("corrupt-apache"))
 	// The tail of the event stream, and the last commit: the batch's offset.
 	tail := func(out string) string {
 		lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -324,11 +306,11 @@ func TestCorruptBatchVerify(t *testing.T) {
 		}
 		return strings.Join(names, ",") + " " + last
 	}
-	if k.Code != apache.code || normStderr(k.Stderr) != normStderr(apache.err) || tail(k.Stdout) != tail(apache.out) {
-		t.Errorf("differs from Apache's:\nkbox: exit %d, %s\n%s\napache: exit %d, %s\n%s", k.Code, tail(k.Stdout), k.Stderr, apache.code, tail(apache.out), apache.err)
+	if k.code != apache.code || normStderr(k.err) != normStderr(apache.err) || tail(k.out) != tail(apache.out) {
+		t.Errorf("differs from Apache's:\nkbox: exit %d, %s\n%s\napache: exit %d, %s\n%s", k.code, tail(k.out), k.err, apache.code, tail(apache.out), apache.err)
 	}
 	consumerLog := filepath.Join(t.TempDir(), "consumer.log")
-	if err := os.WriteFile(consumerLog, []byte(k.Stdout), 0o644); err != nil {
+	if err := os.WriteFile(consumerLog, []byte(k.out), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := testbed.Runner{Timeout: 2 * time.Minute}.Exec(t, env.Kbox, "verify", "check", "--producer-log", producerLog, "--consumer-log", consumerLog, "--bootstrap-server", cluster.Bootstrap)
