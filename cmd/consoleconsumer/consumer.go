@@ -388,8 +388,6 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		// Another member may read on from a revoked partition.
 		forget := func(_ context.Context, _ *kgo.Client, m map[string][]int32) { c.Forget(m) }
 		extraOpts = append(extraOpts, kgo.OnPartitionsRevoked(forget), kgo.OnPartitionsLost(forget))
-	}
-	if grouped {
 		if ac, ok := conn.Props.Get("enable.auto.commit"); !ok || strings.EqualFold(strings.TrimSpace(ac), "true") {
 			// Commit only what was printed, as Java resets the unconsumed
 			// offsets before closing.

@@ -205,10 +205,11 @@ type Consumer struct {
 	// truncated under the consumer, which resumes where it can).
 	OnDataLoss func(error)
 
-	stats Stats
-	ends  map[string]map[int32]int64 // exit-at-end: the end offset per partition still open
-	mu    sync.Mutex
-	pos   integrity.Positions // the next offset per partition read from
+	stats  Stats
+	ends   map[string]map[int32]int64 // exit-at-end: the end offset per partition still open
+	mu     sync.Mutex
+	pos    integrity.Positions    // the next offset per partition, from the records read
+	starts map[integrity.TP]int64 // assign mode: where each partition starts
 }
 
 // Forget drops what Run knows of the partitions' positions: call it when
@@ -337,8 +338,9 @@ func (c *Consumer) Prepare(ctx context.Context, adm *kadm.Client, req *Request) 
 	if req.ExitAtEnd {
 		c.setEnds(ends, parts, startAt)
 	}
+	c.starts = map[integrity.TP]int64{}
 	for p, at := range startAt {
-		c.setNext(topic, p, at)
+		c.starts[integrity.TP{Topic: topic, Partition: p}] = at
 	}
 	return map[string]map[int32]kgo.Offset{topic: offsets}, nil
 }
@@ -545,6 +547,9 @@ func (c *Consumer) stuck(ctx context.Context, fe kgo.FetchError) error {
 		return fmt.Errorf("partition %s-%d: %w", fe.Topic, fe.Partition, fe.Err)
 	}
 	at, ok := c.next(fe.Topic, fe.Partition)
+	if !ok {
+		at, ok = c.starts[integrity.TP{Topic: fe.Topic, Partition: fe.Partition}]
+	}
 	if !ok && c.StartOf != nil {
 		var err error
 		if at, err = c.StartOf(ctx, fe.Topic, fe.Partition); err != nil {
