@@ -372,7 +372,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	defaults := config.NewProperties()
 	defaults.Set("client.id", "console-consumer")
-	c := &console.Consumer{Format: formatter, Out: r.out, Recycle: true}
+	c := &console.Consumer{Format: formatter, Out: r.out, Recycle: true, Watch: &integrity.Watcher{}}
 	// Fetched records are decoded into pooled slices, given back once
 	// written (console.RecordPool): fewer allocations, less GC. Transaction
 	// markers are kept: they are not printed, but they reach the end
@@ -691,10 +691,7 @@ func (r *runner) consume(ctx context.Context, cl *kafka.Client, c *console.Consu
 // signals; --skip-corrupt seeks past a corrupt batch with a warning.
 func (r *runner) watch(ctx context.Context, cl *kafka.Client, c *console.Consumer) {
 	adm := kadm.NewClient(cl.Client)
-	c.Log = integrity.Reader(cl.Client)
-	c.StartOf = func(ctx context.Context, topic string, partition int32) (int64, error) {
-		return integrity.StartPosition(ctx, cl.Client, topic, partition)
-	}
+	c.Watch.Attach(cl.Client)
 	if r.s.Has("skip-corrupt") {
 		c.OnCorrupt = func(corr *integrity.Corruption) bool {
 			if corr.Last < corr.Offset {
@@ -716,5 +713,8 @@ func (r *runner) watch(ctx context.Context, cl *kafka.Client, c *console.Consume
 	c.OnDataLoss = func(err error) {
 		r.anomalies++
 		r.f.Warn("%v", err)
+	}
+	c.OnUnreadable = func(fe kgo.FetchError) {
+		r.f.Warn("partition %s-%d: %v (the log reads cleanly from the consumer's position; the client retries)", fe.Topic, fe.Partition, fe.Err)
 	}
 }

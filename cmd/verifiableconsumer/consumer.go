@@ -101,9 +101,6 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	stderr := f.IO.ErrOut
 	cons.Sink, cons.Stop = out, sigs
 	cons.OnFetchError = func(topic string, partition int32, err error) {
-		if integrity.Unreadable(kgo.FetchError{Topic: topic, Partition: partition, Err: err}) {
-			return // a corrupt batch: OnCorrupt
-		}
 		var dl *kgo.ErrDataLoss
 		if errors.As(err, &dl) {
 			fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.clients.consumer.internals.FetchCollector", "Data loss detected on %s-%d: %v (franz-go data-loss signal)", topic, partition, err))

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/integrity"
@@ -182,22 +181,23 @@ type Consumer struct {
 	// written or skipped: set it when Client decodes into a RecordPool.
 	Recycle bool
 
-	// Log reads the raw log of a partition the client cannot read past
-	// (franz-go reports a corrupt batch as a bare error): Run then returns
-	// the *integrity.Corruption naming the batch, unless OnCorrupt skips
-	// it. Nil: the client's own error is returned.
-	Log integrity.Fetcher
+	// Watch, when set, follows the partitions' positions and names the
+	// batch a partition is stuck on (franz-go reports a corrupt batch as
+	// a bare error): Run then returns the *integrity.Corruption, unless
+	// OnCorrupt skips it. Nil: such errors are left to the client.
+	Watch *integrity.Watcher
 	// OnCorrupt, if set, sees each corrupt batch; true seeks past it and
 	// goes on (kbox consume --skip-corrupt).
 	OnCorrupt func(*integrity.Corruption) bool
-	// StartOf is where a partition starts when none of its records was
-	// read yet (a group's committed offset, the log start), for naming the
-	// corrupt batch a consumer is stuck on from its first fetch.
-	StartOf func(ctx context.Context, topic string, partition int32) (int64, error)
+	// OnUnreadable, if set, gets (once per position) a partition the
+	// client cannot read past although its log reads cleanly from there
+	// (the client retries).
+	OnUnreadable func(kgo.FetchError)
 	// OnGap, if set, gets each jump in a partition's offsets that the log
-	// does not explain (integrity.ExplainGap); the client must keep
-	// control records (kgo.KeepControlRecords) so that transaction markers
-	// are seen. Compacted says which topics leave holes on purpose.
+	// does not explain (integrity.ExplainGap; Watch must be set); the
+	// client must keep control records (kgo.KeepControlRecords) so that
+	// transaction markers are seen. Compacted says which topics leave
+	// holes on purpose.
 	OnGap         func(*integrity.Gap)
 	Compacted     func(topic string) bool
 	ReadCommitted bool
@@ -205,38 +205,16 @@ type Consumer struct {
 	// truncated under the consumer, which resumes where it can).
 	OnDataLoss func(error)
 
-	stats  Stats
-	ends   map[string]map[int32]int64 // exit-at-end: the end offset per partition still open
-	mu     sync.Mutex
-	pos    integrity.Positions    // the next offset per partition, from the records read
-	starts map[integrity.TP]int64 // assign mode: where each partition starts
+	stats Stats
+	ends  map[string]map[int32]int64 // exit-at-end: the end offset per partition still open
 }
 
 // Forget drops what Run knows of the partitions' positions: call it when
 // they are revoked or lost (another member may read on from there).
 func (c *Consumer) Forget(parts map[string][]int32) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for t, ps := range parts {
-		for _, p := range ps {
-			delete(c.pos, integrity.TP{Topic: t, Partition: p})
-		}
+	if c.Watch != nil {
+		c.Watch.Forget(parts)
 	}
-}
-
-func (c *Consumer) next(topic string, partition int32) (int64, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.pos.Next(topic, partition)
-}
-
-func (c *Consumer) setNext(topic string, partition int32, next int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.pos == nil {
-		c.pos = integrity.Positions{}
-	}
-	c.pos[integrity.TP{Topic: topic, Partition: partition}] = next
 }
 
 // Stats returns the totals so far.
@@ -338,9 +316,10 @@ func (c *Consumer) Prepare(ctx context.Context, adm *kadm.Client, req *Request) 
 	if req.ExitAtEnd {
 		c.setEnds(ends, parts, startAt)
 	}
-	c.starts = map[integrity.TP]int64{}
-	for p, at := range startAt {
-		c.starts[integrity.TP{Topic: topic, Partition: p}] = at
+	if c.Watch != nil {
+		for p, at := range startAt {
+			c.Watch.Seed(topic, p, at)
+		}
 	}
 	return map[string]map[int32]kgo.Offset{topic: offsets}, nil
 }
@@ -443,7 +422,6 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 			return err
 		}
 		c.dataLoss(fetches)
-		stuck := integrity.Stuck(fetches)
 		got := 0
 		var ferr error
 		fetches.EachPartition(func(p kgo.FetchTopicPartition) {
@@ -455,10 +433,12 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 				if ferr != nil || (req.MaxMessages >= 0 && c.stats.Records >= req.MaxMessages) {
 					break
 				}
-				if c.OnGap != nil {
-					c.checkGap(ctx, r)
+				if c.Watch != nil {
+					if c.OnGap != nil {
+						c.checkGap(ctx, r)
+					}
+					c.Watch.See(r)
 				}
-				c.setNext(r.Topic, r.Partition, r.Offset+1)
 				if c.ends != nil {
 					if end, ok := c.ends[r.Topic][r.Partition]; ok && r.Offset+1 >= end {
 						delete(c.ends[r.Topic], r.Partition)
@@ -493,10 +473,8 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 		if err := w.Flush(); err != nil {
 			return err
 		}
-		for _, fe := range stuck {
-			if err := c.stuck(ctx, fe); err != nil {
-				return err
-			}
+		if err := c.stuck(ctx, fetches); err != nil {
+			return err
 		}
 		if got > 0 {
 			last = time.Now()
@@ -539,40 +517,36 @@ func CompactedTopics(ctx context.Context, adm *kadm.Client) func(topic string) b
 	}
 }
 
-// stuck handles a partition the client cannot read past: it names the
-// batch (integrity.Find from the partition's position) and returns it,
-// unless OnCorrupt skips it (the client then seeks past the batch).
-func (c *Consumer) stuck(ctx context.Context, fe kgo.FetchError) error {
-	if c.Log == nil {
-		return fmt.Errorf("partition %s-%d: %w", fe.Topic, fe.Partition, fe.Err)
+// stuck handles the partitions the client cannot read past: it returns
+// the corrupt batch one is stuck on, unless OnCorrupt skips it (the client
+// then seeks past the batch).
+func (c *Consumer) stuck(ctx context.Context, fetches kgo.Fetches) error {
+	if c.Watch == nil {
+		return nil
 	}
-	at, ok := c.next(fe.Topic, fe.Partition)
-	if !ok {
-		at, ok = c.starts[integrity.TP{Topic: fe.Topic, Partition: fe.Partition}]
-	}
-	if !ok && c.StartOf != nil {
-		var err error
-		if at, err = c.StartOf(ctx, fe.Topic, fe.Partition); err != nil {
-			return fmt.Errorf("partition %s-%d: %w", fe.Topic, fe.Partition, fe.Err)
+	corrupt, unconfirmed := c.Watch.Check(ctx, fetches)
+	for _, fe := range unconfirmed {
+		if c.OnUnreadable != nil {
+			c.OnUnreadable(fe)
 		}
 	}
-	corr := integrity.Diagnose(ctx, c.Log, fe, at)
-	if c.OnCorrupt == nil || !c.OnCorrupt(corr) {
-		return corr
+	for _, corr := range corrupt {
+		if c.OnCorrupt == nil || !c.OnCorrupt(corr) {
+			return corr
+		}
+		c.Watch.Skip(c.Client, corr)
 	}
-	c.Client.SetOffsets(map[string]map[int32]kgo.EpochOffset{fe.Topic: {fe.Partition: {Epoch: -1, Offset: corr.Last + 1}}})
-	c.setNext(fe.Topic, fe.Partition, corr.Last+1)
 	return nil
 }
 
 // checkGap reports, through OnGap, a record whose offset does not follow
 // the partition's last one where the log does not explain the jump.
 func (c *Consumer) checkGap(ctx context.Context, r *kgo.Record) {
-	next, ok := c.next(r.Topic, r.Partition)
+	next, ok := c.Watch.Next(r.Topic, r.Partition)
 	if !ok || r.Offset == next || (c.Compacted != nil && c.Compacted(r.Topic)) {
 		return
 	}
-	g, err := integrity.ExplainGap(ctx, c.Log, r.Topic, r.Partition, next-1, r.Offset, c.ReadCommitted)
+	g, err := integrity.ExplainGap(ctx, c.Watch.Log, r.Topic, r.Partition, next-1, r.Offset, c.ReadCommitted)
 	if err != nil {
 		if c.ReadCommitted {
 			return // an aborted transaction may explain it

@@ -50,7 +50,7 @@ func consumeWatched(t *testing.T, addrs []string, start int64, skip bool, compac
 	}
 	var out bytes.Buffer
 	var w watched
-	c := &Consumer{Format: mustFormat(t, `%o\n`), Out: &out}
+	c := &Consumer{Format: mustFormat(t, `%o\n`), Out: &out, Watch: &integrity.Watcher{}}
 	parts, err := c.Prepare(ctx, kadm.NewClient(pre), req)
 	if err != nil {
 		t.Fatal(err)
@@ -67,8 +67,8 @@ func consumeWatched(t *testing.T, addrs []string, start int64, skip bool, compac
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	c.Client, c.Log = cl, integrity.Reader(cl)
-	c.StartOf = func(context.Context, string, int32) (int64, error) { return 0, nil }
+	c.Client, c.Watch.Log = cl, integrity.Reader(cl)
+	c.Watch.StartOf = func(context.Context, string, int32) (int64, error) { return 0, nil }
 	c.OnGap = func(g *integrity.Gap) { w.gaps = append(w.gaps, g) }
 	c.Compacted = func(string) bool { return compacted }
 	if skip {

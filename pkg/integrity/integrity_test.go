@@ -3,6 +3,7 @@ package integrity_test
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"strings"
@@ -224,4 +225,59 @@ func TestStuckKfake(t *testing.T) {
 	if err != nil || corr == nil || corr.Offset != 60 || corr.Last != 79 || !corr.CRCMismatch() {
 		t.Fatalf("find: %v %v", corr, err)
 	}
+}
+
+// TestWatcherCheck: a partition stuck where the log reads cleanly is
+// returned once per position (the log is not read again until the
+// position moves); a corrupt batch is named from the position the
+// records set, else the seeded start.
+func TestWatcherCheck(t *testing.T) {
+	stuckAt := func(topic string) kgo.Fetches {
+		return kgo.Fetches{{Topics: []kgo.FetchTopic{{Topic: topic, Partitions: []kgo.FetchPartition{{Partition: 0, Err: errors.New("unknown magic 9")}}}}}}
+	}
+	clean := newFetcher(logOf(3, 10, nil))
+	reads := 0
+	w := &integrity.Watcher{Log: countReads{clean, &reads}}
+	w.Seed("t", 0, 5)
+	for i := 0; i < 3; i++ {
+		corrupt, unconfirmed := w.Check(context.Background(), stuckAt("t"))
+		if len(corrupt) != 0 || len(unconfirmed) != map[bool]int{true: 1, false: 0}[i == 0] {
+			t.Fatalf("check %d: %v %v", i, corrupt, unconfirmed)
+		}
+	}
+	if reads == 0 || reads > 2 {
+		t.Errorf("the log was read %d times", reads)
+	}
+	w.See(&kgo.Record{Topic: "t", Partition: 0, Offset: 12})
+	if _, unconfirmed := w.Check(context.Background(), stuckAt("t")); len(unconfirmed) != 1 {
+		t.Errorf("moved position: %v", unconfirmed)
+	}
+	bad := newFetcher(logOf(3, 10, func(i int, b []byte) []byte {
+		if i == 1 {
+			return corruptfake.FlipLastByte(b)
+		}
+		return b
+	}))
+	w = &integrity.Watcher{Log: bad}
+	w.Seed("t", 0, 15)
+	corrupt, _ := w.Check(context.Background(), stuckAt("t"))
+	if len(corrupt) != 1 || corrupt[0].Offset != 10 || corrupt[0].Position != 15 {
+		t.Fatalf("seeded: %+v", corrupt)
+	}
+	// Records of the partition in the same poll: not stuck yet.
+	fs := stuckAt("t")
+	fs[0].Topics[0].Partitions[0].Records = []*kgo.Record{{Topic: "t", Offset: 9}}
+	if corrupt, unconfirmed := (&integrity.Watcher{Log: bad}).Check(context.Background(), fs); len(corrupt)+len(unconfirmed) != 0 {
+		t.Errorf("with records: %v %v", corrupt, unconfirmed)
+	}
+}
+
+type countReads struct {
+	integrity.Fetcher
+	n *int
+}
+
+func (c countReads) ReadLog(ctx context.Context, topic string, partition int32, offset int64) (*integrity.Log, error) {
+	*c.n++
+	return c.Fetcher.ReadLog(ctx, topic, partition, offset)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -106,13 +107,123 @@ func StartPosition(ctx context.Context, cl *kgo.Client, topic string, partition 
 	return lo.Offset, lo.Err
 }
 
-// Diagnose names what a consumer is stuck on (fe, from Stuck) at offset
-// at: the corrupt batch Find reads in the log. When the log reads cleanly
-// from there, or cannot be read, the Corruption carries the client's error
-// alone (Last < Offset).
-func Diagnose(ctx context.Context, log Fetcher, fe kgo.FetchError, at int64) *Corruption {
-	if corr, err := Find(ctx, log, fe.Topic, fe.Partition, at); err == nil && corr != nil {
-		return corr
+// Watcher follows one consumer's positions and names the batch a
+// partition is stuck on (Check). Its methods may be called from several
+// goroutines (a group's revocation callbacks call Forget).
+type Watcher struct {
+	// Log reads the raw log (Reader of the consumer's client).
+	Log Fetcher
+	// StartOf is where a partition starts when none of its records was
+	// read and no Seed says so (StartPosition); nil: offset 0.
+	StartOf func(ctx context.Context, topic string, partition int32) (int64, error)
+
+	mu      sync.Mutex
+	pos     Positions
+	starts  Positions
+	checked Positions // the position each stuck partition was last read at
+}
+
+// NewWatcher watches a consumer of cl (Attach).
+func NewWatcher(cl *kgo.Client) *Watcher { return new(Watcher).Attach(cl) }
+
+// Attach makes w read cl's raw logs, and take StartPosition for a
+// partition none of whose records was read; it returns w.
+func (w *Watcher) Attach(cl *kgo.Client) *Watcher {
+	w.Log = Reader(cl)
+	w.StartOf = func(ctx context.Context, topic string, partition int32) (int64, error) {
+		return StartPosition(ctx, cl, topic, partition)
 	}
-	return &Corruption{Topic: fe.Topic, Partition: fe.Partition, Offset: at, Last: -1, Position: at, Client: fe.Err}
+	return w
+}
+
+// See notes a record read.
+func (w *Watcher) See(r *kgo.Record) { w.Set(r.Topic, r.Partition, r.Offset+1) }
+
+// Set says the consumer reads a partition from next on (after a seek).
+func (w *Watcher) Set(topic string, partition int32, next int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pos == nil {
+		w.pos = Positions{}
+	}
+	w.pos[TP{topic, partition}] = next
+}
+
+// Seed says where the consumer starts in a partition (assign mode): the
+// position Check uses until a record is read there, not one Next gives.
+func (w *Watcher) Seed(topic string, partition int32, at int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.starts == nil {
+		w.starts = Positions{}
+	}
+	w.starts[TP{topic, partition}] = at
+}
+
+// Next is the offset after the last record read in a partition, if any.
+func (w *Watcher) Next(topic string, partition int32) (int64, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pos.Next(topic, partition)
+}
+
+// Forget drops what the watcher knows of partitions (revoked, lost, or
+// moved by the client after data loss).
+func (w *Watcher) Forget(parts map[string][]int32) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for t, ps := range parts {
+		for _, p := range ps {
+			delete(w.pos, TP{t, p})
+			delete(w.starts, TP{t, p})
+		}
+	}
+}
+
+func (w *Watcher) position(ctx context.Context, topic string, partition int32) int64 {
+	w.mu.Lock()
+	at, ok := w.pos.Next(topic, partition)
+	if !ok {
+		at, ok = w.starts.Next(topic, partition)
+	}
+	w.mu.Unlock()
+	if !ok && w.StartOf != nil {
+		at, _ = w.StartOf(ctx, topic, partition)
+	}
+	return at
+}
+
+// Check looks at the partitions a poll shows stuck (Stuck): for each it
+// reads the log from the partition's position and returns the corrupt
+// batch there. A partition whose log reads cleanly from its position (the
+// client's error stands alone: franz-go retries it) is returned in
+// unconfirmed, once per position: the log is not read again until the
+// position moves.
+func (w *Watcher) Check(ctx context.Context, fs kgo.Fetches) (corrupt []*Corruption, unconfirmed []kgo.FetchError) {
+	for _, fe := range Stuck(fs) {
+		at := w.position(ctx, fe.Topic, fe.Partition)
+		w.mu.Lock()
+		last, seen := w.checked.Next(fe.Topic, fe.Partition)
+		if w.checked == nil {
+			w.checked = Positions{}
+		}
+		w.checked[TP{fe.Topic, fe.Partition}] = at
+		w.mu.Unlock()
+		if seen && last == at {
+			continue
+		}
+		corr, err := Find(ctx, w.Log, fe.Topic, fe.Partition, at)
+		if err != nil || corr == nil {
+			unconfirmed = append(unconfirmed, fe)
+			continue
+		}
+		corrupt = append(corrupt, corr)
+	}
+	return corrupt, unconfirmed
+}
+
+// Skip seeks cl past a corrupt batch and notes the new position.
+func (w *Watcher) Skip(cl *kgo.Client, corr *Corruption) {
+	cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{corr.Topic: {corr.Partition: {Epoch: -1, Offset: corr.Last + 1}}})
+	w.Set(corr.Topic, corr.Partition, corr.Last+1)
 }

@@ -114,7 +114,7 @@ func RunApacheConsumer(ctx context.Context, cl *kgo.Client, rt *RebalanceTimer, 
 	var bytesRead, msgsRead, lastBytes, lastMsgs int64
 	now := NowMs()
 	lastReport, lastConsumed := now, now
-	pos := integrity.Positions{}
+	w := integrity.NewWatcher(cl)
 	for msgsRead < cfg.NumRecords && now-lastConsumed <= cfg.TimeoutMs && ctx.Err() == nil {
 		pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		fs := cl.PollRecords(pctx, cfg.MaxPollRecords)
@@ -128,7 +128,7 @@ func RunApacheConsumer(ctx context.Context, cl *kgo.Client, rt *RebalanceTimer, 
 			lastConsumed = now
 		}
 		fs.EachRecord(func(r *kgo.Record) {
-			pos.See(r)
+			w.See(r)
 			msgsRead++
 			bytesRead += int64(len(r.Key) + len(r.Value))
 			if now-lastReport >= cfg.ReportingIntervalMs {
@@ -140,13 +140,9 @@ func RunApacheConsumer(ctx context.Context, cl *kgo.Client, rt *RebalanceTimer, 
 				lastReport, lastMsgs, lastBytes = now, msgsRead, bytesRead
 			}
 		})
-		for _, fe := range integrity.Stuck(fs) {
-			at, ok := pos.Next(fe.Topic, fe.Partition)
-			if !ok {
-				at, _ = integrity.StartPosition(ctx, cl, fe.Topic, fe.Partition)
-			}
-			corr := integrity.Diagnose(ctx, integrity.Reader(cl), fe, at)
-			if corr.Last < corr.Offset || corr.Java != nil {
+		corrupt, _ := w.Check(ctx, fs) // the client retries the others
+		for _, corr := range corrupt {
+			if corr.Java != nil {
 				return nil, corr
 			}
 			for _, r := range corr.Records {
@@ -156,8 +152,7 @@ func RunApacheConsumer(ctx context.Context, cl *kgo.Client, rt *RebalanceTimer, 
 			if len(corr.Records) > 0 {
 				lastConsumed = now
 			}
-			cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{fe.Topic: {fe.Partition: {Epoch: -1, Offset: corr.Last + 1}}})
-			pos[integrity.TP{Topic: fe.Topic, Partition: fe.Partition}] = corr.Last + 1
+			w.Skip(cl, corr)
 		}
 	}
 	if msgsRead < cfg.NumRecords {

@@ -357,7 +357,7 @@ func Consume(ctx context.Context, clients []*kgo.Client, cfg ConsumeConfig, prog
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			pos := integrity.Positions{}
+			watch := integrity.NewWatcher(cl)
 			for runCtx.Err() == nil {
 				fs := cl.PollRecords(runCtx, cfg.MaxPollRecords)
 				now := time.Now()
@@ -366,16 +366,12 @@ func Consume(ctx context.Context, clients []*kgo.Client, cfg ConsumeConfig, prog
 				}
 				// A partition the client cannot read past (a corrupt
 				// batch) ends the run, named.
-				for _, fe := range integrity.Stuck(fs) {
-					at, ok := pos.Next(fe.Topic, fe.Partition)
-					if !ok {
-						at, _ = integrity.StartPosition(runCtx, cl, fe.Topic, fe.Partition)
-					}
-					unreadable.CompareAndSwap(nil, integrity.Diagnose(runCtx, integrity.Reader(cl), fe, at))
+				if corrupt, _ := watch.Check(runCtx, fs); len(corrupt) > 0 {
+					unreadable.CompareAndSwap(nil, corrupt[0])
 					cancel()
 				}
 				fs.EachRecord(func(r *kgo.Record) {
-					pos.See(r)
+					watch.See(r)
 					if isReadiness(r) || runCtx.Err() != nil {
 						return
 					}

@@ -49,9 +49,11 @@ type Consumer struct {
 	// own closing).
 	OnFetchError func(topic string, partition int32, err error)
 	// OnCorrupt, when set, gets the batch a partition is stuck on (a
-	// batch whose CRC no longer matches, named by integrity.Diagnose):
+	// batch whose CRC no longer matches, named by an integrity.Watcher):
 	// true seeks past it, false ends the loop as the exception a poll
-	// throws ends Java's (the drop-in). Unset, the consumer waits.
+	// throws ends Java's (the drop-in). Unset, the consumer waits. With it
+	// set, OnFetchError gets the errors of a partition the client cannot
+	// read past only when its log reads cleanly (once per position).
 	OnCorrupt func(*integrity.Corruption) bool
 	// OnConsumed, when set, sees each poll's per-partition summaries
 	// after its records_consumed event.
@@ -63,9 +65,8 @@ type Consumer struct {
 
 	// closing is set when Run starts leaving the group.
 	closing atomic.Bool
-	// diagnosed is where each stuck partition was last diagnosed (a
-	// position the log reads cleanly from is not read again).
-	diagnosed map[integrity.TP]int64
+	// watch follows the positions (with OnCorrupt).
+	watch *integrity.Watcher
 }
 
 // ClientOpts are the options Client must be built with: rebalances held
@@ -115,6 +116,13 @@ func (c *Consumer) ClientOpts() []kgo.Opt {
 func (c *Consumer) rebalanced(name string, tps []TP) {
 	if c.OnRebalance != nil {
 		c.OnRebalance(name, tps)
+	}
+	if name == EvRevoked && c.watch != nil {
+		gone := map[string][]int32{}
+		for _, tp := range tps {
+			gone[tp.Topic] = append(gone[tp.Topic], tp.Partition)
+		}
+		c.watch.Forget(gone)
 	}
 	parts := make([]PartitionData, len(tps))
 	for i, tp := range tps {
@@ -181,6 +189,9 @@ func (c *Consumer) autoCommitSync(ctx context.Context, cl *kgo.Client, d time.Du
 // consumer (nil if none, or if Stop was closed).
 func (c *Consumer) Run() os.Signal {
 	c.Sink.AddLine(Event{Timestamp: nowMs(), Name: EvStartupComplete}, nil)
+	if c.OnCorrupt != nil {
+		c.watch = integrity.NewWatcher(c.Client) // before any rebalance
+	}
 	c.Client.AddConsumeTopics(c.Topic)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -200,18 +211,17 @@ func (c *Consumer) Run() os.Signal {
 	var consumed int64
 	finished := func() bool { return c.MaxMessages >= 0 && consumed >= c.MaxMessages }
 	cl := c.Client
-	pos := integrity.Positions{}
 	for !finished() && ctx.Err() == nil {
 		fs := cl.PollRecords(ctx, c.MaxPollRecords)
 		for _, fe := range fs.Errors() {
 			if errors.Is(fe.Err, context.Canceled) || errors.Is(fe.Err, kgo.ErrClientClosed) {
 				continue
 			}
-			if c.OnFetchError != nil {
+			if c.OnFetchError != nil && (c.watch == nil || !integrity.Unreadable(fe)) {
 				c.OnFetchError(fe.Topic, fe.Partition, fe.Err)
 			}
 		}
-		if c.OnCorrupt != nil && !c.corrupt(ctx, fs, pos) {
+		if c.watch != nil && !c.corrupt(ctx, fs) {
 			break
 		}
 		total := int64(fs.NumRecords())
@@ -234,7 +244,9 @@ func (c *Consumer) Run() os.Signal {
 				return
 			}
 			first, last := recs[0], recs[len(recs)-1]
-			pos.See(last)
+			if c.watch != nil {
+				c.watch.See(last)
+			}
 			sums = append(sums, PartitionData{Topic: ft.Topic, Partition: ft.Partition, Count: int64(len(recs)), MinOffset: first.Offset, MaxOffset: last.Offset})
 			commits = append(commits, CommitData{Topic: ft.Topic, Partition: ft.Partition, Offset: last.Offset + 1})
 			if offsets[ft.Topic] == nil {
@@ -288,30 +300,21 @@ func (c *Consumer) Run() os.Signal {
 	return sig
 }
 
-// corrupt hands each partition the poll shows stuck to OnCorrupt, and
-// seeks past the batch when it says so; false ends the loop.
-func (c *Consumer) corrupt(ctx context.Context, fs kgo.Fetches, pos integrity.Positions) bool {
-	for _, fe := range integrity.Stuck(fs) {
-		tp := integrity.TP{Topic: fe.Topic, Partition: fe.Partition}
-		at, ok := pos.Next(fe.Topic, fe.Partition)
-		if !ok {
-			at, _ = integrity.StartPosition(ctx, c.Client, fe.Topic, fe.Partition)
+// corrupt hands each corrupt batch the poll shows a partition stuck on to
+// OnCorrupt, and seeks past it when it says so; false ends the loop. The
+// error of a partition whose log reads cleanly goes to OnFetchError.
+func (c *Consumer) corrupt(ctx context.Context, fs kgo.Fetches) bool {
+	corrupt, unconfirmed := c.watch.Check(ctx, fs)
+	for _, fe := range unconfirmed {
+		if c.OnFetchError != nil {
+			c.OnFetchError(fe.Topic, fe.Partition, fe.Err)
 		}
-		if last, ok := c.diagnosed[tp]; ok && last == at {
-			continue
-		}
-		if c.diagnosed == nil {
-			c.diagnosed = map[integrity.TP]int64{}
-		}
-		c.diagnosed[tp] = at
-		corr := integrity.Diagnose(ctx, integrity.Reader(c.Client), fe, at)
+	}
+	for _, corr := range corrupt {
 		if !c.OnCorrupt(corr) {
 			return false
 		}
-		if corr.Last >= corr.Offset {
-			c.Client.SetOffsets(map[string]map[int32]kgo.EpochOffset{fe.Topic: {fe.Partition: {Epoch: -1, Offset: corr.Last + 1}}})
-			pos[tp] = corr.Last + 1
-		}
+		c.watch.Skip(c.Client, corr)
 	}
 	return true
 }

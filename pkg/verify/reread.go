@@ -47,9 +47,9 @@ func Reread(ctx context.Context, cl *kgo.Client, missing []Missing) (RereadResul
 	remaining := len(want)
 	done := map[TP]bool{}
 	var res RereadResult
-	pos := integrity.Positions{}
+	watch := &integrity.Watcher{Log: integrity.Reader(cl)}
 	for tp, r := range want {
-		pos[integrity.TP{Topic: tp.Topic, Partition: tp.Partition}] = r.lo
+		watch.Seed(tp.Topic, tp.Partition, r.lo)
 	}
 	for remaining > 0 {
 		fs := cl.PollFetches(ctx)
@@ -61,22 +61,21 @@ func Reread(ctx context.Context, cl *kgo.Client, missing []Missing) (RereadResul
 				return RereadResult{}, fmt.Errorf("re-read %s-%d: %v", fe.Topic, fe.Partition, fe.Err)
 			}
 		}
-		fs.EachRecord(pos.See)
-		for _, fe := range integrity.Stuck(fs) {
-			at, _ := pos.Next(fe.Topic, fe.Partition)
-			corr := integrity.Diagnose(ctx, integrity.Reader(cl), fe, at)
-			if corr.Last < corr.Offset {
-				return RereadResult{}, fmt.Errorf("re-read: %v", corr)
-			}
-			res.Corrupt = append(res.Corrupt, Corrupt{Topic: fe.Topic, Partition: fe.Partition, First: corr.Offset, Last: corr.Last, Desc: corr.Error()})
-			tp := TP{fe.Topic, fe.Partition}
+		fs.EachRecord(watch.See)
+		corrupt, unconfirmed := watch.Check(ctx, fs)
+		if len(unconfirmed) > 0 {
+			fe := unconfirmed[0]
+			return RereadResult{}, fmt.Errorf("re-read %s-%d: %v", fe.Topic, fe.Partition, fe.Err)
+		}
+		for _, corr := range corrupt {
+			res.Corrupt = append(res.Corrupt, Corrupt{Topic: corr.Topic, Partition: corr.Partition, First: corr.Offset, Last: corr.Last, Desc: corr.Error()})
+			tp := TP{corr.Topic, corr.Partition}
 			if r := want[tp]; !done[tp] && corr.Last >= r.hi {
 				done[tp] = true
 				remaining--
 				continue
 			}
-			cl.SetOffsets(map[string]map[int32]kgo.EpochOffset{fe.Topic: {fe.Partition: {Epoch: -1, Offset: corr.Last + 1}}})
-			pos[integrity.TP{Topic: fe.Topic, Partition: fe.Partition}] = corr.Last + 1
+			watch.Skip(cl, corr)
 		}
 		fs.EachPartition(func(p kgo.FetchTopicPartition) {
 			tp := TP{p.Topic, p.Partition}
