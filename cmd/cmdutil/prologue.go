@@ -36,11 +36,27 @@ type ApacheTool struct {
 	// cannot be opened, a format with the file's path; "" is the path
 	// alone (the message of Java's NoSuchFileException).
 	Unreadable string
+	// NativeUsage, when set, is the synopsis of the drop-in under its
+	// native name (what follows "kbox ALIAS"): there a usage error is a
+	// native one, the message, that synopsis and a hint to --help, exit 2,
+	// instead of Apache's option table (a native command answers in its
+	// own terms, kbox consume as kbox produce).
+	NativeUsage string
+}
+
+// Native says whether the drop-in runs under its native name with its own
+// usage errors (NativeUsage).
+func (t *ApacheTool) Native(f *Factory) bool {
+	return t.NativeUsage != "" && strings.HasPrefix(f.Invoked, "kbox ")
 }
 
 // Usage is CommandLineUtils.printUsageAndExit: msg and the option table on
-// stderr, exit 1.
+// stderr, exit 1; under the native name (Native) a native usage error.
 func (t *ApacheTool) Usage(f *Factory, msg string) error {
+	if t.Native(f) {
+		fmt.Fprintf(f.IO.ErrOut, "kbox: error: %s\nUsage: %s %s\nkbox: hint: run \"%s --help\" for every option\n", msg, f.Invoked, t.NativeUsage, f.Invoked)
+		return Exit(ExitUsage)
+	}
 	fmt.Fprint(f.IO.ErrOut, msg+"\n"+t.Options)
 	return Exit(ExitFailure)
 }
@@ -61,7 +77,7 @@ func (t *ApacheTool) Prologue(f *Factory, args []string, perr error, has func(st
 		if t.ParseError != nil {
 			msg = t.ParseError(perr)
 		}
-		if t.ParseUsage {
+		if t.ParseUsage || t.Native(f) {
 			return true, t.Usage(f, msg)
 		}
 		fmt.Fprintln(w, msg)

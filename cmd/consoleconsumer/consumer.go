@@ -19,6 +19,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/console"
+	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
@@ -48,8 +49,14 @@ kbox extensions (not in Apache's kafka-console-consumer; also "kbox consume"):
   --since TIME            same as --start @TIME: Unix ms, RFC 3339, or a duration ago (15m, 2h, 1d)
   -e, --exit-at-end       stop at the end offsets the partitions had at the start
   -n N                    same as --max-messages N
+  -X KEY=VALUE            client property (repeatable; as --command-property, which it overrides)
+  --skip-corrupt          seek past a record batch that cannot be read (its CRC does not match
+                          its bytes), with a warning, instead of stopping
   --profile NAME          connection profile (see "kbox profile")
   Record counts and rate are shown on stderr when it is a terminal (native formats).
+  As "kbox consume": a corrupt batch is an error naming the partition, its offset and the
+  stored and computed CRC (exit 1); offsets that jump where the log has no reason to leave a
+  gap (not transaction markers, not a compacted topic) are warnings, and exit 1 at the end.
 
 `
 
@@ -96,6 +103,8 @@ var parser = jopt.New(
 	jopt.Spec{Name: "start", Arg: jopt.RequiredArg},
 	jopt.Spec{Name: "since", Arg: jopt.RequiredArg},
 	jopt.Spec{Name: "exit-at-end", Short: "e"},
+	jopt.Spec{Name: "X", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "skip-corrupt"},
 )
 
 const kip848Notice = "The consumer rebalance protocol (KIP-848) is production-ready! Set group.protocol=consumer to try it out. See https://kafka.apache.org/documentation/#consumer_rebalance_protocol"
@@ -104,6 +113,12 @@ type runner struct {
 	f        *cmdutil.Factory
 	s        *jopt.Set
 	out, err io.Writer
+	// checkCRC is the consumer's check.crcs (Java names a CRC mismatch
+	// only when it checks CRCs).
+	checkCRC bool
+	// anomalies are the offset jumps and data-loss signals kbox consume
+	// warned about.
+	anomalies int
 }
 
 // usage is CommandLineUtils.printUsageAndExit: message and options on
@@ -118,6 +133,17 @@ var tool = cmdutil.ApacheTool{
 	Extensions: nativeHelp + console.FormatHelp + "\n",
 	ParseUsage: true,
 	Unreadable: "java.nio.file.NoSuchFileException: %s",
+	NativeUsage: "(--topic TOPIC | --include REGEX) [--bootstrap-server HOST:PORT] [-X KEY=VALUE]...\n" +
+		"       [--from-beginning | --start START | --since TIME] [-f FORMAT | -o json] [-n N] [-e] [--grep REGEX]",
+}
+
+// convError is an option value jopt cannot convert: under the native name
+// a usage error, else the exception escaping main.
+func (r *runner) convError(err error) error {
+	if tool.Native(r.f) {
+		return r.usage(err.Error())
+	}
+	return r.javaMain("joptsimple.OptionArgumentConversionException: " + err.Error())
 }
 
 // javaMain is an exception escaping main: "Exception in thread ..." and exit 1.
@@ -175,7 +201,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if s.Has("partition") {
 		n, _, perr := s.Int("partition")
 		if perr != nil {
-			return r.javaMain("joptsimple.OptionArgumentConversionException: " + perr.Error())
+			return r.convError(perr)
 		}
 		p := int32(n)
 		partition = &p
@@ -206,6 +232,23 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		}
 	}
 	extra := keyValues(append(s.Values("consumer-property"), s.Values("command-property")...))
+	// -X (kbox's client properties, as every native command takes them)
+	// wins over --command-property.
+	xprops, err := cmdutil.ParseProps(s.Values("X"), "-X")
+	if err != nil {
+		if tool.Native(f) {
+			return r.usage(err.Error())
+		}
+		fmt.Fprintf(r.err, "kbox: error: %v\n", err)
+		return cmdutil.Exit(2)
+	}
+	extra.Merge(xprops)
+	if tool.Native(f) && s.Has("max-messages") {
+		// Java converts it lazily; a native command checks it first.
+		if _, _, merr := s.Int("max-messages"); merr != nil {
+			return r.convError(merr)
+		}
+	}
 	// checkConsumerGroup.
 	var groups []string
 	addGroup := func(g string) {
@@ -277,7 +320,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if s.Has("timeout-ms") {
 		n, _, terr := s.Int("timeout-ms")
 		if terr != nil {
-			return r.javaMain("joptsimple.OptionArgumentConversionException: " + terr.Error())
+			return r.convError(terr)
 		}
 		if n >= 0 {
 			timeout = time.Duration(n) * time.Millisecond
@@ -331,9 +374,12 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	defaults := config.NewProperties()
 	defaults.Set("client.id", "console-consumer")
+	c := &console.Consumer{Format: formatter, Out: r.out, Recycle: true, Watch: &integrity.Watcher{}}
 	// Fetched records are decoded into pooled slices, given back once
-	// written (console.RecordPool): fewer allocations, less GC.
-	extraOpts := []kgo.Opt{kgo.WithPools(new(console.RecordPool))}
+	// written (console.RecordPool): fewer allocations, less GC. Transaction
+	// markers are kept: they are not printed, but they reach the end
+	// (--exit-at-end) and make a partition's offsets consecutive.
+	extraOpts := []kgo.Opt{kgo.WithPools(new(console.RecordPool)), kgo.KeepControlRecords()}
 	if !req.Assign {
 		if req.Regex {
 			extraOpts = append(extraOpts, kgo.ConsumeRegex())
@@ -341,6 +387,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		extraOpts = append(extraOpts, kgo.ConsumeTopics(req.Topics...))
 	}
 	if grouped {
+		// Another member may read on from a revoked partition.
+		forget := func(_ context.Context, _ *kgo.Client, m map[string][]int32) { c.Forget(m) }
+		extraOpts = append(extraOpts, kgo.OnPartitionsRevoked(forget), kgo.OnPartitionsLost(forget))
 		if ac, ok := conn.Props.Get("enable.auto.commit"); !ok || strings.EqualFold(strings.TrimSpace(ac), "true") {
 			// Commit only what was printed, as Java resets the unconsumed
 			// offsets before closing.
@@ -348,7 +397,6 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 			req.MarkCommits = true
 		}
 	}
-	c := &console.Consumer{Format: formatter, Out: r.out, Recycle: true}
 	if req.Assign {
 		// Resolve the start offsets first, with a client that consumes nothing.
 		pre, err := f.Client(conn, kafka.Consumer, kafka.Options{Defaults: defaults})
@@ -370,6 +418,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return cmdutil.Exit(1)
 	}
 	c.Client = cl.Client
+	r.watch(ctx, cl, c)
 	if !req.Assign {
 		if _, err := c.Prepare(ctx, kadm.NewClient(cl.Client), req); err != nil {
 			cl.Close()
@@ -380,6 +429,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if !req.Assign && !(strings.EqualFold(cl.Settings.GroupProtocol, "consumer")) && !native.on {
 		fmt.Fprintln(r.err, kip848Notice)
 	}
+	r.checkCRC = cl.Settings.CheckCRCs
 	// --max-messages is converted lazily, inside the run.
 	if s.Has("max-messages") {
 		n, _, merr := s.Int("max-messages")
@@ -597,8 +647,21 @@ func (r *runner) consume(ctx context.Context, cl *kafka.Client, c *console.Consu
 		finish()
 		return cmdutil.Exit(verify.SignalExit(gotSig))
 	}
+	var corr *integrity.Corruption
 	switch {
 	case err == nil:
+	case errors.As(err, &corr):
+		if tool.Native(r.f) {
+			finish()
+			if corr.Last >= corr.Offset {
+				return fmt.Errorf("%v (--skip-corrupt reads on past it)", corr)
+			}
+			return corr
+		}
+		// Java's KafkaConsumer.poll throws for the partition, once the
+		// records before the batch are printed; process() logs it and
+		// returns: exit 0.
+		r.logError("Error processing message, terminating consumer process: ", integrity.ApacheReceived(corr.Topic, corr.Partition)+"\nCaused by: "+corr.ApacheCause(r.checkCRC))
 	case errors.Is(err, console.ErrTimeout):
 		r.logError("Error processing message, terminating consumer process: ", console.ErrTimeout.Error())
 	default:
@@ -616,5 +679,44 @@ func (r *runner) consume(ctx context.Context, cl *kafka.Client, c *console.Consu
 		r.logError("Error processing message, terminating consumer process: ", cl.Explain(err).Error())
 	}
 	finish()
+	if r.anomalies == 1 {
+		return errors.New("1 offset anomaly (see the warning above)")
+	} else if r.anomalies > 1 {
+		return fmt.Errorf("%d offset anomalies (see the warnings above)", r.anomalies)
+	}
 	return nil
+}
+
+// watch sets up what the consumer checks as it reads: it names the batch
+// a partition is stuck on (drop-in and native), and under the native name
+// reports offset jumps the log does not explain and franz-go's data-loss
+// signals; --skip-corrupt seeks past a corrupt batch with a warning.
+func (r *runner) watch(ctx context.Context, cl *kafka.Client, c *console.Consumer) {
+	adm := kadm.NewClient(cl.Client)
+	c.Watch.Attach(cl.Client)
+	if r.s.Has("skip-corrupt") {
+		c.OnCorrupt = func(corr *integrity.Corruption) bool {
+			if corr.Last < corr.Offset {
+				return false // nothing to seek past
+			}
+			r.f.Warn("%v: skipped (--skip-corrupt); reading on at offset %d", corr, corr.Last+1)
+			return true
+		}
+	}
+	if !tool.Native(r.f) {
+		return
+	}
+	c.ReadCommitted = cl.Settings.IsolationLevel == "read_committed"
+	c.Compacted = console.CompactedTopics(ctx, adm)
+	c.OnGap = func(g *integrity.Gap) {
+		r.anomalies++
+		r.f.Warn("%v", g)
+	}
+	c.OnDataLoss = func(err error) {
+		r.anomalies++
+		r.f.Warn("%v", err)
+	}
+	c.OnUnreadable = func(fe kgo.FetchError) {
+		r.f.Warn("partition %s-%d: %v (the log reads cleanly from the consumer's position; the client retries)", fe.Topic, fe.Partition, fe.Err)
+	}
 }

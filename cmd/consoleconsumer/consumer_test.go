@@ -2,6 +2,7 @@ package consoleconsumer
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,24 +80,31 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestNativeCountsOnTerminal: native output reports the count and rate on
-// stderr only when stderr is a terminal; Apache's count line is not printed.
-func TestNativeCountsOnTerminal(t *testing.T) {
+// abcTopic starts a kfake cluster whose topic "t" holds the values a, b, c.
+func abcTopic(t *testing.T) *kfake.Cluster {
+	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(c.Close)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer cl.Close()
 	for _, v := range []string{"a", "b", "c"} {
 		if err := cl.ProduceSync(context.Background(), &kgo.Record{Topic: "t", Value: []byte(v)}).FirstErr(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cl.Close()
+	return c
+}
+
+// TestNativeCountsOnTerminal: native output reports the count and rate on
+// stderr only when stderr is a terminal; Apache's count line is not printed.
+func TestNativeCountsOnTerminal(t *testing.T) {
+	c := abcTopic(t)
 	for _, tty := range []bool{false, true} {
 		env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
 		ios, _, out, errb := output.Test()
@@ -112,6 +120,59 @@ func TestNativeCountsOnTerminal(t *testing.T) {
 		}
 		if got := errb.String(); tty != strings.Contains(got, "3 records in ") || strings.Contains(got, "Processed a total") {
 			t.Errorf("tty %v: stderr %q", tty, got)
+		}
+	}
+}
+
+// TestNativeUsageErrors: under its native name a usage error is kbox
+// consume's own (the message, its usage and a hint, exit 2), not Apache's
+// 150-line option table; under the link name it stays Apache's.
+func TestNativeUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--bootstrap-server", "b", "--topic", "t", "--bogus"},
+		{"--bootstrap-server", "b"},
+		{"--bootstrap-server", "b", "--topic", "t", "-X", "no-equals"},
+		{"--bootstrap-server", "b", "--topic", "t", "--partition", "x"},
+		{"--bootstrap-server", "b", "--topic", "t", "--group", "a", "-X", "group.id=b"},
+		{"--bootstrap-server", "b", "--topic", "t", "-n", "many"},
+	} {
+		_, errOut, code := runArgs(t, "kbox consume", args...)
+		lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+		if code != 2 || len(lines) != 4 || !strings.HasPrefix(lines[0], "kbox: error: ") || !strings.HasPrefix(lines[1], "Usage: kbox consume ") || lines[3] != `kbox: hint: run "kbox consume --help" for every option` {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errOut)
+		}
+		if strings.Contains(errOut, "Option ") {
+			t.Errorf("%q: Apache's option table: %q", args, errOut)
+		}
+	}
+	_, errOut, code := runArgs(t, "kbox consume", "--bootstrap-server", "b", "--topic", "t", "--group", "a", "-X", "group.id=b")
+	if code != 2 || !strings.Contains(errOut, "Detected group ids: 'a', 'b'") {
+		t.Errorf("-X group.id is not the group: %q", errOut)
+	}
+	_, errOut, code = runArgs(t, "kafka-console-consumer", "--bootstrap-server", "b", "--topic", "t", "--bogus")
+	if code != 1 || !strings.HasPrefix(errOut, "bogus is not a recognized option\nOption ") {
+		t.Errorf("link name: exit %d, %.100q", code, errOut)
+	}
+}
+
+// TestNativeClientProperties: -X passes client properties, as every
+// native command takes them; they win over --command-property.
+func TestNativeClientProperties(t *testing.T) {
+	c := abcTopic(t)
+	// A new group reads from the end unless auto.offset.reset says
+	// earliest; -X overrides --command-property.
+	for i, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-X", "auto.offset.reset=earliest"}, "a\nb\nc\n"},
+		{[]string{"--command-property", "auto.offset.reset=latest", "-Xauto.offset.reset=earliest"}, "a\nb\nc\n"},
+		{nil, ""},
+	} {
+		args := append([]string{"--bootstrap-server", c.ListenAddrs()[0], "--topic", "t", "--group", fmt.Sprintf("g%d", i), "--timeout-ms", "1500", "-f", `%v\n`}, tc.args...)
+		out, errOut, code := runArgs(t, "kbox consume", args...)
+		if out != tc.want || code != 0 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", tc.args, code, out, errOut)
 		}
 	}
 }

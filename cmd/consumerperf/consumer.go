@@ -3,6 +3,7 @@ package consumerperf
 import (
 	"context"
 	_ "embed"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
@@ -122,7 +124,10 @@ func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 	defaults := config.NewProperties()
 	defaults.Set("client.id", "perf-consumer-client")
 	printMetrics := s.Has("print-metrics")
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Consumer, kafka.Options{Defaults: defaults, Extra: extra,
+	// The client checks CRCs although Java's tool does not: a batch it
+	// refuses is read with Java's rules by the run (see RunApacheConsumer).
+	checkCRCs := func(s *kafka.Settings) { s.CheckCRCs = true }
+	cl, err := f.ConnectedClient(ctx, conn, kafka.Consumer, kafka.Options{Defaults: defaults, Extra: extra, Tune: checkCRCs,
 		Metrics: printMetrics, MetricsPushError: func(err error) { f.Warn("%v", err) }})
 	if err != nil {
 		return fail(err)
@@ -132,7 +137,19 @@ func runConsumerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 	if cl.Metrics != nil {
 		o.cfg.OnPoll = cl.Metrics.Polled
 	}
-	res := perf.RunApacheConsumer(ctx, cl.Client, rt, startMs, o.cfg, out)
+	res, err := perf.RunApacheConsumer(ctx, cl.Client, rt, startMs, o.cfg, out)
+	var corr *integrity.Corruption
+	if errors.As(err, &corr) {
+		// KafkaConsumer.poll throws; main prints the message, then the
+		// stack trace (kbox: the exception and its cause, no frames),
+		// exit 1.
+		exc := integrity.ApacheReceived(corr.Topic, corr.Partition)
+		fmt.Fprintln(errOut, strings.TrimPrefix(exc, "org.apache.kafka.common.KafkaException: "))
+		fmt.Fprintln(errOut, exc)
+		// Utils.stackTrace ends with a line break, println adds one.
+		fmt.Fprintf(errOut, "Caused by: %s\n\n", corr.ApacheCause(false))
+		return cmdutil.Exit(1)
+	}
 	// Java takes the metrics when the loop ends and prints them after the
 	// summary.
 	var snap []metrics.Value

@@ -15,6 +15,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/argparse"
 	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -124,6 +125,14 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 		return err
 	}
 	cons.Client, cons.MaxPollRecords = cl.Client, cl.Settings.MaxPollRecords
+	// A batch the consumer cannot read past: Java's poll throws, run()
+	// logs it and ends (leaving the group, shutdown_complete), exit 0.
+	checkCRC := cl.Settings.CheckCRCs
+	cons.OnCorrupt = func(corr *integrity.Corruption) bool {
+		fmt.Fprint(stderr, verify.LogLine("ERROR", "org.apache.kafka.tools.VerifiableConsumer", "%s", "Error during processing, terminating consumer process: "))
+		fmt.Fprintf(stderr, "%s\nCaused by: %s\n", integrity.ApacheReceived(corr.Topic, corr.Partition), corr.ApacheCause(checkCRC))
+		return false
+	}
 	if sig := cons.Run(); sig != nil {
 		return cmdutil.Exit(verify.SignalExit(sig))
 	}

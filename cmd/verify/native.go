@@ -59,7 +59,9 @@ func newCheckCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Apply the delivery rules R1-R9 to producer and consumer event logs",
 		Long: `Reads the JSON event streams of kafka-verifiable-producer and
 kafka-verifiable-consumer (kbox's or Apache's; non-JSON lines are ignored)
-and reports lost, duplicated, reordered and inconsistent records.
+and reports lost, duplicated, reordered and inconsistent records. With
+--bootstrap-server it re-reads the missing records; a batch it cannot read
+(its CRC no longer matches) is reported as corrupt-batch, not as loss.
 Logs are streamed (any size; gzip-compressed logs are recognised; "-" reads
 one log from standard input); memory grows with partitions and anomalies,
 not with records.
@@ -201,7 +203,7 @@ func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
 			return err
 		}
 		defer cl.Close()
-		opts.Present = func(m []verify.Missing) (map[verify.Missing]bool, error) {
+		opts.Present = func(m []verify.Missing) (verify.RereadResult, error) {
 			rctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 			defer cancel()
 			return verify.Reread(rctx, cl.Client, m)

@@ -471,11 +471,11 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 			reread.Close()
 		}
 	}()
-	opts.Present = func(m []verify.Missing) (map[verify.Missing]bool, error) {
+	opts.Present = func(m []verify.Missing) (verify.RereadResult, error) {
 		var err error
 		if reread == nil {
 			if reread, err = f.Client(conn, kafka.Consumer, kafka.Options{}); err != nil {
-				return nil, err
+				return verify.RereadResult{}, err
 			}
 		}
 		rctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

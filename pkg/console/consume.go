@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -180,8 +181,40 @@ type Consumer struct {
 	// written or skipped: set it when Client decodes into a RecordPool.
 	Recycle bool
 
+	// Watch, when set, follows the partitions' positions and names the
+	// batch a partition is stuck on (franz-go reports a corrupt batch as
+	// a bare error): Run then returns the *integrity.Corruption, unless
+	// OnCorrupt skips it. Nil: such errors are left to the client.
+	Watch *integrity.Watcher
+	// OnCorrupt, if set, sees each corrupt batch; true seeks past it and
+	// goes on (kbox consume --skip-corrupt).
+	OnCorrupt func(*integrity.Corruption) bool
+	// OnUnreadable, if set, gets (once per position) a partition the
+	// client cannot read past although its log reads cleanly from there
+	// (the client retries).
+	OnUnreadable func(kgo.FetchError)
+	// OnGap, if set, gets each jump in a partition's offsets that the log
+	// does not explain (integrity.ExplainGap; Watch must be set); the
+	// client must keep control records (kgo.KeepControlRecords) so that
+	// transaction markers are seen. Compacted says which topics leave
+	// holes on purpose.
+	OnGap         func(*integrity.Gap)
+	Compacted     func(topic string) bool
+	ReadCommitted bool
+	// OnDataLoss, if set, gets franz-go's data-loss signals (the log was
+	// truncated under the consumer, which resumes where it can).
+	OnDataLoss func(error)
+
 	stats Stats
 	ends  map[string]map[int32]int64 // exit-at-end: the end offset per partition still open
+}
+
+// Forget drops what Run knows of the partitions' positions: call it when
+// they are revoked or lost (another member may read on from there).
+func (c *Consumer) Forget(parts map[string][]int32) {
+	if c.Watch != nil {
+		c.Watch.Forget(parts)
+	}
 }
 
 // Stats returns the totals so far.
@@ -283,6 +316,11 @@ func (c *Consumer) Prepare(ctx context.Context, adm *kadm.Client, req *Request) 
 	if req.ExitAtEnd {
 		c.setEnds(ends, parts, startAt)
 	}
+	if c.Watch != nil {
+		for p, at := range startAt {
+			c.Watch.Seed(topic, p, at)
+		}
+	}
 	return map[string]map[int32]kgo.Offset{topic: offsets}, nil
 }
 
@@ -383,6 +421,7 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 		if err := fatalFetchError(fetches); err != nil {
 			return err
 		}
+		c.dataLoss(fetches)
 		got := 0
 		var ferr error
 		fetches.EachPartition(func(p kgo.FetchTopicPartition) {
@@ -394,12 +433,26 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 				if ferr != nil || (req.MaxMessages >= 0 && c.stats.Records >= req.MaxMessages) {
 					break
 				}
-				got++
+				if c.Watch != nil {
+					if c.OnGap != nil {
+						c.checkGap(ctx, r)
+					}
+					c.Watch.See(r)
+				}
 				if c.ends != nil {
 					if end, ok := c.ends[r.Topic][r.Partition]; ok && r.Offset+1 >= end {
 						delete(c.ends[r.Topic], r.Partition)
 					}
 				}
+				if r.Attrs.IsControl() {
+					// A transaction marker (kgo.KeepControlRecords): it
+					// counts for the end and the offsets, not as a record.
+					if c.Recycle {
+						r.Recycle()
+					}
+					continue
+				}
+				got++
 				var m bool
 				m, ferr = c.write(w, req, r)
 				if m && req.MarkCommits {
@@ -420,6 +473,9 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 		if err := w.Flush(); err != nil {
 			return err
 		}
+		if err := c.stuck(ctx, fetches); err != nil {
+			return err
+		}
 		if got > 0 {
 			last = time.Now()
 		}
@@ -431,6 +487,88 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 		}
 		if got == 0 && timedOut {
 			return ErrTimeout
+		}
+	}
+}
+
+// CompactedTopics returns whether a topic's cleanup.policy compacts it
+// (compaction leaves holes in the offsets), read once per topic. A topic
+// whose configs cannot be read counts as compacted: no jump is reported
+// that the log might explain.
+func CompactedTopics(ctx context.Context, adm *kadm.Client) func(topic string) bool {
+	seen := map[string]bool{}
+	return func(topic string) bool {
+		if v, ok := seen[topic]; ok {
+			return v
+		}
+		v := true
+		if rcs, err := adm.DescribeTopicConfigs(ctx, topic); err == nil {
+			if rc, err := rcs.On(topic, nil); err == nil && rc.Err == nil {
+				v = false
+				for _, cv := range rc.Configs {
+					if cv.Key == "cleanup.policy" && strings.Contains(cv.MaybeValue(), "compact") {
+						v = true
+					}
+				}
+			}
+		}
+		seen[topic] = v
+		return v
+	}
+}
+
+// stuck handles the partitions the client cannot read past: it returns
+// the corrupt batch one is stuck on, unless OnCorrupt skips it (the client
+// then seeks past the batch).
+func (c *Consumer) stuck(ctx context.Context, fetches kgo.Fetches) error {
+	if c.Watch == nil {
+		return nil
+	}
+	corrupt, unconfirmed := c.Watch.Check(ctx, fetches)
+	for _, fe := range unconfirmed {
+		if c.OnUnreadable != nil {
+			c.OnUnreadable(fe)
+		}
+	}
+	for _, corr := range corrupt {
+		if c.OnCorrupt == nil || !c.OnCorrupt(corr) {
+			return corr
+		}
+		c.Watch.Skip(c.Client, corr)
+	}
+	return nil
+}
+
+// checkGap reports, through OnGap, a record whose offset does not follow
+// the partition's last one where the log does not explain the jump.
+func (c *Consumer) checkGap(ctx context.Context, r *kgo.Record) {
+	next, ok := c.Watch.Next(r.Topic, r.Partition)
+	if !ok || r.Offset == next || (c.Compacted != nil && c.Compacted(r.Topic)) {
+		return
+	}
+	g, err := integrity.ExplainGap(ctx, c.Watch.Log, r.Topic, r.Partition, next-1, r.Offset, c.ReadCommitted)
+	if err != nil {
+		if c.ReadCommitted {
+			return // an aborted transaction may explain it
+		}
+		g = &integrity.Gap{Topic: r.Topic, Partition: r.Partition, From: next - 1, To: r.Offset, Reason: "the log could not be read to explain it: " + err.Error()}
+	}
+	if g != nil {
+		c.OnGap(g)
+	}
+}
+
+// dataLoss passes franz-go's data-loss signals on; the client moved the
+// partition's position, so what Run knew of it is dropped.
+func (c *Consumer) dataLoss(f kgo.Fetches) {
+	for _, fe := range f.Errors() {
+		var dl *kgo.ErrDataLoss
+		if !errors.As(fe.Err, &dl) {
+			continue
+		}
+		c.Forget(map[string][]int32{fe.Topic: {fe.Partition}})
+		if c.OnDataLoss != nil {
+			c.OnDataLoss(fe.Err)
 		}
 	}
 }

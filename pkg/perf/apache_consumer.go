@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -98,11 +99,22 @@ type ApacheConsumerResult struct {
 }
 
 // RunApacheConsumer runs the ConsumerPerformance loop. The client must be
-// subscribed already and carry rt's hooks; startMs is when it was built.
-func RunApacheConsumer(ctx context.Context, cl *kgo.Client, rt *RebalanceTimer, startMs int64, cfg ApacheConsumerConfig, out io.Writer) *ApacheConsumerResult {
+// subscribed already, check CRCs and carry rt's hooks; startMs is when it
+// was built.
+//
+// Java's tool forces check.crcs=false: a batch whose CRC no longer matches
+// is read as long as its records parse, and a record that does not parse
+// ends the run with Java's exception. franz-go without CRC checks would
+// read such a record as garbage or stop without a word, so the client
+// checks CRCs and a batch it refuses is read here with Java's rules
+// (integrity.Batch.JavaRecords): counted and skipped when Java reads it,
+// else returned as the *integrity.Corruption that ends the run (the result
+// is nil then: Java prints no summary).
+func RunApacheConsumer(ctx context.Context, cl *kgo.Client, rt *RebalanceTimer, startMs int64, cfg ApacheConsumerConfig, out io.Writer) (*ApacheConsumerResult, error) {
 	var bytesRead, msgsRead, lastBytes, lastMsgs int64
 	now := NowMs()
 	lastReport, lastConsumed := now, now
+	w := integrity.NewWatcher(cl)
 	for msgsRead < cfg.NumRecords && now-lastConsumed <= cfg.TimeoutMs && ctx.Err() == nil {
 		pctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 		fs := cl.PollRecords(pctx, cfg.MaxPollRecords)
@@ -116,6 +128,7 @@ func RunApacheConsumer(ctx context.Context, cl *kgo.Client, rt *RebalanceTimer, 
 			lastConsumed = now
 		}
 		fs.EachRecord(func(r *kgo.Record) {
+			w.See(r)
 			msgsRead++
 			bytesRead += int64(len(r.Key) + len(r.Value))
 			if now-lastReport >= cfg.ReportingIntervalMs {
@@ -127,12 +140,26 @@ func RunApacheConsumer(ctx context.Context, cl *kgo.Client, rt *RebalanceTimer, 
 				lastReport, lastMsgs, lastBytes = now, msgsRead, bytesRead
 			}
 		})
+		corrupt, _ := w.Check(ctx, fs) // the client retries the others
+		for _, corr := range corrupt {
+			if corr.Java != nil {
+				return nil, corr
+			}
+			for _, r := range corr.Records {
+				msgsRead++
+				bytesRead += int64(max(r.KeySize, 0) + max(r.ValueSize, 0))
+			}
+			if len(corr.Records) > 0 {
+				lastConsumed = now
+			}
+			w.Skip(cl, corr)
+		}
 	}
 	if msgsRead < cfg.NumRecords {
 		fmt.Fprintf(out, "WARNING: Exiting before consuming the expected number of records: timeout (%d ms) exceeded. You can use the --timeout option to increase the timeout.\n", cfg.TimeoutMs)
 	}
 	endMs := NowMs()
-	return &ApacheConsumerResult{Records: msgsRead, Bytes: bytesRead, StartMs: startMs, EndMs: endMs, JoinMs: rt.totalMs()}
+	return &ApacheConsumerResult{Records: msgsRead, Bytes: bytesRead, StartMs: startMs, EndMs: endMs, JoinMs: rt.totalMs()}, nil
 }
 
 // WriteApacheConsumerSummary prints the final summary line.

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -351,17 +352,26 @@ func Consume(ctx context.Context, clients []*kgo.Client, cfg ConsumeConfig, prog
 	}()
 	var warmN, tickets atomic.Int64
 	var wg sync.WaitGroup
+	var unreadable atomic.Pointer[integrity.Corruption]
 	for _, cl := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			watch := integrity.NewWatcher(cl)
 			for runCtx.Err() == nil {
 				fs := cl.PollRecords(runCtx, cfg.MaxPollRecords)
 				now := time.Now()
 				if fs.NumRecords() > 0 {
 					lastRecv.Store(now.UnixNano())
 				}
+				// A partition the client cannot read past (a corrupt
+				// batch) ends the run, named.
+				if corrupt, _ := watch.Check(runCtx, fs); len(corrupt) > 0 {
+					unreadable.CompareAndSwap(nil, corrupt[0])
+					cancel()
+				}
 				fs.EachRecord(func(r *kgo.Record) {
+					watch.See(r)
 					if isReadiness(r) || runCtx.Err() != nil {
 						return
 					}
@@ -405,6 +415,9 @@ func Consume(ctx context.Context, clients []*kgo.Client, cfg ConsumeConfig, prog
 	}
 	if ctx.Err() != nil {
 		return res, ctx.Err()
+	}
+	if corr := unreadable.Load(); corr != nil {
+		return res, corr
 	}
 	if idle.Load() && cfg.Records > 0 && res.Records < cfg.Records {
 		return res, ErrIdle

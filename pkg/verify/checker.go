@@ -44,6 +44,7 @@ const (
 	AnInconsistentOffset = "inconsistent-offsets"     // R6
 	AnUnseen             = "unseen"                   // R9
 	AnClientDataLoss     = "client-data-loss"         // franz-go data-loss signals
+	AnCorrupt            = "corrupt-batch"            // a batch no consumer can read (CRC mismatch), not loss
 	AnNoAcks             = "no-acks"                  // R8 (a run that acked nothing)
 	AnCommitFailed       = "commit-failed"            // info
 	AnNotProduced        = "not-produced"             // R7 output value no producer sent
@@ -84,8 +85,8 @@ type Options struct {
 	Examples int
 	// Present, when set, re-reads the log (R1b): it returns which of the
 	// given missing (topic, partition, offset) records still hold their
-	// value in the topic.
-	Present func(missing []Missing) (map[Missing]bool, error)
+	// value in the topic, and the batches it could not read.
+	Present func(missing []Missing) (RereadResult, error)
 	// DataLoss are franz-go data-loss signals seen by in-process clients.
 	DataLoss []string
 	// Transactional applies R7 even when no producer log has a
@@ -101,6 +102,27 @@ type Options struct {
 	// LivenessWindow is how long after the fault's end more than 5 acks
 	// must arrive (default 30 s).
 	LivenessWindow time.Duration
+}
+
+// RereadResult is what the R1b re-read found.
+type RereadResult struct {
+	// Present says which missing records still hold their value.
+	Present map[Missing]bool
+	// Corrupt are the batches it could not read: missing records there
+	// are neither present nor absent, but corrupt.
+	Corrupt []Corrupt
+}
+
+// Corrupt is a record batch a consumer cannot read: its bytes no longer
+// match its CRC (or cannot be parsed). Its acked records are reported as
+// corrupt-batch, not as lost.
+type Corrupt struct {
+	Topic     string
+	Partition int32
+	// First and Last are the batch's offsets.
+	First, Last int64
+	// Desc names the batch and the stored and computed CRC.
+	Desc string
 }
 
 // Missing identifies an acked record that no consumer returned.

@@ -104,10 +104,17 @@ func TestRules(t *testing.T) {
 		}, Options{}, AnLost, true},
 		{"R1b lost in log", func(p, c [][]byte) ([][]byte, [][]byte) {
 			return p, drop(c, has(`"value":"3"`))
-		}, Options{Present: func([]Missing) (map[Missing]bool, error) { return map[Missing]bool{}, nil }}, AnLostInLog, true},
+		}, Options{Present: func([]Missing) (RereadResult, error) { return RereadResult{Present: map[Missing]bool{}}, nil }}, AnLostInLog, true},
 		{"R1b lost in consumption", func(p, c [][]byte) ([][]byte, [][]byte) {
 			return p, drop(c, has(`"value":"3"`))
-		}, Options{Present: func(m []Missing) (map[Missing]bool, error) { return map[Missing]bool{m[0]: true}, nil }}, AnLostInConsumption, true},
+		}, Options{Present: func(m []Missing) (RereadResult, error) {
+			return RereadResult{Present: map[Missing]bool{m[0]: true}}, nil
+		}}, AnLostInConsumption, true},
+		{"R1b corrupt, not lost", func(p, c [][]byte) ([][]byte, [][]byte) {
+			return p, drop(c, has(`"value":"3"`))
+		}, Options{Present: func(m []Missing) (RereadResult, error) {
+			return RereadResult{Present: map[Missing]bool{}, Corrupt: []Corrupt{{Topic: m[0].Topic, Partition: m[0].Partition, First: m[0].Offset, Last: m[0].Offset, Desc: "crc"}}}, nil
+		}}, AnCorrupt, true},
 		{"R2 duplicate warn", func(p, c [][]byte) ([][]byte, [][]byte) {
 			// the same value produced twice, at two offsets, consumed twice
 			p = append(p, SendSuccess(2, nil, "1", "t", 0, 10))
@@ -226,4 +233,51 @@ func TestOffsetOnlyMode(t *testing.T) {
 	if r.Count(AnUnseen) != 5 {
 		t.Errorf("want 5 unseen, got %+v", r.Anomalies)
 	}
+}
+
+// TestCorruptIsNotLoss: a consumer that sought past a corrupt batch
+// (offset 5, as kbox verify run's consumers do) and the acked record in it
+// make one corrupt-batch anomaly: not a lost record, not a poll skip.
+func TestCorruptIsNotLoss(t *testing.T) {
+	prod, cons := clean(t, 10)
+	var c2 [][]byte
+	for _, l := range cons {
+		s := string(l)
+		switch {
+		case strings.Contains(s, `"value":"5"`):
+			continue
+		case strings.Contains(s, `"minOffset":5`):
+			l = RecordsConsumed(5, 4, []PartitionData{{Topic: "t", Partition: 0, Count: 4, MinOffset: 6, MaxOffset: 9}})
+		}
+		c2 = append(c2, l)
+	}
+	for _, corrupt := range []bool{false, true} {
+		c := NewChecker(Options{})
+		if corrupt {
+			c.AddCorrupt(Corrupt{Topic: "t", Partition: 0, First: 5, Last: 5, Desc: "partition t-0: record batch at offset 5 (offsets 5-5) is corrupt: stored crc = 1, computed crc = 2"})
+		}
+		if err := FeedLogs(c, []*LogReader{mustReader(t, "p", prod)}, []*LogReader{mustReader(t, "c", c2)}); err != nil {
+			t.Fatal(err)
+		}
+		r := c.Finish()
+		if r.Valid {
+			t.Errorf("corrupt %v: valid", corrupt)
+		}
+		lost, skip, bad := r.Count(AnLost), r.Count(AnPollSkip), r.Count(AnCorrupt)
+		if corrupt && (lost != 0 || skip != 0 || bad != 1 || !strings.Contains(fmt.Sprint(r.Anomalies), "stored crc = 1, computed crc = 2: 1 acked record(s) in it not read")) {
+			t.Errorf("corrupt: lost %d, poll-skip %d, corrupt-batch %d: %+v", lost, skip, bad, r.Anomalies)
+		}
+		if !corrupt && (lost != 1 || skip != 1 || bad != 0) {
+			t.Errorf("not corrupt: lost %d, poll-skip %d, corrupt-batch %d", lost, skip, bad)
+		}
+	}
+}
+
+func mustReader(t *testing.T, name string, lines [][]byte) *LogReader {
+	t.Helper()
+	lr, err := NewLogReader(name, bytes.NewReader(bytes.Join(lines, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lr
 }

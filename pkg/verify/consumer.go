@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -47,6 +48,13 @@ type Consumer struct {
 	// OnFetchError, when set, sees each fetch error (not the client's
 	// own closing).
 	OnFetchError func(topic string, partition int32, err error)
+	// OnCorrupt, when set, gets the batch a partition is stuck on (a
+	// batch whose CRC no longer matches, named by an integrity.Watcher):
+	// true seeks past it, false ends the loop as the exception a poll
+	// throws ends Java's (the drop-in). Unset, the consumer waits. With it
+	// set, OnFetchError gets the errors of a partition the client cannot
+	// read past only when its log reads cleanly (once per position).
+	OnCorrupt func(*integrity.Corruption) bool
 	// OnConsumed, when set, sees each poll's per-partition summaries
 	// after its records_consumed event.
 	OnConsumed func(sums []PartitionData)
@@ -57,6 +65,8 @@ type Consumer struct {
 
 	// closing is set when Run starts leaving the group.
 	closing atomic.Bool
+	// watch follows the positions (with OnCorrupt).
+	watch *integrity.Watcher
 }
 
 // ClientOpts are the options Client must be built with: rebalances held
@@ -106,6 +116,13 @@ func (c *Consumer) ClientOpts() []kgo.Opt {
 func (c *Consumer) rebalanced(name string, tps []TP) {
 	if c.OnRebalance != nil {
 		c.OnRebalance(name, tps)
+	}
+	if name == EvRevoked && c.watch != nil {
+		gone := map[string][]int32{}
+		for _, tp := range tps {
+			gone[tp.Topic] = append(gone[tp.Topic], tp.Partition)
+		}
+		c.watch.Forget(gone)
 	}
 	parts := make([]PartitionData, len(tps))
 	for i, tp := range tps {
@@ -172,6 +189,9 @@ func (c *Consumer) autoCommitSync(ctx context.Context, cl *kgo.Client, d time.Du
 // consumer (nil if none, or if Stop was closed).
 func (c *Consumer) Run() os.Signal {
 	c.Sink.AddLine(Event{Timestamp: nowMs(), Name: EvStartupComplete}, nil)
+	if c.OnCorrupt != nil {
+		c.watch = integrity.NewWatcher(c.Client) // before any rebalance
+	}
 	c.Client.AddConsumeTopics(c.Topic)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -197,9 +217,12 @@ func (c *Consumer) Run() os.Signal {
 			if errors.Is(fe.Err, context.Canceled) || errors.Is(fe.Err, kgo.ErrClientClosed) {
 				continue
 			}
-			if c.OnFetchError != nil {
+			if c.OnFetchError != nil && (c.watch == nil || !integrity.Unreadable(fe)) {
 				c.OnFetchError(fe.Topic, fe.Partition, fe.Err)
 			}
+		}
+		if c.watch != nil && !c.corrupt(ctx, fs) {
+			break
 		}
 		total := int64(fs.NumRecords())
 		if total == 0 {
@@ -221,6 +244,9 @@ func (c *Consumer) Run() os.Signal {
 				return
 			}
 			first, last := recs[0], recs[len(recs)-1]
+			if c.watch != nil {
+				c.watch.See(last)
+			}
 			sums = append(sums, PartitionData{Topic: ft.Topic, Partition: ft.Partition, Count: int64(len(recs)), MinOffset: first.Offset, MaxOffset: last.Offset})
 			commits = append(commits, CommitData{Topic: ft.Topic, Partition: ft.Partition, Offset: last.Offset + 1})
 			if offsets[ft.Topic] == nil {
@@ -272,6 +298,25 @@ func (c *Consumer) Run() os.Signal {
 		c.Sink.AddLine(Event{Timestamp: nowMs(), Name: EvShutdownRequested}, nil)
 	}
 	return sig
+}
+
+// corrupt hands each corrupt batch the poll shows a partition stuck on to
+// OnCorrupt, and seeks past it when it says so; false ends the loop. The
+// error of a partition whose log reads cleanly goes to OnFetchError.
+func (c *Consumer) corrupt(ctx context.Context, fs kgo.Fetches) bool {
+	corrupt, unconfirmed := c.watch.Check(ctx, fs)
+	for _, fe := range unconfirmed {
+		if c.OnFetchError != nil {
+			c.OnFetchError(fe.Topic, fe.Partition, fe.Err)
+		}
+	}
+	for _, corr := range corrupt {
+		if !c.OnCorrupt(corr) {
+			return false
+		}
+		c.watch.Skip(c.Client, corr)
+	}
+	return true
 }
 
 // commitSync commits offsets and reports commits as offsets_committed,

@@ -318,6 +318,9 @@ func (c *Checker) Finish() *Report {
 	for _, d := range append(append([]string(nil), o.DataLoss...), c.dataLoss...) {
 		r.add(AnClientDataLoss, Fail, "%s", d)
 	}
+	for _, b := range c.corrupt {
+		r.add(AnCorrupt, Fail, "%s: %d acked record(s) in it not read", b.Desc, b.unread)
+	}
 	if len(c.faults) > 0 {
 		c.liveness(r, tps, lastAcked)
 	}
@@ -415,11 +418,18 @@ func (c *Checker) lost(r *Report, tps []*tpState, valuesChecked bool) {
 		if err != nil {
 			r.LostDiagnosis = "re-read failed: " + err.Error()
 		} else {
-			present = p
+			present = p.Present
+			for _, b := range p.Corrupt {
+				c.addCorrupt(b)
+			}
 		}
 	}
 	col := newCollector(c.o.Examples)
 	for i, m := range missing {
+		if ci := c.corruptAt(TP{m.Topic, m.Partition}, m.Offset); ci >= 0 {
+			c.corrupt[ci].unread++
+			continue
+		}
 		desc := fmt.Sprintf("value %q acked at %s-%d offset %d", m.Value, m.Topic, m.Partition, m.Offset)
 		switch {
 		case present != nil && !present[m]:

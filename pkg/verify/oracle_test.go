@@ -359,6 +359,8 @@ func checkBatch(producers, consumers []*Log, o Options) *Report {
 	sort.Slice(missing, func(i, j int) bool {
 		return lessTPO(tpo{TP{missing[i].Topic, missing[i].Partition}, missing[i].Offset}, tpo{TP{missing[j].Topic, missing[j].Partition}, missing[j].Offset})
 	})
+	var corrupt []Corrupt
+	unread := map[int]int{}
 	if len(missing) > 0 && len(consumers) > 0 {
 		var present map[Missing]bool
 		if o.Present != nil {
@@ -366,10 +368,17 @@ func checkBatch(producers, consumers []*Log, o Options) *Report {
 			if err != nil {
 				r.LostDiagnosis = "re-read failed: " + err.Error()
 			} else {
-				present = p
+				present, corrupt = p.Present, p.Corrupt
 			}
 		}
+	next:
 		for _, m := range missing {
+			for i, b := range corrupt {
+				if b.Topic == m.Topic && b.Partition == m.Partition && m.Offset >= b.First && m.Offset <= b.Last {
+					unread[i]++
+					continue next
+				}
+			}
 			desc := fmt.Sprintf("value %q acked at %s-%d offset %d", m.Value, m.Topic, m.Partition, m.Offset)
 			switch {
 			case present != nil && !present[m]:
@@ -390,6 +399,9 @@ func checkBatch(producers, consumers []*Log, o Options) *Report {
 	}
 	for _, d := range o.DataLoss {
 		r.add(AnClientDataLoss, Fail, "%s", d)
+	}
+	for i, b := range corrupt {
+		r.add(AnCorrupt, Fail, "%s: %d acked record(s) in it not read", b.Desc, unread[i])
 	}
 	if o.Fault != nil {
 		checkLiveness(r, producers, o, lastAcked, maxConsumed, counts)

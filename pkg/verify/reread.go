@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -11,8 +12,9 @@ import (
 // record with a fresh assign-mode consumer, from the earliest missing
 // offset up to the last one, and reports which records still hold their
 // acked value (present: lost in consumption; absent: lost in the log).
-// cl must be a client without a consumer group.
-func Reread(ctx context.Context, cl *kgo.Client, missing []Missing) (map[Missing]bool, error) {
+// A batch it cannot read (a CRC mismatch) is named in the result's
+// Corrupt and read past. cl must be a client without a consumer group.
+func Reread(ctx context.Context, cl *kgo.Client, missing []Missing) (RereadResult, error) {
 	type rng struct{ lo, hi int64 }
 	want := map[TP]rng{}
 	for _, m := range missing {
@@ -44,13 +46,36 @@ func Reread(ctx context.Context, cl *kgo.Client, missing []Missing) (map[Missing
 	found := map[TP]map[int64]string{}
 	remaining := len(want)
 	done := map[TP]bool{}
+	var res RereadResult
+	watch := &integrity.Watcher{Log: integrity.Reader(cl)}
+	for tp, r := range want {
+		watch.Seed(tp.Topic, tp.Partition, r.lo)
+	}
 	for remaining > 0 {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("re-read did not finish: %v", ctx.Err())
+			return RereadResult{}, fmt.Errorf("re-read did not finish: %v", ctx.Err())
 		}
 		for _, fe := range fs.Errors() {
-			return nil, fmt.Errorf("re-read %s-%d: %v", fe.Topic, fe.Partition, fe.Err)
+			if !integrity.Unreadable(fe) {
+				return RereadResult{}, fmt.Errorf("re-read %s-%d: %v", fe.Topic, fe.Partition, fe.Err)
+			}
+		}
+		fs.EachRecord(watch.See)
+		corrupt, unconfirmed := watch.Check(ctx, fs)
+		if len(unconfirmed) > 0 {
+			fe := unconfirmed[0]
+			return RereadResult{}, fmt.Errorf("re-read %s-%d: %v", fe.Topic, fe.Partition, fe.Err)
+		}
+		for _, corr := range corrupt {
+			res.Corrupt = append(res.Corrupt, Corrupt{Topic: corr.Topic, Partition: corr.Partition, First: corr.Offset, Last: corr.Last, Desc: corr.Error()})
+			tp := TP{corr.Topic, corr.Partition}
+			if r := want[tp]; !done[tp] && corr.Last >= r.hi {
+				done[tp] = true
+				remaining--
+				continue
+			}
+			watch.Skip(cl, corr)
 		}
 		fs.EachPartition(func(p kgo.FetchTopicPartition) {
 			tp := TP{p.Topic, p.Partition}
@@ -72,10 +97,10 @@ func Reread(ctx context.Context, cl *kgo.Client, missing []Missing) (map[Missing
 			}
 		})
 	}
-	out := map[Missing]bool{}
+	res.Present = map[Missing]bool{}
 	for _, m := range missing {
 		v, ok := found[TP{m.Topic, m.Partition}][m.Offset]
-		out[m] = ok && v == m.Value
+		res.Present[m] = ok && v == m.Value
 	}
-	return out, nil
+	return res, nil
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -163,6 +164,14 @@ func StartRun(cfg RunConfig) (*Run, error) {
 				if errors.As(err, &dl) {
 					r.checker.AddDataLoss(fmt.Sprintf("consumer-%d: %v", i, err))
 				}
+			},
+			// A batch no consumer can read is its own anomaly; the
+			// consumer reads on past it.
+			OnCorrupt: func(corr *integrity.Corruption) bool {
+				if corr.Last >= corr.Offset {
+					r.checker.AddCorrupt(Corrupt{Topic: corr.Topic, Partition: corr.Partition, First: corr.Offset, Last: corr.Last, Desc: corr.Error()})
+				}
+				return true
 			},
 			OnConsumed: func(sums []PartitionData) {
 				r.mu.Lock()

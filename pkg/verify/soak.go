@@ -141,6 +141,7 @@ func (c *Checker) SoFar() []AnomalyCount {
 		add(AnDuplicate, dupSev, int(ps.dup.GetCardinality()))
 	}
 	add(AnClientDataLoss, Fail, len(c.o.DataLoss)+len(c.dataLoss))
+	add(AnCorrupt, Fail, len(c.corrupt))
 	out := []AnomalyCount{}
 	for _, a := range byType {
 		out = append(out, *a)

@@ -38,6 +38,7 @@ type Checker struct {
 	valMore  map[valKey]int // deliveries of a value beyond two
 	dupTs    int64          // first duplicate value
 	dataLoss []string
+	corrupt  []corruptState
 	faults   []*faultState
 	ring     []outcome // the last producer outcomes, for AddFault
 	ringN    int
@@ -188,6 +189,39 @@ func (c *Checker) AddFault(w FaultWindow) {
 		c.countFault(f, oc.ts, oc.success, oc.hasValue, oc.k)
 	}
 	c.faults = append(c.faults, f)
+}
+
+type corruptState struct {
+	Corrupt
+	unread int // acked records in it no consumer returned
+}
+
+// AddCorrupt adds a batch a consumer could not read (reported as
+// corrupt-batch; the acked records in it are not lost, and a consumer
+// that skipped it did not skip acked offsets).
+func (c *Checker) AddCorrupt(b Corrupt) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.addCorrupt(b)
+}
+
+func (c *Checker) addCorrupt(b Corrupt) {
+	for _, cs := range c.corrupt {
+		if cs.Topic == b.Topic && cs.Partition == b.Partition && cs.First == b.First {
+			return
+		}
+	}
+	c.corrupt = append(c.corrupt, corruptState{Corrupt: b})
+}
+
+// corruptAt is the index of the corrupt batch holding an offset, or -1.
+func (c *Checker) corruptAt(tp TP, off int64) int {
+	for i, cs := range c.corrupt {
+		if cs.Topic == tp.Topic && cs.Partition == tp.Partition && off >= cs.First && off <= cs.Last {
+			return i
+		}
+	}
+	return -1
 }
 
 // AddDataLoss adds a franz-go data-loss signal (reported as
@@ -487,6 +521,9 @@ func (c *Checker) groupEvent(cs *consState, e *Event) {
 }
 
 func (c *Checker) judgeSkip(cs *consState, sk skipCheck) {
+	if i := c.corruptAt(sk.tp, sk.pos); i >= 0 && sk.lo <= c.corrupt[i].Last+1 {
+		return // the consumer sought past a corrupt batch
+	}
 	if c.ackedCountingIn(c.tp(sk.tp), sk.pos, sk.lo) {
 		cs.col.add(sk.ts, AnPollSkip, Fail, "%s %s-%d: skipped acked offsets %d-%d (batch starts at %d)", cs.name, sk.tp.Topic, sk.tp.Partition, sk.pos, sk.lo-1, sk.lo)
 	}

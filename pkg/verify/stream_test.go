@@ -300,12 +300,12 @@ func TestStreamingEqualsBatchDoctored(t *testing.T) {
 }
 
 // presentOdd: the re-read finds the missing records at odd offsets.
-func presentOdd(m []Missing) (map[Missing]bool, error) {
+func presentOdd(m []Missing) (RereadResult, error) {
 	out := map[Missing]bool{}
 	for _, x := range m {
 		out[x] = x.Offset%2 == 1
 	}
-	return out, nil
+	return RereadResult{Present: out}, nil
 }
 
 // TestStreamingEqualsBatchTransactional: transactional logs with aborted

@@ -103,17 +103,30 @@ type ccRun struct {
 
 func runBoth(t *testing.T, args ...string) (kbox, apache ccRun) {
 	t.Helper()
+	return runBothTool(t, "kafka-console-consumer", args...)
+}
+
+// runBothTool runs kbox's and Apache's tool with args at the same time.
+func runBothTool(t *testing.T, tool string, args ...string) (kbox, apache ccRun) {
+	t.Helper()
+	return runBothArgs(t, tool, args, args)
+}
+
+// runBothArgs runs kbox's tool with kargs and Apache's with aargs at the
+// same time.
+func runBothArgs(t *testing.T, tool string, kargs, aargs []string) (kbox, apache ccRun) {
+	t.Helper()
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		o, e, c, err := cluster.Apache(nil, "kafka-console-consumer", args...)
+		o, e, c, err := cluster.Apache(nil, tool, aargs...)
 		if err != nil {
 			t.Errorf("apache: %v", err)
 		}
 		apache = ccRun{o, e, c}
 	}()
-	r := testbed.Runner{Timeout: 2 * time.Minute}.Exec(t, link("kafka-console-consumer"), args...)
+	r := testbed.Runner{Timeout: 2 * time.Minute}.Exec(t, link(tool), kargs...)
 	kbox = ccRun{r.Stdout, r.Stderr, r.Code}
 	wg.Wait()
 	return kbox, apache
