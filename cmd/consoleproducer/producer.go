@@ -72,6 +72,8 @@ kbox produce extensions (also accepted as kafka-console-producer):
   --file PATH               read PATH instead of stdin (repeatable, '-' is stdin)
   -p, --partition N         send every record to partition N
   --rate N                  at most N records per second
+  -X KEY=VALUE              client property (repeatable; as --command-property,
+                            which it overrides)
   Counts and rate are shown on stderr when it is a terminal.
 `
 
@@ -110,6 +112,7 @@ var parser = jopt.New(
 	jopt.Spec{Name: "file", Arg: jopt.RequiredArg},
 	jopt.Spec{Name: "partition", Short: "p", Arg: jopt.RequiredArg, Type: jopt.Integer},
 	jopt.Spec{Name: "rate", Arg: jopt.RequiredArg, Type: jopt.Long},
+	jopt.Spec{Name: "X", Arg: jopt.RequiredArg},
 )
 
 // tool is kafka-console-producer's part of the drop-in prologue: a parse
@@ -119,6 +122,8 @@ var tool = cmdutil.ApacheTool{
 	Options:    jopt.PadLines(apacheHelp, 80),
 	Extensions: nativeHelp,
 	ParseUsage: true,
+	NativeUsage: "--topic TOPIC [--bootstrap-server HOST:PORT] [-X KEY=VALUE]...\n" +
+		"       [-f lines|json] [--file PATH]... [-p N] [--rate N] [--sync]",
 }
 
 // javaException is an exception the Java tool lets escape: it prints the
@@ -185,7 +190,12 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		var je *jopt.Error
 		var ex *javaException
 		var re *console.ReaderError
+		var fe *cmdutil.FlagError
 		switch {
+		case tool.Native(f) && errors.As(err, &je):
+			return usage(je.Msg)
+		case tool.Native(f) && errors.As(err, &fe):
+			return usage(fe.Error())
 		case errors.As(err, &je):
 			fmt.Fprintln(errOut, je.Msg)
 		case errors.As(err, &ex):
@@ -448,6 +458,13 @@ func parseOptions(s *jopt.Set, commandProperty, commandConfig, readerProperty st
 	}
 	o.props = config.NewProperties()
 	parseKeyValue(s.Values(commandProperty), o.props.Set)
+	// -X (kbox's client properties, as every native command takes them)
+	// wins over --command-property.
+	xprops, err := cmdutil.ParseProps(s.Values("X"), "-X")
+	if err != nil {
+		return nil, err
+	}
+	o.props.Merge(xprops)
 	codec := "none"
 	if s.Has("compression-codec") {
 		v, _, err := s.Value("compression-codec")
