@@ -45,6 +45,8 @@ type Loader struct {
 	fileErr  error
 	fileRead bool
 	profiles map[string]profileResult
+	// registries caches ProfileRegistry per profile name.
+	registries map[string]registryResult
 }
 
 type profileResult struct {
@@ -302,29 +304,8 @@ func (l *Loader) ProfileProperties(name string, p *Profile) (*Properties, error)
 		props.Set("security.protocol", "SASL_PLAINTEXT")
 	}
 	if tlsOn {
-		t := p.TLS
-		if t.CAFile != "" {
-			props.Set("ssl.truststore.type", "PEM")
-			props.Set("ssl.truststore.location", t.CAFile)
-		}
-		if (t.CertFile == "") != (t.KeyFile == "") {
-			return nil, fmt.Errorf("profile %q: tls cert-file and key-file must be given together", name)
-		}
-		if t.CertFile != "" {
-			chain, err := os.ReadFile(t.CertFile)
-			if err != nil {
-				return nil, fmt.Errorf("profile %q: tls cert-file: %w", name, unwrapPathErr(err))
-			}
-			key, err := os.ReadFile(t.KeyFile)
-			if err != nil {
-				return nil, fmt.Errorf("profile %q: tls key-file: %w", name, unwrapPathErr(err))
-			}
-			props.Set("ssl.keystore.type", "PEM")
-			props.Set("ssl.keystore.certificate.chain", string(chain))
-			props.Set("ssl.keystore.key", string(key))
-		}
-		if t.SkipHostnameVerification {
-			props.Set("ssl.endpoint.identification.algorithm", "")
+		if err := tlsProperties(name, "tls", p.TLS, props); err != nil {
+			return nil, err
 		}
 	}
 	if saslOn {
@@ -353,6 +334,35 @@ func (l *Loader) ProfileProperties(name string, p *Profile) (*Properties, error)
 		props.Set(k, v)
 	}
 	return props, nil
+}
+
+// tlsProperties sets the ssl.* properties of a profile's TLS block (what
+// names the block in errors: "tls", "schema-registry tls").
+func tlsProperties(name, what string, t *TLS, props *Properties) error {
+	if t.CAFile != "" {
+		props.Set("ssl.truststore.type", "PEM")
+		props.Set("ssl.truststore.location", t.CAFile)
+	}
+	if (t.CertFile == "") != (t.KeyFile == "") {
+		return fmt.Errorf("profile %q: %s cert-file and key-file must be given together", name, what)
+	}
+	if t.CertFile != "" {
+		chain, err := os.ReadFile(t.CertFile)
+		if err != nil {
+			return fmt.Errorf("profile %q: %s cert-file: %w", name, what, unwrapPathErr(err))
+		}
+		key, err := os.ReadFile(t.KeyFile)
+		if err != nil {
+			return fmt.Errorf("profile %q: %s key-file: %w", name, what, unwrapPathErr(err))
+		}
+		props.Set("ssl.keystore.type", "PEM")
+		props.Set("ssl.keystore.certificate.chain", string(chain))
+		props.Set("ssl.keystore.key", string(key))
+	}
+	if t.SkipHostnameVerification {
+		props.Set("ssl.endpoint.identification.algorithm", "")
+	}
+	return nil
 }
 
 func (l *Loader) resolvePassword(name string, s *SASL) (string, error) {
