@@ -224,8 +224,18 @@ func (r *Registry) SchemaByID(ctx context.Context, id int) (*Schema, error) {
 		if err != nil {
 			return nil, Explain(fmt.Sprintf("schema %d", id), err, r.secrets)
 		}
-		return r.parse(ctx, id, s)
+		out, err := r.parse(ctx, fmt.Sprintf("schema %d", id), s)
+		if out != nil {
+			out.ID = id
+		}
+		return out, err
 	})
+}
+
+// Compile parses a schema that is not registered (yet) with the
+// registered schemas its references name: the check before registering.
+func (r *Registry) Compile(ctx context.Context, s sr.Schema) (*Schema, error) {
+	return r.parse(ctx, "the schema", s)
 }
 
 // SubjectVersion returns a subject's version (-1: the latest) as the
@@ -277,8 +287,8 @@ type Schema struct {
 const maxRefDepth = 32
 
 // parse compiles a schema with the schemas its references name.
-func (r *Registry) parse(ctx context.Context, id int, s sr.Schema) (*Schema, error) {
-	out := &Schema{ID: id, Type: s.Type, Text: s.Schema, References: s.References}
+func (r *Registry) parse(ctx context.Context, what string, s sr.Schema) (*Schema, error) {
+	out := &Schema{Type: s.Type, Text: s.Schema, References: s.References}
 	// Referenced schemas, dependencies first, each once, by their
 	// reference names (the import path of a .proto, the URL of a JSON
 	// schema, the type name of an Avro one).
@@ -288,7 +298,7 @@ func (r *Registry) parse(ctx context.Context, id int, s sr.Schema) (*Schema, err
 	var walk func(rs []sr.SchemaReference, depth int) error
 	walk = func(rs []sr.SchemaReference, depth int) error {
 		if depth > maxRefDepth {
-			return fmt.Errorf("schema %d: references nest deeper than %d", id, maxRefDepth)
+			return fmt.Errorf("%s: references nest deeper than %d", what, maxRefDepth)
 		}
 		for _, rf := range rs {
 			k := subjectVersion{rf.Subject, rf.Version}
@@ -298,7 +308,7 @@ func (r *Registry) parse(ctx context.Context, id int, s sr.Schema) (*Schema, err
 			seen[k] = true
 			ss, err := r.SubjectVersion(ctx, rf.Subject, rf.Version)
 			if err != nil {
-				return fmt.Errorf("schema %d: reference %q: %w", id, rf.Name, err)
+				return fmt.Errorf("%s: reference %q: %w", what, rf.Name, err)
 			}
 			if err := walk(ss.References, depth+1); err != nil {
 				return err
@@ -334,7 +344,7 @@ func (r *Registry) parse(ctx context.Context, id int, s sr.Schema) (*Schema, err
 		err = fmt.Errorf("unknown schema type %v", s.Type)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("schema %d: %w", id, err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return out, nil
 }
