@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 )
 
@@ -206,15 +205,15 @@ func (l *Loader) ProfileRegistry(name string, r *SchemaRegistry) (*Registry, err
 		return nil, fmt.Errorf("profile %q: schema-registry: a password needs a username", name)
 	}
 	if r.Username != "" {
-		pw, err := l.secret(name, "schema-registry password", "password", r.Password, r.PasswordEnv, r.PasswordFile,
-			fmt.Sprintf("Schema registry password for %s (profile %s): ", r.Username, name))
+		pw, err := l.secret(name, "schema-registry ", "password", r.Password, r.PasswordEnv, r.PasswordFile,
+			fmt.Sprintf("Schema registry password for %s (profile %s): ", r.Username, name), "no schema-registry password for user "+r.Username)
 		if err != nil {
 			return nil, err
 		}
 		reg.password = pw
 	}
 	if bearer {
-		tok, err := l.secret(name, "schema-registry token", "token", r.Token, r.TokenEnv, r.TokenFile, "")
+		tok, err := l.secret(name, "schema-registry ", "token", r.Token, r.TokenEnv, r.TokenFile, "", "no schema-registry token")
 		if err != nil {
 			return nil, err
 		}
@@ -228,33 +227,4 @@ func (l *Loader) ProfileRegistry(name string, r *SchemaRegistry) (*Registry, err
 		reg.TLSProps = props
 	}
 	return reg, nil
-}
-
-// secret resolves a secret given literally, by environment variable, by
-// file or (with a prompt text and a terminal) by prompting. what names it
-// in errors; key is the config key prefix (password, token).
-func (l *Loader) secret(profile, what, key, literal, env, file, prompt string) (string, error) {
-	switch {
-	case env != "":
-		v := l.getenv(env)
-		if v == "" {
-			return "", fmt.Errorf("profile %q: %s: %s-env %s is not set", profile, what, key, env)
-		}
-		return v, nil
-	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", fmt.Errorf("profile %q: %s: %s-file: %w", profile, what, key, unwrapPathErr(err))
-		}
-		return strings.TrimRight(string(b), "\r\n"), nil
-	case literal != "":
-		return literal, nil
-	case prompt != "" && l.ReadSecret != nil:
-		v, err := l.ReadSecret(prompt)
-		if err != nil {
-			return "", fmt.Errorf("profile %q: no %s (set %s-env or %s-file): %v", profile, what, key, key, err)
-		}
-		return v, nil
-	}
-	return "", fmt.Errorf("profile %q: no %s (set %s-env or %s-file)", profile, what, key, key)
 }

@@ -366,29 +366,38 @@ func tlsProperties(name, what string, t *TLS, props *Properties) error {
 }
 
 func (l *Loader) resolvePassword(name string, s *SASL) (string, error) {
+	return l.secret(name, "", "password", s.Password, s.PasswordEnv, s.PasswordFile,
+		fmt.Sprintf("Password for %s (profile %s): ", s.Username, name), "no password for sasl user "+s.Username)
+}
+
+// secret resolves a secret given by environment variable, by file,
+// literally, or (with a prompt text and a terminal) by prompting. where
+// prefixes its keys in errors ("", "schema-registry "), key is password or
+// token, missing says what is missing when none is given.
+func (l *Loader) secret(profile, where, key, literal, env, file, prompt, missing string) (string, error) {
 	switch {
-	case s.PasswordEnv != "":
-		v := l.getenv(s.PasswordEnv)
+	case env != "":
+		v := l.getenv(env)
 		if v == "" {
-			return "", fmt.Errorf("profile %q: password-env %s is not set", name, s.PasswordEnv)
+			return "", fmt.Errorf("profile %q: %s%s-env %s is not set", profile, where, key, env)
 		}
 		return v, nil
-	case s.PasswordFile != "":
-		b, err := os.ReadFile(s.PasswordFile)
+	case file != "":
+		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", fmt.Errorf("profile %q: password-file: %w", name, unwrapPathErr(err))
+			return "", fmt.Errorf("profile %q: %s%s-file: %w", profile, where, key, unwrapPathErr(err))
 		}
 		return strings.TrimRight(string(b), "\r\n"), nil
-	case s.Password != "":
-		return s.Password, nil
-	case l.ReadSecret != nil:
-		v, err := l.ReadSecret(fmt.Sprintf("Password for %s (profile %s): ", s.Username, name))
+	case literal != "":
+		return literal, nil
+	case prompt != "" && l.ReadSecret != nil:
+		v, err := l.ReadSecret(prompt)
 		if err != nil {
-			return "", fmt.Errorf("profile %q: no password for sasl user %s (set password-env or password-file): %v", name, s.Username, err)
+			return "", fmt.Errorf("profile %q: %s (set %s-env or %s-file): %v", profile, missing, key, key, err)
 		}
 		return v, nil
 	}
-	return "", fmt.Errorf("profile %q: no password for sasl user %s (set password-env or password-file)", name, s.Username)
+	return "", fmt.Errorf("profile %q: %s (set %s-env or %s-file)", profile, missing, key, key)
 }
 
 // SplitList splits a comma-separated list, trimming blanks.

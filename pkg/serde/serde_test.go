@@ -669,3 +669,37 @@ func TestTLSAndBearer(t *testing.T) {
 		t.Fatalf("untrusted: %v", err)
 	}
 }
+
+// BenchmarkDecodeAvro decodes a ~200-byte Avro record (schema cached) to
+// JSON: the per-record cost kbox consume pays.
+func BenchmarkDecodeAvro(b *testing.B) {
+	f := &fakeRegistry{Registry: srfake.New(), count: map[string]int{}}
+	defer f.Close()
+	id, _, err := f.RegisterSchema("orders-value", sr.Schema{Schema: orderAvro})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg, err := Open(config.NewRegistry([]string{f.URL()}, "", "", ""))
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := reg.Encoder(context.Background(), "orders-value", 0, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	data, err := e.Encode([]byte(strings.Replace(orderJSON, `"ref":"1b4e28ba-2fa1-11d2-883f-0016d3cca427"`,
+		`"ref":"1b4e28ba-2fa1-11d2-883f-0016d3cca427-and-some-more-text-to-reach-about-two-hundred-bytes"`, 1)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	d := &Decoder{Registry: reg}
+	ctx := context.Background()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if v := d.Decode(ctx, data, Auto); v.Err != nil || v.SchemaID != id {
+			b.Fatal(v.Err)
+		}
+	}
+}
