@@ -18,6 +18,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/producerperf"
 	"github.com/kboxdev/kbox/cmd/profile"
 	"github.com/kboxdev/kbox/cmd/reassignpartitions"
+	"github.com/kboxdev/kbox/cmd/schema"
 	"github.com/kboxdev/kbox/cmd/status"
 	"github.com/kboxdev/kbox/cmd/topics"
 	"github.com/kboxdev/kbox/cmd/ui"
@@ -50,6 +51,7 @@ var applets = []cmdutil.Applet{
 	playgroundApplet,
 	status.Applet, status.TopApplet,
 	ui.Applet,
+	schema.Applet,
 	genManApplet, genCompletionsApplet,
 }
 

@@ -40,11 +40,16 @@ func TestJSONGolden(t *testing.T) {
 		"prod": {BootstrapServers: []string{"b1:9093", "b2:9093"}, Output: "table", ConnectTimeout: "5s",
 			TLS:        &config.TLS{Enabled: true, CAFile: "/etc/kafka/ca.pem", CertFile: "/etc/kafka/client.pem", KeyFile: "/etc/kafka/client.key"},
 			SASL:       &config.SASL{Mechanism: "SCRAM-SHA-512", Username: "admin", PasswordEnv: "PROD_PW"},
-			Properties: map[string]string{"client.id": "ops", "ssl.truststore.password": "secret"}},
+			Properties: map[string]string{"client.id": "ops", "ssl.truststore.password": "secret"},
+			SchemaRegistry: &config.SchemaRegistry{URL: "https://registry:8081", Username: "svc", Password: "sr-literal-secret",
+				TLS: &config.TLS{CAFile: "/etc/kafka/ca.pem"}}},
 	}}
 	if err := config.WriteFile(path, f); err != nil {
 		t.Fatal(err)
 	}
 	both("profile-list", env, []string{"profile", "list"})
 	both("profile-show", env, []string{"profile", "show", "prod"})
+	if r := kbox(t, env, "profile", "show", "prod"); strings.Contains(r.out+r.errOut, "sr-literal-secret") || !strings.Contains(r.out, "[redacted]") {
+		t.Fatalf("the registry password is shown:\n%s%s", r.out, r.errOut)
+	}
 }

@@ -31,6 +31,9 @@ type Profile struct {
 	// (`kbox status` compares the brokers up with it); 0: not set, the
 	// brokers the cluster has registered are expected.
 	ExpectedBrokers int `yaml:"expected-brokers,omitempty" json:"expected_brokers,omitempty"`
+	// SchemaRegistry is the cluster's Schema Registry (kbox schema, the
+	// decoding of Confluent-framed records).
+	SchemaRegistry *SchemaRegistry `yaml:"schema-registry,omitempty" json:"schema_registry,omitempty"`
 }
 
 // TLS holds PEM file paths for a TLS connection.
@@ -61,6 +64,9 @@ func (p *Profile) HasLiteralSecret() bool {
 		return false
 	}
 	if p.SASL != nil && p.SASL.Password != "" {
+		return true
+	}
+	if p.SchemaRegistry.hasLiteralSecret() {
 		return true
 	}
 	for k, v := range p.Properties {
@@ -237,6 +243,7 @@ func (p *Profile) Redacted() *Profile {
 		t := *p.TLS
 		c.TLS = &t
 	}
+	c.SchemaRegistry = p.SchemaRegistry.redacted()
 	if p.Properties != nil {
 		c.Properties = make(map[string]string, len(p.Properties))
 		for k, v := range p.Properties {

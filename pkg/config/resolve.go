@@ -45,6 +45,8 @@ type Loader struct {
 	fileErr  error
 	fileRead bool
 	profiles map[string]profileResult
+	// registries caches ProfileRegistry per profile name.
+	registries map[string]registryResult
 }
 
 type profileResult struct {
@@ -302,29 +304,8 @@ func (l *Loader) ProfileProperties(name string, p *Profile) (*Properties, error)
 		props.Set("security.protocol", "SASL_PLAINTEXT")
 	}
 	if tlsOn {
-		t := p.TLS
-		if t.CAFile != "" {
-			props.Set("ssl.truststore.type", "PEM")
-			props.Set("ssl.truststore.location", t.CAFile)
-		}
-		if (t.CertFile == "") != (t.KeyFile == "") {
-			return nil, fmt.Errorf("profile %q: tls cert-file and key-file must be given together", name)
-		}
-		if t.CertFile != "" {
-			chain, err := os.ReadFile(t.CertFile)
-			if err != nil {
-				return nil, fmt.Errorf("profile %q: tls cert-file: %w", name, unwrapPathErr(err))
-			}
-			key, err := os.ReadFile(t.KeyFile)
-			if err != nil {
-				return nil, fmt.Errorf("profile %q: tls key-file: %w", name, unwrapPathErr(err))
-			}
-			props.Set("ssl.keystore.type", "PEM")
-			props.Set("ssl.keystore.certificate.chain", string(chain))
-			props.Set("ssl.keystore.key", string(key))
-		}
-		if t.SkipHostnameVerification {
-			props.Set("ssl.endpoint.identification.algorithm", "")
+		if err := tlsProperties(name, "tls", p.TLS, props); err != nil {
+			return nil, err
 		}
 	}
 	if saslOn {
@@ -355,30 +336,68 @@ func (l *Loader) ProfileProperties(name string, p *Profile) (*Properties, error)
 	return props, nil
 }
 
+// tlsProperties sets the ssl.* properties of a profile's TLS block (what
+// names the block in errors: "tls", "schema-registry tls").
+func tlsProperties(name, what string, t *TLS, props *Properties) error {
+	if t.CAFile != "" {
+		props.Set("ssl.truststore.type", "PEM")
+		props.Set("ssl.truststore.location", t.CAFile)
+	}
+	if (t.CertFile == "") != (t.KeyFile == "") {
+		return fmt.Errorf("profile %q: %s cert-file and key-file must be given together", name, what)
+	}
+	if t.CertFile != "" {
+		chain, err := os.ReadFile(t.CertFile)
+		if err != nil {
+			return fmt.Errorf("profile %q: %s cert-file: %w", name, what, unwrapPathErr(err))
+		}
+		key, err := os.ReadFile(t.KeyFile)
+		if err != nil {
+			return fmt.Errorf("profile %q: %s key-file: %w", name, what, unwrapPathErr(err))
+		}
+		props.Set("ssl.keystore.type", "PEM")
+		props.Set("ssl.keystore.certificate.chain", string(chain))
+		props.Set("ssl.keystore.key", string(key))
+	}
+	if t.SkipHostnameVerification {
+		props.Set("ssl.endpoint.identification.algorithm", "")
+	}
+	return nil
+}
+
 func (l *Loader) resolvePassword(name string, s *SASL) (string, error) {
+	return l.secret(name, "", "password", s.Password, s.PasswordEnv, s.PasswordFile,
+		fmt.Sprintf("Password for %s (profile %s): ", s.Username, name), "no password for sasl user "+s.Username)
+}
+
+// secret resolves a secret given by environment variable, by file,
+// literally, or (with a prompt text and a terminal) by prompting. where
+// prefixes its keys in errors ("", "schema-registry "), key is password or
+// token, missing says what is missing when none is given.
+func (l *Loader) secret(profile, where, key, literal, env, file, prompt, missing string) (string, error) {
 	switch {
-	case s.PasswordEnv != "":
-		v := l.getenv(s.PasswordEnv)
+	case env != "":
+		v := l.getenv(env)
 		if v == "" {
-			return "", fmt.Errorf("profile %q: password-env %s is not set", name, s.PasswordEnv)
+			return "", fmt.Errorf("profile %q: %s%s-env %s is not set", profile, where, key, env)
 		}
 		return v, nil
-	case s.PasswordFile != "":
-		b, err := os.ReadFile(s.PasswordFile)
+	case file != "":
+		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", fmt.Errorf("profile %q: password-file: %w", name, unwrapPathErr(err))
+			return "", fmt.Errorf("profile %q: %s%s-file: %w", profile, where, key, unwrapPathErr(err))
 		}
 		return strings.TrimRight(string(b), "\r\n"), nil
-	case s.Password != "":
-		return s.Password, nil
-	case l.ReadSecret != nil:
-		v, err := l.ReadSecret(fmt.Sprintf("Password for %s (profile %s): ", s.Username, name))
+	case literal != "":
+		return literal, nil
+	case prompt != "" && l.ReadSecret != nil:
+		v, err := l.ReadSecret(prompt)
 		if err != nil {
-			return "", fmt.Errorf("profile %q: no password for sasl user %s (set password-env or password-file): %v", name, s.Username, err)
+			return "", fmt.Errorf("profile %q: %s (set %s-env or %s-file): %v", profile, missing, key, key, err)
 		}
 		return v, nil
 	}
-	return "", fmt.Errorf("profile %q: no password for sasl user %s (set password-env or password-file)", name, s.Username)
+	return "", fmt.Errorf("profile %q: %s (set %s-env or %s-file)", profile, missing, key, key)
 }
 
 // SplitList splits a comma-separated list, trimming blanks.

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/kboxdev/kbox/pkg/config"
 )
 
 // TLSSettings are the ssl.* properties. Secret fields are unexported so they
@@ -273,4 +275,18 @@ func fileErr(err error) string {
 		return fmt.Sprintf("%s: %v", pe.Path, pe.Err)
 	}
 	return err.Error()
+}
+
+// TLSConfig turns ssl.* Java client properties into a tls.Config with the
+// rules of a broker connection (PEM, JKS and PKCS12 stores, encrypted keys,
+// ssl.endpoint.identification.algorithm): the Schema Registry's TLS.
+func TLSConfig(props *config.Properties) (*tls.Config, error) {
+	p := config.NewProperties()
+	p.Merge(props)
+	p.Set("security.protocol", "SSL")
+	s, err := Parse(p, Admin)
+	if err != nil {
+		return nil, err
+	}
+	return s.TLS.Config()
 }

@@ -48,6 +48,23 @@
 #       `testbed.sh down` does it too.
 #   testbed.sh trogdor kill-agent NAME
 #       SIGKILL one agent (its worker processes are left to die on their own).
+#   testbed.sh schema-registry up
+#       Start a Confluent-API-compatible Schema Registry (Apicurio Registry,
+#       in-memory storage, its ccompat v7 API) on a free loopback port,
+#       independent of the Kafka cluster (which may or may not run). The
+#       registry is built once from Maven Central into
+#       $KBOX_KAFKA_CACHE/apicurio-registry-VERSION/app (a few minutes the
+#       first time; see docs/schema-registry.md). Waits until the API
+#       answers, then prints
+#         export KBOX_SCHEMA_REGISTRY=http://127.0.0.1:port/apis/ccompat/v7
+#       (also written to $KBOX_TESTBED_DIR/schema-registry/env). Fails (exit 1)
+#       when a registry already runs in that state dir.
+#   testbed.sh schema-registry down
+#       Stop the registry and remove its state. Idempotent; `testbed.sh down`
+#       does it too.
+#   testbed.sh schema-registry build
+#       Only build the registry into the cache (a no-op once it is there);
+#       prints the directory of its jars.
 #
 # Environment:
 #   KBOX_TESTBED_DIR   state dir (default ${TMPDIR:-/tmp}/kbox-testbed-$(id -u));
@@ -61,6 +78,7 @@
 #   KBOX_TESTBED_HEAP_OPTS      broker heap (default "-Xms128m -Xmx512m").
 #   KBOX_TESTBED_JVM_OPTS       extra broker JVM options.
 #   KBOX_TESTBED_SERVER_PROPS   extra lines appended to every server.properties.
+#   KBOX_SCHEMA_REGISTRY_HEAP_OPTS  the registry's heap (default "-Xms64m -Xmx256m").
 #   JAVA_HOME, and for `apache`: KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS,
 #   KAFKA_OPTS, KAFKA_LOG4J_OPTS as in bin/kafka-run-class.sh.
 #
@@ -74,6 +92,7 @@
 #   tls/                   ca.pem ca-key.pem broker.pem client-cert.pem client-key.pem client.pem
 #   nN/server.properties nN/server.log nN/stdout.log nN/data/ [nN/data2/..] nN/pid
 #   trogdor/{trogdor.conf,env,NAME.pid,NAME.log}  (trogdor up)
+#   schema-registry/{env,pid,registry.log,tmp/}     (schema-registry up)
 #   log4j2.properties bin/tbtool tmp/
 #
 # All diagnostics go to stderr; stdout carries only the export lines (up, env),
@@ -108,6 +127,7 @@ usage: testbed.sh up [--brokers N] [--security plaintext|sasl_ssl] [--log-dirs D
        testbed.sh env
        testbed.sh apache TOOL [ARGS...]
        testbed.sh trogdor up [--agents N] | down | kill-agent NAME
+       testbed.sh schema-registry up | down | build
 state dir: $KBOX_TESTBED_DIR (default ${TMPDIR:-/tmp}/kbox-testbed-$(id -u))
 EOF
   exit 2
@@ -707,6 +727,7 @@ cmd_down() {
     stop_pids TERM "$STOP_TIMEOUT" "${pids[@]}"
   fi
   trogdor_down
+  schema_registry_down
   # Remove only what this script creates, then the dir itself if it is empty.
   rm -rf "$TB"/n[0-9]* "$TB/tmp" "$TB/tls" "$TB/bin" "$TB/env" "$TB/env.tmp" "$TB/cluster.env" \
     "$TB/plaintext-bootstrap" "$TB/ssl-bootstrap" "$TB/client.properties" "$TB/ssl-client.properties" \
@@ -968,6 +989,272 @@ cmd_trogdor() {
   esac
 }
 
+# ------------------------------------------------------------------ schema registry
+
+# Apicurio Registry (Apache-2.0) serves a Confluent-compatible API under
+# /apis/ccompat/v7. Its app module is a library jar: the registry runs once
+# it is packaged as a Quarkus application, which build_schema_registry does
+# with a generated POM (see docs/schema-registry.md for why this release and
+# what the POM works around). SR_QUARKUS_VERSION must be the Quarkus version
+# of that Apicurio release (its parent POM's quarkus.version).
+SR_VERSION=2.4.2.Final
+SR_QUARKUS_VERSION=2.16.4.Final
+SR_CACHE=${KBOX_KAFKA_CACHE:-$HOME/.cache/kbox}/apicurio-registry-$SR_VERSION
+SR_DIR=$TB/schema-registry
+SR_API=/apis/ccompat/v7
+
+# sr_pom prints the POM that packages the registry: its app module with its
+# parent's dependency versions (without them Quarkus's BOM brings an okio
+# that Wire's protobuf parser cannot use), built by the Quarkus plugin.
+#  - com.github.everit-org.json-schema is not on Maven Central; its author
+#    publishes the same library as com.github.erosb:everit-json-schema.
+#  - apicurio-common-app-components-config-index is a Quarkus extension
+#    whose deployment module is not on Maven Central; it only lists the
+#    registry's runtime-changeable settings, so it is left out and
+#    NoDynamicConfig (sr_shim) stands in for the list it builds (none).
+sr_pom() {
+  cat <<EOF
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.kbox.testbed</groupId>
+  <artifactId>schema-registry</artifactId>
+  <version>1</version>
+  <packaging>jar</packaging>
+  <properties>
+    <maven.compiler.source>11</maven.compiler.source>
+    <maven.compiler.target>11</maven.compiler.target>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+  </properties>
+  <dependencyManagement>
+    <dependencies>
+      <dependency>
+        <groupId>io.apicurio</groupId>
+        <artifactId>apicurio-registry</artifactId>
+        <version>$SR_VERSION</version>
+        <type>pom</type>
+        <scope>import</scope>
+      </dependency>
+      <dependency>
+        <groupId>io.quarkus</groupId>
+        <artifactId>quarkus-bom</artifactId>
+        <version>$SR_QUARKUS_VERSION</version>
+        <type>pom</type>
+        <scope>import</scope>
+      </dependency>
+    </dependencies>
+  </dependencyManagement>
+  <dependencies>
+    <dependency>
+      <groupId>io.apicurio</groupId>
+      <artifactId>apicurio-registry-app</artifactId>
+      <version>$SR_VERSION</version>
+      <exclusions>
+        <exclusion><groupId>io.apicurio</groupId><artifactId>apicurio-common-app-components-config-index</artifactId></exclusion>
+        <exclusion><groupId>com.github.everit-org.json-schema</groupId><artifactId>org.everit.json.schema</artifactId></exclusion>
+      </exclusions>
+    </dependency>
+    <dependency>
+      <groupId>com.github.erosb</groupId>
+      <artifactId>everit-json-schema</artifactId>
+      <version>1.14.2</version>
+    </dependency>
+  </dependencies>
+  <build>
+    <plugins>
+      <plugin>
+        <groupId>io.quarkus</groupId>
+        <artifactId>quarkus-maven-plugin</artifactId>
+        <version>$SR_QUARKUS_VERSION</version>
+        <executions>
+          <execution>
+            <goals><goal>build</goal></goals>
+          </execution>
+        </executions>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+EOF
+}
+
+sr_shim() {
+  cat <<'EOF'
+package dev.kbox.testbed;
+
+import io.apicurio.common.apps.config.DynamicConfigPropertyList;
+import java.util.List;
+import javax.enterprise.inject.Produces;
+import javax.inject.Singleton;
+
+/** Stands in for the config-index extension: no runtime-changeable settings. */
+public class NoDynamicConfig {
+    @Produces
+    @Singleton
+    DynamicConfigPropertyList dynamicConfigProperties() {
+        return new DynamicConfigPropertyList(List.of());
+    }
+}
+EOF
+}
+
+# build_schema_registry makes sure $SR_CACHE/app holds the packaged registry
+# (registry-runner.jar and lib/), built once with mvn. Concurrent builds of
+# the same cache are serialized with a lock; the result is moved into place
+# whole and marked complete last, so a reader never sees half of it.
+build_schema_registry() {
+  [[ -f "$SR_CACHE/.complete" ]] && return 0
+  command -v mvn >/dev/null 2>&1 || die "mvn not found (needed once to build the schema registry)"
+  mkdir -p "$SR_CACHE"
+  (
+    exec 8>"$SR_CACHE/.lock"
+    flock 8
+    [[ -f "$SR_CACHE/.complete" ]] && exit 0
+    t0=$SECONDS
+    echo "testbed: building Apicurio Registry $SR_VERSION into $SR_CACHE (once; a few minutes)" >&2
+    work=$(mktemp -d "$SR_CACHE/build.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    mkdir -p "$work/src/main/java/dev/kbox/testbed" "$work/src/main/resources"
+    sr_pom >"$work/pom.xml"
+    sr_shim >"$work/src/main/java/dev/kbox/testbed/NoDynamicConfig.java"
+    # The app jar carries no bean index: have Quarkus index it.
+    printf '%s\n' 'quarkus.index-dependency.registry-app.group-id=io.apicurio' \
+      'quarkus.index-dependency.registry-app.artifact-id=apicurio-registry-app' \
+      >"$work/src/main/resources/application.properties"
+    if ! (cd "$work" && mvn -q -B package -DskipTests -Dquarkus.package.type=legacy-jar \
+          >"$work/mvn.log" 2>&1); then
+      tail -n 60 "$work/mvn.log" >&2
+      echo "testbed: error: mvn could not build Apicurio Registry $SR_VERSION (see above)" >&2
+      exit 1
+    fi
+    runner=("$work"/target/*-runner.jar)
+    [[ -f "${runner[0]}" && -d "$work/target/lib" ]] \
+      || { echo "testbed: error: the registry build left no runner jar and lib/ in $work/target" >&2; exit 1; }
+    mkdir "$work/app"
+    mv "${runner[0]}" "$work/app/registry-runner.jar"
+    mv "$work/target/lib" "$work/app/lib"
+    rm -rf "$SR_CACHE/app"
+    mv "$work/app" "$SR_CACHE/app"
+    cp "$work/pom.xml" "$SR_CACHE/pom.xml"
+    ls "$SR_CACHE/app/lib" >"$work/complete"
+    mv "$work/complete" "$SR_CACHE/.complete"
+    echo "testbed: built Apicurio Registry $SR_VERSION in $((SECONDS - t0))s" >&2
+  )
+}
+
+# schema_registry_pid prints the PID of the registry of this state dir if it
+# is alive, checked against its command line.
+schema_registry_pid() {
+  local pid cmdline
+  [[ -f "$SR_DIR/pid" ]] || return 1
+  pid=$(<"$SR_DIR/pid")
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  [[ -r "/proc/$pid/cmdline" ]] || return 1
+  cmdline=$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null) || return 1
+  [[ "$cmdline" == *"-Dkbox.testbed.registry=$SR_DIR "* ]] || return 1
+  printf '%s' "$pid"
+}
+
+# On a failed `schema-registry up`: kill what it started.
+schema_registry_up_cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [[ $rc -ne 0 ]]; then
+    if [[ ${#UP_HELPERS[@]} -gt 0 ]]; then
+      kill -TERM "${UP_HELPERS[@]}" 2>/dev/null || true
+    fi
+    if [[ ${#UP_PIDS[@]} -gt 0 ]]; then
+      log "schema-registry up failed: stopping the JVM it started (PID ${UP_PIDS[*]}); its log is $SR_DIR/registry.log"
+      stop_pids KILL 5 "${UP_PIDS[@]}"
+    fi
+    rm -f "$SR_DIR/pid" "$SR_DIR/env"
+  fi
+  exit $rc
+}
+
+schema_registry_up() {
+  [[ $# -eq 0 ]] || die "schema-registry up takes no arguments"
+  lock
+  local pid
+  if pid=$(schema_registry_pid); then
+    die "a schema registry already runs in $SR_DIR (PID $pid; testbed.sh schema-registry down first)"
+  fi
+  build_schema_registry
+  build_tbtool
+  rm -rf "$SR_DIR"
+  mkdir -p "$SR_DIR/tmp"
+  local port t0=$SECONDS
+  port=$("$TB/bin/tbtool" freeports 1)
+  [[ "$port" =~ ^[0-9]+$ ]] || die "could not allocate a free port"
+  UP_PIDS=()
+  UP_HELPERS=()
+  trap schema_registry_up_cleanup EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  # C1 only and the serial collector: it starts in about half the time on
+  # a busy 2-core machine. The H2 pool is shrunk from its 20 connections.
+  # shellcheck disable=SC2086
+  nohup "$JAVA" ${KBOX_SCHEMA_REGISTRY_HEAP_OPTS:--Xms64m -Xmx256m} \
+    -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+    -Dkbox.testbed.registry="$SR_DIR" -Djava.io.tmpdir="$SR_DIR/tmp" -Dvertx.cacheDirBase="$SR_DIR/tmp/vertx" \
+    -Dquarkus.http.host=127.0.0.1 -Dquarkus.http.port="$port" \
+    -Dquarkus.datasource.jdbc.min-size=1 -Dquarkus.datasource.jdbc.initial-size=1 \
+    -jar "$SR_CACHE/app/registry-runner.jar" \
+    </dev/null >>"$SR_DIR/registry.log" 2>&1 9>&- &
+  pid=$!
+  echo "$pid" >"$SR_DIR/pid"
+  UP_PIDS=("$pid")
+  disown "$pid" 2>/dev/null || true
+  "$TB/bin/tbtool" httpwait --url "http://127.0.0.1:$port$SR_API/subjects" \
+    --timeout "${READY_TIMEOUT}s" --pids "$pid" 9>&- &
+  UP_HELPERS=($!)
+  if ! wait "${UP_HELPERS[0]}"; then
+    UP_HELPERS=()
+    grep -E 'ERROR|Exception' "$SR_DIR/registry.log" | tail -n 10 >&2 || true
+    tail -n 10 "$SR_DIR/registry.log" >&2
+    die "the schema registry did not start (see $SR_DIR/registry.log)"
+  fi
+  UP_HELPERS=()
+  trap - EXIT INT TERM
+  echo "export KBOX_SCHEMA_REGISTRY=http://127.0.0.1:$port$SR_API" >"$SR_DIR/env"
+  log "Apicurio Registry $SR_VERSION up after $((SECONDS - t0))s (PID $pid)"
+  cat "$SR_DIR/env"
+}
+
+schema_registry_down() {
+  [[ -d "$SR_DIR" ]] || return 0
+  local pid
+  if pid=$(schema_registry_pid); then
+    log "stopping the schema registry (PID $pid)"
+    stop_pids TERM "$STOP_TIMEOUT" "$pid"
+  fi
+  rm -rf "$SR_DIR"
+}
+
+cmd_schema_registry() {
+  [[ $# -ge 1 ]] || die "usage: testbed.sh schema-registry up | down | build"
+  local sub=$1
+  shift
+  case "$sub" in
+    up) schema_registry_up "$@" ;;
+    down)
+      [[ $# -eq 0 ]] || die "schema-registry down takes no arguments"
+      [[ -d "$TB" ]] || return 0
+      lock
+      schema_registry_down
+      # bin/ and tmp/ are shared with a Kafka cluster or Trogdor in the same dir.
+      [[ -f "$TB/cluster.env" || -d "$TROGDOR_DIR" ]] || rm -rf "$TB/bin" "$TB/tmp"
+      rm -f "$TB/.lock"
+      rmdir "$TB" 2>/dev/null || true
+      ;;
+    build)
+      [[ $# -eq 0 ]] || die "schema-registry build takes no arguments"
+      build_schema_registry
+      printf '%s\n' "$SR_CACHE/app"
+      ;;
+    *) die "unknown schema-registry command '$sub' (up, down, build)" ;;
+  esac
+}
+
 # ------------------------------------------------------------------ main
 
 [[ $# -ge 1 ]] || usage
@@ -982,6 +1269,7 @@ case "$cmd" in
   env) cmd_env "$@" ;;
   apache) cmd_apache "$@" ;;
   trogdor) cmd_trogdor "$@" ;;
+  schema-registry) cmd_schema_registry "$@" ;;
   -h|--help|help) usage ;;
   *) log "unknown command '$cmd'"; usage ;;
 esac

@@ -14,6 +14,9 @@
 //	    Poll every address in ADDRS directly with a Metadata request until
 //	    each of them answers and lists at least N brokers and every ID in
 //	    --ids. Exit 1 with a message on timeout or when one of --pids dies.
+//	tbtool httpwait --url URL [--timeout 120s] [--pids 123]
+//	    GET URL until it answers 200 OK. Exit 1 with a message on timeout
+//	    or when one of --pids dies.
 //	tbtool certs DIR
 //	    Generate a CA, a broker certificate (SAN 127.0.0.1, localhost) and
 //	    a client certificate for mTLS, PEM encoded with PKCS#8 keys.
@@ -32,9 +35,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"math/big"
 	mrand "math/rand/v2"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -63,6 +68,8 @@ func main() {
 		err = cmdUUID()
 	case "wait":
 		err = cmdWait(os.Args[2:])
+	case "httpwait":
+		err = cmdHTTPWait(os.Args[2:])
 	case "certs":
 		err = cmdCerts(os.Args[2:])
 	default:
@@ -75,7 +82,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: tbtool freeports N | uuid | wait --bootstrap ADDRS [--brokers N] [--ids LIST] [--timeout D] [--props FILE] [--pids LIST] | certs DIR")
+	fmt.Fprintln(os.Stderr, "usage: tbtool freeports N | uuid | wait --bootstrap ADDRS [--brokers N] [--ids LIST] [--timeout D] [--props FILE] [--pids LIST] | httpwait --url URL [--timeout D] [--pids LIST] | certs DIR")
 	os.Exit(2)
 }
 
@@ -224,6 +231,48 @@ func cmdWait(args []string) error {
 
 // pollOnce sends a Metadata request to every seed address directly (not to
 // whatever broker the client prefers) and checks each answer.
+func cmdHTTPWait(args []string) error {
+	fs := flag.NewFlagSet("httpwait", flag.ContinueOnError)
+	url := fs.String("url", "", "the URL to GET")
+	timeout := fs.Duration("timeout", 120*time.Second, "overall deadline")
+	pidList := fs.String("pids", "", "comma-separated PIDs; fail fast when one of them exits")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *url == "" {
+		return errors.New("--url is required")
+	}
+	pids, err := intList(*pidList)
+	if err != nil {
+		return fmt.Errorf("--pids: %w", err)
+	}
+	client := &http.Client{Timeout: 5 * time.Second}
+	deadline := time.Now().Add(*timeout)
+	last := "no answer yet"
+	for {
+		for _, pid := range pids {
+			if !alive(pid) {
+				return fmt.Errorf("process %d exited while waiting for %s", pid, *url)
+			}
+		}
+		resp, err := client.Get(*url)
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = resp.Status
+		} else {
+			last = shortErr(err)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %s waiting for %s: %s", *timeout, *url, last)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
 func pollOnce(cl *kgo.Client, addrs []string, minBrokers int, ids []int) (bool, string) {
 	seeds := cl.SeedBrokers()
 	var states []string

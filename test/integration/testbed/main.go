@@ -19,6 +19,9 @@ type Options struct {
 	Security string
 	// LogDirs is the number of log.dirs per broker (0 or 1: one).
 	LogDirs int
+	// SchemaRegistry starts a Schema Registry too (in its own state dir,
+	// while the brokers start).
+	SchemaRegistry bool
 	// Ready, if set, gets what Main set up before m.Run: the place to keep
 	// it in package variables and to seed the cluster. An error ends the
 	// run with exit status 1.
@@ -36,6 +39,9 @@ type Env struct {
 	// Cluster is the running cluster, nil when Options.Brokers is 0. Its
 	// state lives in Dir/tb.
 	Cluster *Cluster
+	// SchemaRegistry is the running registry, nil unless
+	// Options.SchemaRegistry. Its state lives in Dir/sr.
+	SchemaRegistry *SchemaRegistry
 }
 
 // Main is the body of a TestMain: it makes a temporary directory, builds
@@ -65,6 +71,21 @@ func Main(m *testing.M, opts Options) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	var srUp chan error
+	if opts.SchemaRegistry {
+		sr := filepath.Join(tmp, "sr")
+		defer func() {
+			if err := (&SchemaRegistry{Dir: sr}).Down(); err != nil {
+				fmt.Fprintln(os.Stderr, "testbed schema-registry down:", err)
+			}
+		}()
+		srUp = make(chan error, 1)
+		go func() {
+			var err error
+			env.SchemaRegistry, err = SchemaRegistryUp(sr)
+			srUp <- err
+		}()
+	}
 	if opts.Brokers > 0 {
 		tb := filepath.Join(tmp, "tb")
 		// Down also when Up failed half-way, so no JVM outlives the run.
@@ -75,6 +96,15 @@ func Main(m *testing.M, opts Options) int {
 		}()
 		if env.Cluster, err = UpWith(opts.Brokers, opts.Security, tb, UpOptions{LogDirs: opts.LogDirs}); err != nil {
 			fmt.Fprintln(os.Stderr, "testbed up:", err)
+			if srUp != nil {
+				<-srUp
+			}
+			return 1
+		}
+	}
+	if srUp != nil {
+		if err := <-srUp; err != nil {
+			fmt.Fprintln(os.Stderr, "testbed schema-registry up:", err)
 			return 1
 		}
 	}

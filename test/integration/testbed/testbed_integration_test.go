@@ -3,6 +3,8 @@
 package testbed
 
 import (
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -53,5 +55,42 @@ func TestLifecycle(t *testing.T) {
 		"--bootstrap-server", c.Bootstrap, "--topic", "tb")
 	if err != nil || code != 0 {
 		t.Fatalf("produce: out=%q code=%d err=%v", out, code, err)
+	}
+}
+
+// TestSchemaRegistryLifecycle starts the registry alone, uses its
+// Confluent API, checks that a second up in the same dir fails and that
+// down stops it (twice is fine).
+func TestSchemaRegistryLifecycle(t *testing.T) {
+	dir := t.TempDir()
+	r, err := SchemaRegistryUp(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Down() })
+	if !strings.HasPrefix(r.URL, "http://127.0.0.1:") || !strings.HasSuffix(r.URL, "/apis/ccompat/v7") {
+		t.Fatalf("URL %q", r.URL)
+	}
+	resp, err := http.Post(r.URL+"/subjects/tb-value/versions", "application/vnd.schemaregistry.v1+json",
+		strings.NewReader(`{"schema":"{\"type\":\"string\"}"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"id"`) {
+		t.Fatalf("register: %s %s", resp.Status, body)
+	}
+	if _, err := SchemaRegistryUp(dir); err == nil || !strings.Contains(err.Error(), "already runs") {
+		t.Fatalf("second up: %v", err)
+	}
+	if err := r.Down(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := http.Get(r.URL + "/subjects"); err == nil {
+		t.Fatal("the registry still answers after down")
+	}
+	if err := r.Down(); err != nil {
+		t.Fatalf("second down: %v", err)
 	}
 }
