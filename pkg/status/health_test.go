@@ -84,3 +84,25 @@ func (s *Sampler) mustSample(t *testing.T, ctx context.Context) *TopSample {
 	}
 	return smp
 }
+
+// Sums per topic: known only when every partition's value is.
+func TestTopicSums(t *testing.T) {
+	s := &TopSample{
+		Leaders: map[tp]int32{{"a", 0}: 1, {"a", 1}: 2, {"b", 0}: 2, {"c", 0}: -1},
+		Ends:    map[tp]int64{{"a", 0}: 10, {"a", 1}: 5, {"b", 0}: 7},
+		Sizes:   map[tp]int64{{"a", 0}: 100, {"b", 0}: 70},
+	}
+	sums := s.TopicSums()
+	if a := sums["a"]; a.Partitions != 2 || a.EndOffset != 15 || !a.EndOffsetKnown || a.LeaderBytesKnown {
+		t.Errorf("a: %+v", a)
+	}
+	if b := sums["b"]; b.EndOffset != 7 || !b.EndOffsetKnown || b.LeaderBytes != 70 || !b.LeaderBytesKnown {
+		t.Errorf("b: %+v", b)
+	}
+	if c := sums["c"]; c.EndOffsetKnown || c.LeaderBytesKnown {
+		t.Errorf("c: %+v", c)
+	}
+	if l := s.LeadersPerBroker(); l[1] != 1 || l[2] != 2 || len(l) != 2 {
+		t.Errorf("leaders %v", l)
+	}
+}

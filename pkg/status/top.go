@@ -716,3 +716,53 @@ func optBytes(v *float64, raw bool) string {
 	}
 	return output.BytesOrRaw(int64(*v+0.5), raw)
 }
+
+// TopicSum is one watched topic of a sample, summed over its partitions.
+type TopicSum struct {
+	Partitions int
+	// EndOffset sums the partitions' end offsets, LeaderBytes their
+	// leader replicas' sizes; each only when every partition's is known
+	// (EndOffsetKnown, LeaderBytesKnown): a broker down leaves some out.
+	EndOffset        int64
+	EndOffsetKnown   bool
+	LeaderBytes      int64
+	LeaderBytesKnown bool
+}
+
+// TopicSums sums the sample per watched topic.
+func (s *TopSample) TopicSums() map[string]*TopicSum {
+	out := map[string]*TopicSum{}
+	ends, sizes := map[string]int{}, map[string]int{}
+	for k := range s.Leaders {
+		ts, ok := out[k.topic]
+		if !ok {
+			ts = &TopicSum{}
+			out[k.topic] = ts
+		}
+		ts.Partitions++
+		if e, ok := s.Ends[k]; ok {
+			ts.EndOffset += e
+			ends[k.topic]++
+		}
+		if b, ok := s.Sizes[k]; ok {
+			ts.LeaderBytes += b
+			sizes[k.topic]++
+		}
+	}
+	for t, ts := range out {
+		ts.EndOffsetKnown = ends[t] == ts.Partitions
+		ts.LeaderBytesKnown = sizes[t] == ts.Partitions
+	}
+	return out
+}
+
+// LeadersPerBroker counts the watched partitions each broker leads.
+func (s *TopSample) LeadersPerBroker() map[int32]int {
+	out := map[int32]int{}
+	for _, l := range s.Leaders {
+		if l >= 0 {
+			out[l]++
+		}
+	}
+	return out
+}
