@@ -219,3 +219,24 @@ func TestAlertRules(t *testing.T) {
 		}
 	}
 }
+
+// docs/exporter.md lists every family served, and no other.
+func TestFamiliesDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../docs/exporter.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `(kbox_[a-z0-9_]+)` \\|").FindAllStringSubmatch(string(b), -1) {
+		listed[m[1]] = true
+	}
+	for _, f := range Families() {
+		if !listed[f.Name] {
+			t.Errorf("%s is not in docs/exporter.md's table", f.Name)
+		}
+		delete(listed, f.Name)
+	}
+	for n := range listed {
+		t.Errorf("docs/exporter.md lists %s, which is not served", n)
+	}
+}
