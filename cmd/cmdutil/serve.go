@@ -1,13 +1,18 @@
 package cmdutil
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/serve"
@@ -262,4 +267,32 @@ func (s *Server) Listen() (ln net.Listener, base, port string, err error) {
 		ln, scheme = tls.NewListener(ln, s.TLS), "https"
 	}
 	return ln, scheme + "://" + net.JoinHostPort(strings.Trim(serve.URLHost(host), "[]"), port), port, nil
+}
+
+// Serve serves h on ln (with the server's limits) until SIGINT or SIGTERM,
+// ctx's end or, when positive, duration; then it shuts the server down,
+// giving requests in flight 5 seconds.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, h http.Handler, duration time.Duration) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, duration)
+		defer cancel()
+	}
+	hs := serve.NewHTTPServer(h, s.Limits)
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	<-served
+	return nil
 }

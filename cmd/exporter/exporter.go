@@ -4,14 +4,9 @@ package exporter
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
-	"os"
-	"os/signal"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -19,7 +14,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/exporter"
 	"github.com/kboxdev/kbox/pkg/kafka"
-	"github.com/kboxdev/kbox/pkg/serve"
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -211,13 +205,6 @@ func run(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o *options
 	}
 	fmt.Fprintf(f.IO.ErrOut, "kbox exporter: %d cluster(s), a refresh every %s; stop with Ctrl-C\n", len(eo.Clusters), o.interval)
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if o.duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.duration)
-		defer cancel()
-	}
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	ran := make(chan struct{})
 	go func() {
@@ -225,25 +212,7 @@ func run(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o *options
 		exp.Run(runCtx)
 	}()
 	defer func() { cancelRun(); <-ran }()
-	hs := exporterHTTP(exp, sv)
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	select {
-	case err := <-served:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	<-served
-	return nil
-}
-
-func exporterHTTP(exp *exporter.Exporter, sv *cmdutil.Server) *http.Server {
-	return serve.NewHTTPServer(exp.Handler(exporter.HandlerOptions{Token: sv.Token, Remote: !sv.Loopback}), sv.Limits)
+	return sv.Serve(ctx, ln, exp.Handler(exporter.HandlerOptions{Token: sv.Token, Remote: !sv.Loopback}), o.duration)
 }
 
 // cluster is one connection as the exporter uses it: an admin client, the

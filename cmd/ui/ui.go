@@ -4,13 +4,9 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -142,28 +138,7 @@ func run(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o *options
 		f.Warn("--unsafe-no-token: any user of this host can use this dashboard with your clusters' credentials")
 	}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if o.duration > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.duration)
-		defer cancel()
-	}
-	hs := srv.HTTPServer(sv.Limits)
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	select {
-	case err := <-served:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	<-served
-	return nil
+	return sv.Serve(ctx, ln, srv, o.duration)
 }
 
 // buildClusters resolves every selected cluster's connection before the

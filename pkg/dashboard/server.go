@@ -297,9 +297,6 @@ func sameOrigin(r *http.Request) error {
 	return nil
 }
 
-// HTTPServer is the http.Server for s with the limits (serve.NewHTTPServer).
-func (s *Server) HTTPServer(l serve.Limits) *http.Server { return serve.NewHTTPServer(s, l) }
-
 func (s *Server) withCluster(h func(http.ResponseWriter, *http.Request, *clusterState)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		cs, ok := s.clusters[r.PathValue("cluster")]
