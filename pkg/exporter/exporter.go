@@ -146,7 +146,7 @@ func New(o Options) (*Exporter, error) {
 		seen[c.Name] = true
 		e.clusters = append(e.clusters, &clusterState{Cluster: c})
 	}
-	e.snapReg = prometheus.NewPedanticRegistry()
+	e.snapReg = prometheus.NewRegistry()
 	if err := e.snapReg.Register(&snapshotCollector{e: e}); err != nil {
 		return nil, err
 	}
