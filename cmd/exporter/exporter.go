@@ -79,8 +79,9 @@ growth between two refreshes; verdicts are judged over a window of the last
 Cost: --topic-allow/--topic-deny and --group-allow/--group-deny select what
 is served (whole-name regular expressions); --max-topics, --max-groups and
 --max-group-partitions cap the label sets per cluster (the first by name are
-kept; kbox_exporter_cardinality_dropped_total counts the others);
---group-granularity topic serves no per-partition group series.
+kept; kbox_exporter_cardinality_dropped_total counts the others). Group
+series are per group and topic; --group-granularity partition adds them per
+partition too.
 
 The server listens on loopback only, unless --allow-remote is given: then it
 needs an access token (--token-file or KBOX_EXPORTER_TOKEN; Prometheus sends
@@ -93,8 +94,8 @@ The first line on stdout is the metrics URL. Stops on SIGINT/SIGTERM, or
 after --duration.`,
 		Example: `  # every profile, on 127.0.0.1:9809
   kbox exporter
-  # two profiles, a refresh every 30s, no internal topics, lag per group and topic only
-  kbox exporter --profile prod,staging --interval 30s --topic-deny '__.*' --group-granularity topic
+  # two profiles, a refresh every 30s, no internal topics, lag per partition too
+  kbox exporter --profile prod,staging --interval 30s --topic-deny '__.*' --group-granularity partition
   # for a remote Prometheus: HTTPS and a token
   kbox exporter --listen 0.0.0.0:9809 --allow-remote --tls-cert cert.pem --tls-key key.pem --token-file /etc/kbox/exporter-token
   # with the end-to-end probe
@@ -113,7 +114,7 @@ after --duration.`,
 	fl.StringVar(&o.topicDeny, "topic-deny", "", "do not serve topics whose whole name matches this regular expression")
 	fl.StringVar(&o.groupAllow, "group-allow", "", "serve only consumer groups whose whole name matches this regular expression")
 	fl.StringVar(&o.groupDeny, "group-deny", "", "do not serve consumer groups whose whole name matches this regular expression")
-	fl.StringVar(&o.granularity, "group-granularity", granPartition, "group series per topic and partition (partition), or per topic only (topic)")
+	fl.StringVar(&o.granularity, "group-granularity", granTopic, "group series per topic (topic), or per topic and per partition (partition)")
 	fl.IntVar(&o.maxTopics, "max-topics", 5000, "serve at most this many topics per cluster (0: no cap)")
 	fl.IntVar(&o.maxGroups, "max-groups", 5000, "serve at most this many consumer groups per cluster (0: no cap)")
 	fl.IntVar(&o.maxGroupPart, "max-group-partitions", 10000, "serve at most this many group partitions per cluster (0: no cap)")

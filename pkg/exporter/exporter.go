@@ -309,8 +309,13 @@ func (e *Exporter) sample(ctx context.Context, cs *clusterState) *snapshot {
 	if cs.prev != nil {
 		frame = status.Frame(cs.prev, smp, status.SortName)
 	}
+	snap := e.build(smp, frame)
+	// The next frame needs only the end offsets and sizes of this sample:
+	// the groups' lag (the window sampler keeps its own state), the log
+	// dirs and the health go.
+	smp.Lag, smp.Watch, smp.Dirs, smp.Health = nil, nil, nil, nil
 	cs.prev = smp
-	return e.build(smp, frame)
+	return snap
 }
 
 // oneLine is an error as served: on one line, without the credentials a
