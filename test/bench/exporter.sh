@@ -12,8 +12,10 @@
 #
 # Environment: TOPICS (100), PARTITIONS per topic (100), NGROUPS (1000),
 # INTERVAL (10s), REFRESHES (6), SCRAPES (20), EXTRA (more kbox exporter
-# flags, e.g. "--group-granularity topic"), KBOX_TESTBED_DIR (a fresh
-# state dir).
+# flags, e.g. "--group-granularity partition"), KBOX_TESTBED_DIR (a fresh
+# state dir). SEED_ONLY=1 starts and seeds the cluster, prints its
+# bootstrap address and leaves it up (stop it with testbed.sh down);
+# BOOTSTRAP=host:port measures against such a cluster.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,31 +34,39 @@ cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   "$tb" down >/dev/null 2>&1 || true
 }
-trap cleanup EXIT
-eval "$("$tb" up --brokers 1)"
-bs=$KAFKA_BOOTSTRAP
+if [ -n "${BOOTSTRAP:-}" ]; then
+  bs=$BOOTSTRAP
+  trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done' EXIT
+else
+  [ -n "${SEED_ONLY:-}" ] || trap cleanup EXIT
+  eval "$("$tb" up --brokers 1)"
+  bs=$KAFKA_BOOTSTRAP
 
-cg() { "$kbox" kafka-consumer-groups "$@"; }
-for t in $(seq 1 "$topics"); do
-  "$kbox" kafka-topics --bootstrap-server "$bs" --create --topic "bench-$t" \
-    --partitions "$parts" --replication-factor 1 >/dev/null
-done
-for t in $(seq 1 "$topics"); do
-  args=()
-  for g in $(seq "$t" "$topics" "$groups"); do args+=(--group "$(printf 'bench-g%05d' "$g")"); done
-  [ ${#args[@]} -gt 0 ] || continue
-  for try in 1 2 3 4 5 6; do
-    out=$(cg --bootstrap-server "$bs" --reset-offsets "${args[@]}" --topic "bench-$t" --to-earliest --execute)
-    grep -q '^Error:' <<<"$out" || break
-    echo "retrying: $(grep '^Error:' <<<"$out")" >&2
-    [ "$try" -lt 6 ] || exit 1
-    sleep 5
+  cg() { "$kbox" kafka-consumer-groups "$@"; }
+  # Topic by topic: create it, then commit its groups' offsets (the first
+  # commit creates __consumer_offsets while the broker is still light).
+  for t in $(seq 1 "$topics"); do
+    "$kbox" kafka-topics --bootstrap-server "$bs" --create --topic "bench-$t" \
+      --partitions "$parts" --replication-factor 1 >/dev/null
+    args=()
+    for g in $(seq "$t" "$topics" "$groups"); do args+=(--group "$(printf 'bench-g%05d' "$g")"); done
+    [ ${#args[@]} -gt 0 ] || continue
+    for try in $(seq 1 30); do
+      out=$(cg --bootstrap-server "$bs" --reset-offsets "${args[@]}" --topic "bench-$t" --to-earliest --execute)
+      grep -q '^Error:' <<<"$out" || break
+      echo "retrying: $(grep '^Error:' <<<"$out")" >&2
+      [ "$try" -lt 30 ] || { cp "$KBOX_TESTBED_DIR/n1/server.log" /tmp/kbox-bench-exporter-server.log; exit 1; }
+      sleep 5
+    done
   done
-done
-n=$(cg --bootstrap-server "$bs" --list | wc -l)
-[ "$n" -eq "$groups" ] || { echo "expected $groups groups, found $n" >&2; exit 1; }
-echo "groups: $n, partitions: $((topics * parts)), group partitions: $((groups * parts))" >&2
-
+  n=$(cg --bootstrap-server "$bs" --list | wc -l)
+  [ "$n" -eq "$groups" ] || { echo "expected $groups groups, found $n" >&2; exit 1; }
+  echo "groups: $n, partitions: $((topics * parts)), group partitions: $((groups * parts))" >&2
+  if [ -n "${SEED_ONLY:-}" ]; then
+    echo "$bs"
+    exit 0
+  fi
+fi
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 hz=$(getconf CLK_TCK)
@@ -81,7 +91,8 @@ done
 [ -n "$u" ] || { cat "$KBOX_TESTBED_DIR/exporter.err" >&2; exit 1; }
 base=${u%/metrics}
 until curl -sf "$base/readyz" >/dev/null; do sleep 1; done
-metric() { curl -s "$u" | awk -v m="$1" '$1 ~ "^"m"({|$)" {print $2; exit}'; }
+# (awk reads to the end: an early exit would fail curl under pipefail)
+metric() { curl -s "$u" | awk -v m="$1" '!f && $1 ~ "^"m"({|$)" {print $2; f = 1}'; }
 # Two refreshes first (rates and windows set up), then the CPU window.
 until [ "$(metric kbox_exporter_refreshes_total | cut -d. -f1)" -ge 2 ]; do sleep 1; done
 r0=$(metric kbox_exporter_refreshes_total); c0=$(cpu_ticks "$pid")
@@ -101,7 +112,7 @@ gz=$(scrape_times "$u" -H 'Accept-Encoding: gzip' | sort -n)
 series=$(curl -s "$u" | grep -vc '^#')
 bytes=$(curl -s "$u" | wc -c)
 render=$(metric kbox_exporter_render_duration_seconds)
-dropped=$(curl -s "$u" | grep '^kbox_exporter_cardinality_dropped_total' | tr '\n' ' ')
+dropped=$(curl -s "$u" | { grep '^kbox_exporter_cardinality_dropped_total' || true; } | tr '\n' ' ')
 rss=$(awk '/VmHWM/ {print int($2 / 1024)}' "/proc/$pid/status")
 kill "$pid"; wait "$pid" 2>/dev/null || true
 echo "refresh wall s (each): ${durations[*]}" >&2
