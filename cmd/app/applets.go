@@ -12,6 +12,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/consumergroups"
 	"github.com/kboxdev/kbox/cmd/consumerperf"
 	"github.com/kboxdev/kbox/cmd/e2elatency"
+	"github.com/kboxdev/kbox/cmd/exporter"
 	"github.com/kboxdev/kbox/cmd/leaderelection"
 	"github.com/kboxdev/kbox/cmd/logdirs"
 	"github.com/kboxdev/kbox/cmd/perf"
@@ -52,6 +53,7 @@ var applets = []cmdutil.Applet{
 	status.Applet, status.TopApplet,
 	ui.Applet,
 	schema.Applet,
+	exporter.Applet,
 	genManApplet, genCompletionsApplet,
 }
 

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/kboxdev/kbox/pkg/quorum"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Broker is one broker of the cluster.
@@ -59,21 +59,11 @@ func QuorumLeader(ctx context.Context, cl *kgo.Client) (int32, bool) {
 }
 
 func quorumLeader(ctx context.Context, cl *kgo.Client) (int32, bool) {
-	req := kmsg.NewPtrDescribeQuorumRequest()
-	t := kmsg.NewDescribeQuorumRequestTopic()
-	t.Topic = "__cluster_metadata"
-	p := kmsg.NewDescribeQuorumRequestTopicPartition()
-	t.Partitions = append(t.Partitions, p)
-	req.Topics = append(req.Topics, t)
-	resp, err := req.RequestWith(ctx, cl)
-	if err != nil || resp.ErrorCode != 0 || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
+	q, err := quorum.Describe(ctx, cl)
+	if err != nil || q.LeaderID < 0 {
 		return 0, false
 	}
-	part := resp.Topics[0].Partitions[0]
-	if part.ErrorCode != 0 || part.LeaderID < 0 {
-		return 0, false
-	}
-	return part.LeaderID, true
+	return q.LeaderID, true
 }
 
 // Header is the table header.

@@ -536,15 +536,3 @@ func TestTokenAndHost(t *testing.T) {
 		}
 	}
 }
-
-func TestIsLoopbackListen(t *testing.T) {
-	for addr, want := range map[string]bool{"127.0.0.1:0": true, "localhost:8089": true, "[::1]:80": true, "127.5.0.1:80": true, "0.0.0.0:80": false, ":8089": false, "10.1.2.3:80": false, "[::]:80": false} {
-		got, err := IsLoopbackListen(addr)
-		if err != nil || got != want {
-			t.Errorf("%s: %v %v, want %v", addr, got, err, want)
-		}
-	}
-	if _, err := IsLoopbackListen("nonsense"); err == nil {
-		t.Error("nonsense: no error")
-	}
-}

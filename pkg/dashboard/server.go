@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/redact"
+	"github.com/kboxdev/kbox/pkg/serve"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -207,7 +207,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			refuse(w, http.StatusInternalServerError, "internal error: %v", v)
 		}
 	}()
-	if !s.o.Remote && !loopbackHost(r.Host) {
+	if !s.o.Remote && !serve.LoopbackHost(r.Host) {
 		// The server only listens on loopback: a request naming another
 		// host is a DNS-rebinding attempt.
 		refuse(w, http.StatusForbidden, "host %q refused: the dashboard answers loopback names only", r.Host)
@@ -295,33 +295,6 @@ func sameOrigin(r *http.Request) error {
 		return fmt.Errorf("cross-site request (%s) refused", sf)
 	}
 	return nil
-}
-
-// loopbackHost reports whether a Host header names the local machine.
-func loopbackHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// IsLoopbackListen reports whether a listen address (host:port) binds
-// loopback only; an empty host (all interfaces) is not loopback.
-func IsLoopbackListen(addr string) (bool, error) {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false, err
-	}
-	if host == "" {
-		return false, nil
-	}
-	return loopbackHost(host), nil
 }
 
 func (s *Server) withCluster(h func(http.ResponseWriter, *http.Request, *clusterState)) http.HandlerFunc {

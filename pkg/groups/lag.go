@@ -27,8 +27,9 @@ type LagRequest struct {
 	GroupRegex *regexp.Regexp
 	TopicRegex *regexp.Regexp
 	// KeepTopic, when set, keeps only the topics it accepts (on top of
-	// TopicRegex).
+	// TopicRegex); KeepGroup the groups (on top of GroupRegex).
 	KeepTopic func(topic string) bool
+	KeepGroup func(group string) bool
 	// Reader, when set, is a consumer client without a group: it reads the
 	// record at each lagging partition's committed offset to measure lag
 	// in time. Without it, time lag is unknown (null).
@@ -36,6 +37,9 @@ type LagRequest struct {
 	// TimeLagTimeout bounds the record lookups (default 5 s); a partition
 	// whose record did not arrive in time has an unknown time lag.
 	TimeLagTimeout time.Duration
+	// Timestamps, when set, keeps the timestamps read from one Lag to the
+	// next, so that a committed offset that did not move is not read again.
+	Timestamps *TimestampCache
 	// Now is the clock (time.Now by default).
 	Now func() time.Time
 }
@@ -135,7 +139,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 	var keep []string
 	seen := map[string]bool{}
 	for _, g := range names {
-		if seen[g] || (req.GroupRegex != nil && !req.GroupRegex.MatchString(g)) {
+		if seen[g] || (req.GroupRegex != nil && !req.GroupRegex.MatchString(g)) || (req.KeepGroup != nil && !req.KeepGroup(g)) {
 			continue
 		}
 		seen[g] = true
@@ -246,7 +250,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 				}
 			}
 		}
-		ts := RecordTimestamps(ctx, req.Reader, want, req.TimeLagTimeout)
+		ts := req.Timestamps.read(ctx, req.Reader, want, req.TimeLagTimeout, now())
 		nowMs := now().UnixMilli()
 		for gi := range rep.Groups {
 			g := &rep.Groups[gi]
@@ -307,6 +311,78 @@ func lagGroupType(lg kadm.ListedGroup) string {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TimestampCache keeps the record timestamps Lag read (by topic,
+// partition and committed offset) for its next call: a record does not
+// change, so a group whose committed offset did not move costs no read.
+// An entry not asked for by a Lag is dropped; one older than
+// timestampMaxAge is read again (retention may have deleted the record,
+// and the next one is then the one that counts). Not safe for concurrent
+// Lag calls.
+type TimestampCache struct {
+	m map[tsKey]cachedTS
+}
+
+type tsKey struct {
+	topic     string
+	partition int32
+	offset    int64
+}
+
+type cachedTS struct {
+	ms   int64
+	read time.Time
+}
+
+// timestampMaxAge is how long a cached timestamp is trusted.
+const timestampMaxAge = 10 * time.Minute
+
+// read is RecordTimestamps through the cache (c may be nil: no cache).
+func (c *TimestampCache) read(ctx context.Context, reader *kgo.Client, want map[string]map[int32][]int64, timeout time.Duration, now time.Time) map[string]map[int32]map[int64]int64 {
+	if c == nil {
+		return RecordTimestamps(ctx, reader, want, timeout)
+	}
+	out := map[string]map[int32]map[int64]int64{}
+	put := func(t string, p int32, off, ms int64) {
+		if out[t] == nil {
+			out[t] = map[int32]map[int64]int64{}
+		}
+		if out[t][p] == nil {
+			out[t][p] = map[int64]int64{}
+		}
+		out[t][p][off] = ms
+	}
+	next := make(map[tsKey]cachedTS, len(c.m))
+	missing := map[string]map[int32][]int64{}
+	for t, ps := range want {
+		for p, offs := range ps {
+			for _, off := range offs {
+				k := tsKey{t, p, off}
+				if e, ok := c.m[k]; ok && now.Sub(e.read) < timestampMaxAge {
+					next[k] = e
+					put(t, p, off, e.ms)
+					continue
+				}
+				if missing[t] == nil {
+					missing[t] = map[int32][]int64{}
+				}
+				missing[t][p] = append(missing[t][p], off)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		for t, ps := range RecordTimestamps(ctx, reader, missing, timeout) {
+			for p, offs := range ps {
+				for off, ms := range offs {
+					next[tsKey{t, p, off}] = cachedTS{ms: ms, read: now}
+					put(t, p, off, ms)
+				}
+			}
+		}
+	}
+	c.m = next
+	return out
+}
 
 // seekGap is how far ahead (in offsets) the next wanted offset of a
 // partition must be for RecordTimestamps to seek to it rather than read on.

@@ -238,3 +238,56 @@ func TestRecordTimestampsManyOffsets(t *testing.T) {
 		}
 	}
 }
+
+// With a TimestampCache, a committed offset that did not move is not read
+// again (the second Lag's reader is closed, yet the time lag is known); a
+// moved one is read, and entries not asked for any more are dropped.
+// KeepGroup filters like GroupRegex.
+func TestLagTimestampCache(t *testing.T) {
+	adm, reader := lagCluster(t)
+	ctx := context.Background()
+	now := lagBase.Add(time.Minute)
+	cache := &TimestampCache{}
+	req := LagRequest{Reader: reader, Timestamps: cache, Now: func() time.Time { return now }, KeepGroup: func(g string) bool { return g != "idle" }}
+	rep, err := Lag(ctx, adm, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Groups) != 2 || rep.Groups[0].Group != "g1" || rep.Groups[1].Group != "g2" {
+		t.Fatalf("KeepGroup: groups %+v", rep.Groups)
+	}
+	if len(cache.m) != 3 { // t-0 at 3 and 7, u-0 at 9
+		t.Fatalf("cache %+v", cache.m)
+	}
+	closed, err := kgo.NewClient(kgo.SeedBrokers("127.0.0.1:1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed.Close()
+	now = now.Add(time.Second)
+	req.Reader = closed
+	rep, err = Lag(ctx, adm, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g1 := rep.Groups[0]; g1.TimeLagMs == nil || *g1.TimeLagMs != 58_000 {
+		t.Fatalf("g1 from the cache: time lag %v, want 58000", g1.TimeLagMs)
+	}
+	// g2 moves on t-0 to 8: read again (with a live reader); its old
+	// offset 7 leaves the cache.
+	var os kadm.Offsets
+	os.AddOffset("t", 0, 8, -1)
+	if err := adm.CommitAllOffsets(ctx, "g2", os); err != nil {
+		t.Fatal(err)
+	}
+	req.Reader = reader
+	if rep, err = Lag(ctx, adm, req); err != nil {
+		t.Fatal(err)
+	}
+	if g2 := rep.Groups[1]; g2.TimeLagMs == nil || *g2.TimeLagMs != 53_000 {
+		t.Fatalf("g2 moved to 8 (written at +8s, now +61s): time lag %v, want 53000", g2.TimeLagMs)
+	}
+	if _, ok := cache.m[tsKey{"t", 0, 7}]; ok || len(cache.m) != 3 {
+		t.Fatalf("cache after the move: %+v", cache.m)
+	}
+}

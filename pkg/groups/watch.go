@@ -296,11 +296,15 @@ func (s *Sampler) partition(g *LagGroup, p *LagPartition, now, endsAt time.Time)
 	return pr, pa
 }
 
+// add appends c, dropping the oldest entry of a full window in place (a
+// window that is full stays in its array: no allocation per sample).
 func (w *window) add(c commit) {
-	w.commits = append(w.commits, c)
-	if len(w.commits) > WindowCommits {
-		w.commits = append(w.commits[:0:0], w.commits[len(w.commits)-WindowCommits:]...)
+	if len(w.commits) >= WindowCommits {
+		n := copy(w.commits, w.commits[len(w.commits)-WindowCommits+1:])
+		w.commits = append(w.commits[:n], c)
+		return
 	}
+	w.commits = append(w.commits, c)
 }
 
 func deref(v *float64) float64 {

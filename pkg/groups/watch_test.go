@@ -322,3 +322,25 @@ func TestSamplerTrendFollowsTheConsumer(t *testing.T) {
 		t.Fatalf("%d of 200 samples of a consumer keeping up show a trend", blips)
 	}
 }
+
+// A full window keeps the last WindowCommits entries, oldest first, in
+// the same array.
+func TestWindowAddKeepsTheLast(t *testing.T) {
+	var w window
+	for i := 0; i < WindowCommits+5; i++ {
+		w.add(commit{offset: int64(i)})
+	}
+	if len(w.commits) != WindowCommits || w.commits[0].offset != 5 || w.commits[WindowCommits-1].offset != WindowCommits+4 {
+		t.Fatalf("window %+v", w.commits)
+	}
+	for i := 1; i < len(w.commits); i++ {
+		if w.commits[i].offset != w.commits[i-1].offset+1 {
+			t.Fatalf("out of order: %+v", w.commits)
+		}
+	}
+	before := &w.commits[0]
+	w.add(commit{offset: 99})
+	if &w.commits[0] != before || w.commits[WindowCommits-1].offset != 99 {
+		t.Fatal("a full window moved to a new array")
+	}
+}

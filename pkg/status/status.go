@@ -181,11 +181,6 @@ func Check(ctx context.Context, name string, cl *kgo.Client, o Options) *Cluster
 	listed := listBrokers(ctx, cl, md)
 	probed := make(chan map[int32]string, 1)
 	go func() { probed <- probeBrokers(ctx, cl, listed, o.ProbeTimeout) }()
-	brokers := map[int32]*Broker{}
-	for id, lb := range listed {
-		addr := lb.addr
-		brokers[id] = &Broker{ID: id, Fenced: lb.fenced, Address: &addr}
-	}
 	topicNames := make([]string, 0, len(md.Topics))
 	for _, t := range md.Topics {
 		if t.Err != nil {
@@ -193,65 +188,24 @@ func Check(ctx context.Context, name string, cl *kgo.Client, o Options) *Cluster
 			continue
 		}
 		topicNames = append(topicNames, t.Topic)
-		for _, p := range t.Partitions {
-			for _, r := range p.Replicas {
-				if _, ok := brokers[r]; !ok {
-					brokers[r] = &Broker{ID: r}
-				}
-			}
-		}
 	}
 	sort.Strings(topicNames)
+	_, total := PartitionHealth(md, topicNames, topicMinISR(ctx, adm, topicNames))
+	c.Topics = len(topicNames)
+	c.Partitions = total.Partitions
+	c.OfflinePartitions = total.Offline
+	c.NonPreferredLeaderPartitions = total.NonPreferredLeader
+	c.UnderReplicatedPartitions = total.UnderReplicated
+	c.UnderMinISRPartitions = total.UnderMinISR
 
-	minISR := topicMinISR(ctx, adm, topicNames)
-	for _, name := range topicNames {
-		t := md.Topics[name]
-		c.Topics++
-		for _, p := range t.Partitions {
-			c.Partitions++
-			if p.Leader < 0 {
-				c.OfflinePartitions++
-			} else if len(p.Replicas) > 0 && p.Leader != p.Replicas[0] {
-				c.NonPreferredLeaderPartitions++
-			}
-			if len(p.ISR) < len(p.Replicas) {
-				c.UnderReplicatedPartitions++
-			}
-			if m, ok := minISR[name]; ok && len(p.ISR) < m {
-				c.UnderMinISRPartitions++
-			}
-		}
-	}
-
-	unreachable := <-probed
-	var up []int32
-	for _, b := range brokers {
-		if b.Address != nil {
-			ok := unreachable[b.ID] == ""
-			b.Reachable = &ok
-		}
-		if r := downReason(b.Address != nil, b.Fenced, unreachable[b.ID]); r != "" {
-			b.DownReason = &r
-			continue
-		}
-		b.Up = true
-		up = append(up, b.ID)
-	}
-	sort.Slice(up, func(i, j int) bool { return up[i] < up[j] })
+	brokers, up := brokerStates(listed, md, <-probed)
 	c.BrokersUp = len(up)
 	c.BrokersExpected = len(brokers)
 	if o.ExpectedBrokers > 0 {
 		c.BrokersExpected = o.ExpectedBrokers
 	}
 	disk(ctx, cl, up, brokers)
-	ids := make([]int32, 0, len(brokers))
-	for id := range brokers {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	for _, id := range ids {
-		c.Brokers = append(c.Brokers, *brokers[id])
-	}
+	c.Brokers = sortedBrokers(brokers)
 
 	c.LaggingGroups, c.WorstGroup = laggingGroups(ctx, adm, o.Reader, now)
 	if o.Sample > 0 {
@@ -416,6 +370,103 @@ func topicMinISR(ctx context.Context, adm *kadm.Client, topics []string) map[str
 	return out
 }
 
+// TopicHealth is the partition health of one topic (or, summed, of a
+// cluster).
+type TopicHealth struct {
+	Topic      string
+	Partitions int
+	// UnderReplicated: fewer in-sync replicas than replicas; UnderMinISR:
+	// fewer than the topic's min.insync.replicas; Offline: no leader;
+	// NonPreferredLeader: led by another broker than the first replica.
+	UnderReplicated, UnderMinISR, Offline, NonPreferredLeader int
+}
+
+// PartitionHealth counts the partitions of the named topics that are
+// under-replicated, under min.insync.replicas (minISR: each topic's, a
+// topic missing from it is not counted), offline or not on their
+// preferred leader: per topic, in the order named, and in total.
+func PartitionHealth(md kadm.Metadata, topics []string, minISR map[string]int) ([]TopicHealth, TopicHealth) {
+	out := make([]TopicHealth, 0, len(topics))
+	var total TopicHealth
+	for _, name := range topics {
+		th := TopicHealth{Topic: name}
+		m, hasMin := minISR[name]
+		for _, p := range md.Topics[name].Partitions {
+			th.Partitions++
+			if p.Leader < 0 {
+				th.Offline++
+			} else if len(p.Replicas) > 0 && p.Leader != p.Replicas[0] {
+				th.NonPreferredLeader++
+			}
+			if len(p.ISR) < len(p.Replicas) {
+				th.UnderReplicated++
+			}
+			if hasMin && len(p.ISR) < m {
+				th.UnderMinISR++
+			}
+		}
+		total.Partitions += th.Partitions
+		total.UnderReplicated += th.UnderReplicated
+		total.UnderMinISR += th.UnderMinISR
+		total.Offline += th.Offline
+		total.NonPreferredLeader += th.NonPreferredLeader
+		out = append(out, th)
+	}
+	return out, total
+}
+
+// brokerStates is every broker the cluster lists or that holds a replica
+// (of a topic without error), up or down by the probe's answers
+// (unreachable: the listed brokers that did not answer), and the ids of
+// those up, sorted.
+func brokerStates(listed map[int32]*listedBroker, md kadm.Metadata, unreachable map[int32]string) (map[int32]*Broker, []int32) {
+	brokers := map[int32]*Broker{}
+	for id, lb := range listed {
+		addr := lb.addr
+		brokers[id] = &Broker{ID: id, Fenced: lb.fenced, Address: &addr}
+	}
+	for _, t := range md.Topics {
+		if t.Err != nil {
+			continue
+		}
+		for _, p := range t.Partitions {
+			for _, r := range p.Replicas {
+				if _, ok := brokers[r]; !ok {
+					brokers[r] = &Broker{ID: r}
+				}
+			}
+		}
+	}
+	var up []int32
+	for _, b := range brokers {
+		if b.Address != nil {
+			ok := unreachable[b.ID] == ""
+			b.Reachable = &ok
+		}
+		if r := downReason(b.Address != nil, b.Fenced, unreachable[b.ID]); r != "" {
+			b.DownReason = &r
+			continue
+		}
+		b.Up = true
+		up = append(up, b.ID)
+	}
+	sort.Slice(up, func(i, j int) bool { return up[i] < up[j] })
+	return brokers, up
+}
+
+func sortedBrokers(brokers map[int32]*Broker) []Broker {
+	ids := make([]int32, 0, len(brokers))
+	for id := range brokers {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	out := make([]Broker, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, *brokers[id])
+	}
+	return out
+}
+
 // disk fills each up broker's used percent from its log dirs.
 func disk(ctx context.Context, cl *kgo.Client, up []int32, brokers map[int32]*Broker) {
 	if len(up) == 0 {
@@ -425,7 +476,12 @@ func disk(ctx context.Context, cl *kgo.Client, up []int32, brokers map[int32]*Br
 	for _, id := range up {
 		noRetry[id] = true
 	}
-	q := logdirs.QueryBrokers(ctx, cl, up, logdirs.QueryOptions{Timeout: 10 * time.Second, NoRetry: noRetry})
+	diskFrom(logdirs.QueryBrokers(ctx, cl, up, logdirs.QueryOptions{Timeout: 10 * time.Second, NoRetry: noRetry}), brokers)
+}
+
+// diskFrom fills the brokers' log bytes and used percent from a log-dir
+// query.
+func diskFrom(q *logdirs.Query, brokers map[int32]*Broker) {
 	r := logdirs.BuildReport(logdirs.Input{Query: q}, logdirs.ReportOptions{View: logdirs.AggBroker})
 	if r.Brokers == nil {
 		return

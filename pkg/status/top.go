@@ -8,11 +8,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/logdirs"
 	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/pkg/quorum"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -141,6 +143,35 @@ type TopSample struct {
 	// Watch is Lag judged over the sampler's windows of commits (nil
 	// when Lag is).
 	Watch *groups.WatchSample
+	// Dirs are the log dirs of the brokers that are up, as they answered.
+	Dirs *logdirs.Query
+	// TopicBytes is what every replica of each watched topic holds
+	// (future replicas aside), on the brokers that answered.
+	TopicBytes map[string]int64
+	// Health is the cluster's health at the sample (nil unless
+	// Sampler.Health).
+	Health *SampleHealth
+}
+
+// SampleHealth is what kbox status checks, from one sample: the brokers
+// up, the controller, the metadata quorum and partition health.
+type SampleHealth struct {
+	ClusterID string
+	// Controller is the active controller (the quorum's leader in KRaft);
+	// nil when none.
+	Controller *int32
+	// Quorum is the metadata quorum; nil when the cluster did not
+	// describe it (QuorumErr says why).
+	Quorum    *quorum.Quorum
+	QuorumErr error
+	// Brokers are every broker listed or holding a replica, by id, with
+	// their disk use from the sample's log dirs.
+	Brokers                    []Broker
+	BrokersUp, BrokersExpected int
+	// Topics is the partition health of every topic (not only the
+	// watched ones), by name; Total sums them.
+	Topics []TopicHealth
+	Total  TopicHealth
 }
 
 // Sampler takes successive samples of a cluster.
@@ -161,9 +192,18 @@ type Sampler struct {
 	// ProbeTimeout bounds each broker's reachability probe (0:
 	// DefaultProbeTimeout).
 	ProbeTimeout time.Duration
+	// KeepGroup, when set, keeps only the groups it accepts (on top of
+	// GroupRegex).
+	KeepGroup func(group string) bool
+	// Health: each sample holds the cluster's health too (TopSample.Health),
+	// brokers expected being ExpectedBrokers (0: as kbox status counts).
+	Health          bool
+	ExpectedBrokers int
 
-	// window keeps the groups' windows of commits from sample to sample.
-	window groups.Sampler
+	// window keeps the groups' windows of commits from sample to sample;
+	// timestamps the record timestamps of the lag in time.
+	window     groups.Sampler
+	timestamps groups.TimestampCache
 }
 
 // Sample takes one sample. Its instant is the midpoint of the end-offset
@@ -178,10 +218,14 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 	if err != nil {
 		return nil, err
 	}
-	smp := &TopSample{Ends: map[tp]int64{}, Leaders: map[tp]int32{}, Sizes: map[tp]int64{}, BrokerSizes: map[int32]int64{}}
-	var topics []string
+	smp := &TopSample{Ends: map[tp]int64{}, Leaders: map[tp]int32{}, Sizes: map[tp]int64{}, BrokerSizes: map[int32]int64{}, TopicBytes: map[string]int64{}}
+	var topics, allTopics []string
 	for _, t := range md.Topics {
-		if t.Err != nil || (s.Keep != nil && !s.Keep(t.Topic)) {
+		if t.Err != nil {
+			continue
+		}
+		allTopics = append(allTopics, t.Topic)
+		if s.Keep != nil && !s.Keep(t.Topic) {
 			continue
 		}
 		topics = append(topics, t.Topic)
@@ -189,13 +233,39 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 			smp.Leaders[tp{t.Topic, p.Partition}] = p.Leader
 		}
 	}
+	// Health: the topics' min.insync.replicas and the quorum, meanwhile.
+	type healthParts struct {
+		minISR map[string]int
+		q      *quorum.Quorum
+		qErr   error
+	}
+	healthDone := make(chan healthParts, 1)
+	if s.Health {
+		go func() {
+			var hp healthParts
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				hp.q, hp.qErr = quorum.Describe(ctx, s.Client)
+			}()
+			sort.Strings(allTopics)
+			hp.minISR = topicMinISR(ctx, adm, allTopics)
+			wg.Wait()
+			healthDone <- hp
+		}()
+	} else {
+		healthDone <- healthParts{}
+	}
 	// Every listed broker is probed first; the log dirs are asked of
 	// those that answered (a killed broker, still listed until it is
 	// fenced, would hold the sample for the whole request timeout).
 	dirs := make(chan *logdirs.Query, 1)
+	var listed map[int32]*listedBroker
+	var unreachable map[int32]string
 	go func() {
-		listed := listBrokers(ctx, s.Client, md)
-		unreachable := probeBrokers(ctx, s.Client, listed, s.ProbeTimeout)
+		listed = listBrokers(ctx, s.Client, md)
+		unreachable = probeBrokers(ctx, s.Client, listed, s.ProbeTimeout)
 		smp.Down = map[int32]string{}
 		for id, lb := range listed {
 			if r := downReason(true, lb.fenced, unreachable[id]); r != "" {
@@ -214,8 +284,12 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 	if s.Groups {
 		go func() {
 			defer close(lagDone)
-			smp.Lag, smp.LagErr = groups.Lag(ctx, adm, groups.LagRequest{GroupRegex: s.GroupRegex, KeepTopic: s.Keep,
-				Reader: s.Reader, TimeLagTimeout: s.TimeLagTimeout, Now: s.Now})
+			req := groups.LagRequest{GroupRegex: s.GroupRegex, KeepTopic: s.Keep, KeepGroup: s.KeepGroup,
+				Reader: s.Reader, TimeLagTimeout: s.TimeLagTimeout, Now: s.Now}
+			if s.Reader != nil {
+				req.Timestamps = &s.timestamps
+			}
+			smp.Lag, smp.LagErr = groups.Lag(ctx, adm, req)
 		}()
 	} else {
 		close(lagDone)
@@ -230,6 +304,7 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 		if err != nil && (!errors.As(err, &shardErrs) || lo == nil) {
 			<-dirs
 			<-lagDone
+			<-healthDone
 			return nil, err
 		}
 		lo.Each(func(o kadm.ListedOffset) {
@@ -242,23 +317,57 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 	smp.At = before.Add(after.Sub(before) / 2)
 	q := <-dirs
 	<-lagDone
+	hp := <-healthDone
 	if smp.Lag != nil {
 		smp.Watch = s.window.Add(smp.Lag)
 	}
+	smp.Dirs = q
 	for _, bd := range q.Answered {
 		var total int64
 		for _, d := range bd.Dirs {
 			for _, r := range d.Replicas {
 				total += r.Size
 				k := tp{r.Topic, r.Partition}
-				if l, ok := smp.Leaders[k]; ok && l == bd.Broker && !r.IsFuture {
+				l, watched := smp.Leaders[k]
+				if !watched || r.IsFuture {
+					continue
+				}
+				smp.TopicBytes[r.Topic] += r.Size
+				if l == bd.Broker {
 					smp.Sizes[k] = r.Size
 				}
 			}
 		}
 		smp.BrokerSizes[bd.Broker] = total
 	}
+	if s.Health {
+		smp.Health = s.health(md, allTopics, listed, unreachable, q, hp.minISR, hp.q, hp.qErr)
+	}
 	return smp, nil
+}
+
+// health is a sample's SampleHealth: brokers as kbox status counts them,
+// the controller (the quorum's leader, else the one metadata names) and
+// every topic's partition health.
+func (s *Sampler) health(md kadm.Metadata, topics []string, listed map[int32]*listedBroker, unreachable map[int32]string,
+	dirs *logdirs.Query, minISR map[string]int, q *quorum.Quorum, qErr error) *SampleHealth {
+	h := &SampleHealth{ClusterID: md.Cluster, Quorum: q, QuorumErr: qErr}
+	ctrl := md.Controller
+	if q != nil && q.LeaderID >= 0 {
+		ctrl = q.LeaderID
+	}
+	if ctrl >= 0 {
+		h.Controller = &ctrl
+	}
+	brokers, up := brokerStates(listed, md, unreachable)
+	diskFrom(dirs, brokers)
+	h.Brokers = sortedBrokers(brokers)
+	h.BrokersUp, h.BrokersExpected = len(up), len(brokers)
+	if s.ExpectedBrokers > 0 {
+		h.BrokersExpected = s.ExpectedBrokers
+	}
+	h.Topics, h.Total = PartitionHealth(md, topics, minISR)
+	return h
 }
 
 // Frame computes the rates between two samples, sorted by order.
@@ -604,4 +713,54 @@ func optBytes(v *float64, raw bool) string {
 		return "-"
 	}
 	return output.BytesOrRaw(int64(*v+0.5), raw)
+}
+
+// TopicSum is one watched topic of a sample, summed over its partitions.
+type TopicSum struct {
+	Partitions int
+	// EndOffset sums the partitions' end offsets, LeaderBytes their
+	// leader replicas' sizes; each only when every partition's is known
+	// (EndOffsetKnown, LeaderBytesKnown): a broker down leaves some out.
+	EndOffset        int64
+	EndOffsetKnown   bool
+	LeaderBytes      int64
+	LeaderBytesKnown bool
+}
+
+// TopicSums sums the sample per watched topic.
+func (s *TopSample) TopicSums() map[string]*TopicSum {
+	out := map[string]*TopicSum{}
+	ends, sizes := map[string]int{}, map[string]int{}
+	for k := range s.Leaders {
+		ts, ok := out[k.topic]
+		if !ok {
+			ts = &TopicSum{}
+			out[k.topic] = ts
+		}
+		ts.Partitions++
+		if e, ok := s.Ends[k]; ok {
+			ts.EndOffset += e
+			ends[k.topic]++
+		}
+		if b, ok := s.Sizes[k]; ok {
+			ts.LeaderBytes += b
+			sizes[k.topic]++
+		}
+	}
+	for t, ts := range out {
+		ts.EndOffsetKnown = ends[t] == ts.Partitions
+		ts.LeaderBytesKnown = sizes[t] == ts.Partitions
+	}
+	return out
+}
+
+// LeadersPerBroker counts the watched partitions each broker leads.
+func (s *TopSample) LeadersPerBroker() map[int32]int {
+	out := map[int32]int{}
+	for _, l := range s.Leaders {
+		if l >= 0 {
+			out[l]++
+		}
+	}
+	return out
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what the real-broker integration tests need when it is missing:
 # Java 17+ and Maven (the test bed fetches Kafka's jars with mvn) are required;
-# a Kerberos KDC (GSSAPI tests), Chromium (the perf report test), man-db and
-# bash-completion (the package test) are installed too, but a failure there
-# only warns: the GSSAPI test then skips, the report test tries to install
-# Chromium itself, and the package test fails naming what is missing.
+# a Kerberos KDC (GSSAPI tests), Chromium (the perf report test), Prometheus
+# and promtool (the exporter test), man-db and bash-completion (the package
+# test) are installed too, but a failure there only warns: the GSSAPI and
+# exporter tests then skip, the report test tries to install Chromium
+# itself, and the package test fails naming what is missing.
 set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
@@ -27,6 +28,8 @@ fi
 opt=()
 command -v krb5kdc >/dev/null 2>&1 || [ -x /usr/sbin/krb5kdc ] || opt+=(krb5-kdc krb5-admin-server krb5-user)
 command -v chromium >/dev/null 2>&1 || opt+=(chromium)
+# The exporter test scrapes kbox exporter with Debian's Prometheus.
+command -v promtool >/dev/null 2>&1 || opt+=(prometheus)
 # The package test (test/integration/dist) extracts a .deb, renders man
 # pages and runs bash completion as bash-completion loads it.
 command -v dpkg-deb >/dev/null 2>&1 || opt+=(dpkg)

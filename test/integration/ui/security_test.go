@@ -37,7 +37,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/config"
-	kdash "github.com/kboxdev/kbox/pkg/dashboard"
+	"github.com/kboxdev/kbox/pkg/serve"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -608,7 +608,7 @@ func TestRemoteServesTLS(t *testing.T) {
 		}
 	}
 	// With a certificate of one's own: verified as any browser would.
-	cert, err := kdash.SelfSigned([]string{"127.0.0.1"})
+	cert, err := serve.SelfSigned("kbox ui", []string{"127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
 	}

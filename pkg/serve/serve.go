@@ -1,4 +1,7 @@
-package dashboard
+// Package serve holds the HTTP server pieces kbox's servers share (kbox ui,
+// kbox exporter): time limits, a connection cap, loopback checks, and TLS
+// with a certificate made at start.
+package serve
 
 import (
 	"context"
@@ -39,7 +42,7 @@ type Limits struct {
 	MaxConns int
 }
 
-// DefaultLimits are the limits kbox ui serves with; work is the longest
+// DefaultLimits are the limits kbox's servers use; work is the longest
 // cluster work of one request (the health check's or a request's time
 // limit), which the write timeout must exceed.
 func DefaultLimits(work time.Duration) Limits {
@@ -47,12 +50,12 @@ func DefaultLimits(work time.Duration) Limits {
 		WriteTimeout: max(work, 30*time.Second) + 30*time.Second, IdleTimeout: 60 * time.Second, MaxConns: 128}
 }
 
-// HTTPServer is the http.Server for s with the limits (HTTP/1.1 only:
+// NewHTTPServer is the http.Server for h with the limits (HTTP/1.1 only:
 // one request at a time per connection, so the connection cap bounds
 // the requests too).
-func (s *Server) HTTPServer(l Limits) *http.Server {
+func NewHTTPServer(h http.Handler, l Limits) *http.Server {
 	return &http.Server{
-		Handler:           s,
+		Handler:           h,
 		ReadHeaderTimeout: l.ReadHeaderTimeout,
 		ReadTimeout:       l.ReadTimeout,
 		WriteTimeout:      l.WriteTimeout,
@@ -102,10 +105,10 @@ func (c *limitConn) Close() error {
 	return err
 }
 
-// SelfSigned makes a certificate for hosts (names and addresses), valid
-// from an hour ago for a year, with a new P-256 key that never leaves the
-// process.
-func SelfSigned(hosts []string) (tls.Certificate, error) {
+// SelfSigned makes a certificate named name (kbox ui) for hosts (names and
+// addresses), valid from an hour ago for a year, with a new P-256 key that
+// never leaves the process.
+func SelfSigned(name string, hosts []string) (tls.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return tls.Certificate{}, err
@@ -117,7 +120,7 @@ func SelfSigned(hosts []string) (tls.Certificate, error) {
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "kbox ui", Organization: []string{"kbox ui (self-signed)"}},
+		Subject:      pkix.Name{CommonName: name, Organization: []string{name + " (self-signed)"}},
 		NotBefore:    now.Add(-time.Hour),
 		NotAfter:     now.Add(365 * 24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
@@ -204,4 +207,32 @@ func URLHost(host string) string {
 		}
 	}
 	return "localhost"
+}
+
+// LoopbackHost reports whether a Host header (or a host) names the local
+// machine: localhost or a loopback address.
+func LoopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// IsLoopbackListen reports whether a listen address (host:port) binds
+// loopback only; an empty host (all interfaces) is not loopback.
+func IsLoopbackListen(addr string) (bool, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false, err
+	}
+	if host == "" {
+		return false, nil
+	}
+	return LoopbackHost(host), nil
 }

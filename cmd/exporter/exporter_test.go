@@ -1,0 +1,144 @@
+package exporter
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+func kbox(env map[string]string, args ...string) (int, string, string) {
+	ios, _, out, errOut := output.Test()
+	fac := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
+	cmd := NewCmd(fac)
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	err := cmd.Execute()
+	code := 0
+	if err != nil {
+		code = 1
+		if _, ok := err.(*cmdutil.FlagError); ok {
+			code = 2
+		}
+		errOut.WriteString(err.Error())
+	}
+	return code, out.String(), errOut.String()
+}
+
+func TestFlags(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	bs := strings.Join(c.ListenAddrs(), ",")
+	dir := t.TempDir()
+	good := filepath.Join(dir, "token")
+	_ = os.WriteFile(good, []byte("file-token-0123456789\n"), 0o600)
+	env := map[string]string{"KBOX_CONFIG": filepath.Join(dir, "none.yaml")}
+	for _, tc := range []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{[]string{"--interval", "10ms"}, "", "--interval 10ms: must be at least 1s"},
+		{[]string{"--timeout", "0s"}, "", "--timeout 0s: must be positive"},
+		{[]string{"--group-granularity", "broker"}, "", "want partition or topic"},
+		{[]string{"--max-groups", "-1"}, "", "must not be negative"},
+		{[]string{"--topic-deny", "a("}, "", `--topic-deny "a(": error parsing regexp`},
+		{[]string{"--group-allow", "[z-a]"}, "", `--group-allow "[z-a]"`},
+		{[]string{"--probe-interval", "1ms"}, "", "at least 10ms"},
+		{[]string{"--listen", "0.0.0.0:0"}, "", "not a loopback address: add --allow-remote"},
+		{[]string{"--listen", "0.0.0.0:0", "--allow-remote", "--tls-self-signed"}, "", "--allow-remote needs an access token: give --token-file or KBOX_EXPORTER_TOKEN"},
+		{[]string{"--listen", "0.0.0.0:0", "--allow-remote", "--token-file", good}, "", "--allow-remote serves HTTPS"},
+		{[]string{"--token", "short"}, "", "at least 16"},
+		{nil, "   ", "KBOX_EXPORTER_TOKEN: the token is empty or white space only"},
+		{[]string{"--unsafe-no-token"}, "", "unknown flag: --unsafe-no-token"},
+	} {
+		e := map[string]string{"KBOX_CONFIG": env["KBOX_CONFIG"], "KBOX_EXPORTER_TOKEN": tc.env}
+		code, _, errOut := kbox(e, append(append([]string{"--listen", "127.0.0.1:0", "--duration", "1ms"}, tc.args...), "--bootstrap-server", bs)...)
+		if (code != 2 && !strings.Contains(tc.want, "unknown flag")) || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d %q, want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	// Loopback, no token: the metrics URL, without any token.
+	code, out, errOut := kbox(env, "--listen", "127.0.0.1:0", "--duration", "100ms", "--bootstrap-server", bs)
+	if code != 0 || !regexp.MustCompile(`^http://127\.0\.0\.1:\d+/metrics\n$`).MatchString(out) {
+		t.Fatalf("exit %d, out %q, err %q", code, out, errOut)
+	}
+	// Remote with a token from a file and a self-signed certificate: the
+	// token is never printed.
+	code, out, errOut = kbox(env, "--listen", "0.0.0.0:0", "--allow-remote", "--tls-self-signed", "--token-file", good, "--duration", "100ms", "--bootstrap-server", bs)
+	if code != 0 || !strings.HasPrefix(out, "https://") || strings.Contains(out+errOut, "file-token") || !strings.Contains(out, "TLS certificate SHA-256 fingerprint: ") {
+		t.Fatalf("remote: exit %d, out %q, err %q", code, out, errOut)
+	}
+}
+
+// The command serves kfake's metrics on the URL it prints, with the token
+// it was given.
+func TestServes(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml"), "KBOX_EXPORTER_TOKEN": "env-token-0123456789"}
+	ios, _, _, _ := output.Test()
+	pr, pw := io.Pipe()
+	ios.Out = pw
+	fac := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
+	cmd := NewCmd(fac)
+	cmd.SetArgs([]string{"--listen", "127.0.0.1:0", "--interval", "1s", "--duration", "20s", "--bootstrap-server", strings.Join(c.ListenAddrs(), ",")})
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx); pw.Close() }()
+	t.Cleanup(func() { cancel(); <-done })
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	u := strings.TrimSpace(line)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		req, _ := http.NewRequest("GET", u, nil)
+		req.Header.Set("Authorization", "Bearer env-token-0123456789")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", u, resp.StatusCode, b)
+		}
+		if strings.Contains(string(b), `kbox_topic_partitions{cluster="`+c.ListenAddrs()[0]+`",topic="orders"} 2`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no orders series within 15s:\n%s", b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Fatalf("without the token: %d", resp.StatusCode)
+	}
+}
