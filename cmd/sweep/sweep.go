@@ -15,10 +15,14 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/cmd/perf/trogdorflags"
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/distrib"
+	"github.com/kboxdev/kbox/pkg/perf/report"
+	"github.com/kboxdev/kbox/pkg/perf/sweep"
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -47,7 +51,7 @@ func newSweepMergeCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Merge sweep results files run at the same time on several machines (or re-render one): table, JSON/CSV, report",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			obj, err := perf.ParseObjective(objective)
+			obj, err := sweep.ParseObjective(objective)
 			if err != nil {
 				return err
 			}
@@ -55,20 +59,20 @@ func newSweepMergeCmd(f *cmdutil.Factory) *cobra.Command {
 			if err := checkReports(reports); err != nil {
 				return err
 			}
-			var rs []*perf.SweepResult
+			var rs []*sweep.Result
 			for _, a := range args {
 				fh, err := os.Open(a)
 				if err != nil {
 					return err
 				}
-				r, err := perf.ReadSweep(fh)
+				r, err := sweep.Read(fh)
 				fh.Close()
 				if err != nil {
 					return fmt.Errorf("%s: %v", a, err)
 				}
 				rs = append(rs, r)
 			}
-			m, err := perf.MergeSweeps(rs)
+			m, err := sweep.Merge(rs)
 			if err != nil {
 				return err
 			}
@@ -93,16 +97,16 @@ func newSweepMergeCmd(f *cmdutil.Factory) *cobra.Command {
 
 type sweepOpts struct {
 	conn           cmdutil.ConnFlags
-	trog           cmdutil.TrogdorFlags
-	dist           *perf.Distributor // a sweep over agents
-	agentEnv       *perf.SweepAgents // set by connect; used when dist is set
+	trog           trogdorflags.Flags
+	dist           *distrib.Distributor // a sweep over agents
+	agentEnv       *sweep.Agents        // set by connect; used when dist is set
 	secrets        bool
 	out            string
 	interval       time.Duration
-	plan           perf.SweepPlan
+	plan           sweep.Plan
 	duration       time.Duration
 	warmupDuration time.Duration
-	checks         perf.SweepChecks
+	checks         sweep.Checks
 	clusterWarmup  time.Duration
 	minRun         time.Duration
 	preset         string
@@ -123,7 +127,7 @@ type sweepOpts struct {
 }
 
 func newSweepModeCmd(f *cmdutil.Factory, mode string) *cobra.Command {
-	o := &sweepOpts{checks: perf.DefaultChecks}
+	o := &sweepOpts{checks: sweep.DefaultChecks}
 	o.plan.Mode = mode
 	what := map[string]string{
 		"produce": "a Java producer client property\n(batch.size, linger.ms, compression.type, acks, max.request.size, ...) or a\nworkload dimension: record-size, partitions, replication-factor,\nkey-cardinality, producers, agents (Trogdor agents: --coordinator)",
@@ -222,7 +226,7 @@ consumed; the objective is a latency percentile (p99 by default).`
 	if mode == "produce" {
 		o.trog.Register(f, cmd)
 		fl.Float64Var(&o.plan.Throughput, "throughput", -1, "target records/s per produce run (-1: unthrottled)")
-		fl.StringVar(&o.preset, "preset", "", "run an experiment of docs/perf-methodology.md: "+strings.Join(perf.PresetNames(), ", "))
+		fl.StringVar(&o.preset, "preset", "", "run an experiment of docs/perf-methodology.md: "+strings.Join(sweep.PresetNames(), ", "))
 	}
 	if mode == "consume" {
 		fl.DurationVar(&o.idleTimeout, "timeout", 10*time.Second, "a run fails when no record arrives for this long")
@@ -239,9 +243,9 @@ consumed; the objective is a latency percentile (p99 by default).`
 	}
 	fl.DurationVar(&o.warmupDuration, "warmup-duration", defWarm, "time at the start of each run excluded from the statistics, before --duration starts")
 	fl.DurationVar(&o.clusterWarmup, "cluster-warmup", time.Minute, "at most this long warming the cluster up before the first cell (0: no warm-up)")
-	fl.DurationVar(&o.minRun, "min-run-duration", secs(perf.DefaultChecks.MinRunSec), "flag a cell short-run when a run is measured for less")
-	fl.Float64Var(&o.checks.MaxSpreadPercent, "max-spread", perf.DefaultChecks.MaxSpreadPercent, "flag a cell outlier when its repeats' records/s spread exceeds this (%)")
-	fl.IntVar(&o.checks.RerunOutliers, "rerun-outliers", perf.DefaultChecks.RerunOutliers, "run an outlier or stalled cell's repeats again up to this many more times (0: never)")
+	fl.DurationVar(&o.minRun, "min-run-duration", secs(sweep.DefaultChecks.MinRunSec), "flag a cell short-run when a run is measured for less")
+	fl.Float64Var(&o.checks.MaxSpreadPercent, "max-spread", sweep.DefaultChecks.MaxSpreadPercent, "flag a cell outlier when its repeats' records/s spread exceeds this (%)")
+	fl.IntVar(&o.checks.RerunOutliers, "rerun-outliers", sweep.DefaultChecks.RerunOutliers, "run an outlier or stalled cell's repeats again up to this many more times (0: never)")
 	fl.IntVar(&o.plan.Producers, "producers", 1, "producers per run (each with its own client)")
 	fl.IntVar(&o.plan.Consumers, "consumers", 1, "consumers per run, in one fresh group")
 	if mode != "produce" {
@@ -274,13 +278,13 @@ func secs(s float64) time.Duration { return time.Duration(s * float64(time.Secon
 // applyPreset sets what the preset fixes (flags the user gave win, except
 // the varied dimensions and the strategy, which are the experiment).
 func (o *sweepOpts) applyPreset(brokers int) error {
-	p, err := perf.LookupPreset(o.preset)
+	p, err := sweep.LookupPreset(o.preset)
 	if err != nil {
 		return cmdutil.FlagErrorf("%v", err)
 	}
 	o.plan.Preset = p.Name
 	o.vary = p.Vary(brokers)
-	o.one = p.Strategy == perf.StrategyOneAtATime
+	o.one = p.Strategy == sweep.StrategyOneAtATime
 	o.grid = !o.one
 	if !o.changed("record-size") {
 		o.recordSize = fmt.Sprint(p.RecordSize)
@@ -299,9 +303,9 @@ func (o *sweepOpts) applyPreset(brokers int) error {
 }
 
 // prepare validates everything that can be checked without a broker.
-func (o *sweepOpts) prepare() ([]perf.Cell, perf.Objective, error) {
-	var obj perf.Objective
-	size, err := perf.ParseSize(o.recordSize)
+func (o *sweepOpts) prepare() ([]sweep.Cell, sweep.Objective, error) {
+	var obj sweep.Objective
+	size, err := sweep.ParseSize(o.recordSize)
 	if err != nil || size < 1 || size > 100<<20 {
 		return nil, obj, cmdutil.FlagErrorf("--record-size %s: want a size from 1 byte to 100m", o.recordSize)
 	}
@@ -309,9 +313,9 @@ func (o *sweepOpts) prepare() ([]perf.Cell, perf.Objective, error) {
 	if o.grid && o.one {
 		return nil, obj, cmdutil.FlagErrorf("--grid and --one-at-a-time exclude each other")
 	}
-	o.plan.Strategy = perf.StrategyGrid
+	o.plan.Strategy = sweep.StrategyGrid
 	if o.one {
-		o.plan.Strategy = perf.StrategyOneAtATime
+		o.plan.Strategy = sweep.StrategyOneAtATime
 	}
 	if o.duration < 0 || o.warmupDuration < 0 || o.clusterWarmup < 0 || o.minRun < 0 {
 		return nil, obj, cmdutil.FlagErrorf("--duration, --warmup-duration, --cluster-warmup and --min-run-duration must not be negative")
@@ -335,7 +339,7 @@ func (o *sweepOpts) prepare() ([]perf.Cell, perf.Objective, error) {
 	}
 	o.plan.Dimensions = nil
 	for _, v := range o.vary {
-		d, err := perf.ParseVary(v, o.plan.Mode)
+		d, err := sweep.ParseVary(v, o.plan.Mode)
 		if err != nil {
 			// One line naming the property (no usage hint), nothing run.
 			return nil, obj, err
@@ -345,11 +349,11 @@ func (o *sweepOpts) prepare() ([]perf.Cell, perf.Objective, error) {
 	if err := o.agents(); err != nil {
 		return nil, obj, err
 	}
-	cells, err := perf.Expand(o.plan.Dimensions, o.plan.Strategy)
+	cells, err := sweep.Expand(o.plan.Dimensions, o.plan.Strategy)
 	if err != nil {
 		return nil, obj, err
 	}
-	if obj, err = perf.ParseObjective(o.objective); err != nil {
+	if obj, err = sweep.ParseObjective(o.objective); err != nil {
 		return nil, obj, err
 	}
 	if err := checkReports(o.reports); err != nil {
@@ -405,7 +409,7 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.preset != "" {
-		if _, err := perf.LookupPreset(o.preset); err != nil {
+		if _, err := sweep.LookupPreset(o.preset); err != nil {
 			return cmdutil.FlagErrorf("%v", err)
 		}
 		if len(o.vary) > 0 || o.grid || o.one {
@@ -437,7 +441,7 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 			props = conn.Props.Clone()
 		}
 		if o.preset != "" {
-			for k, v := range perf.SweepPresets[o.preset].Props {
+			for k, v := range sweep.Presets[o.preset].Props {
 				if _, given := props.Get(k); !given {
 					env.fixed[k] = v
 				}
@@ -448,7 +452,7 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 		}
 		o.plan.Properties = redacted(props)
 		// A sweep over agents hands the same properties to the workers.
-		o.agentEnv = &perf.SweepAgents{Bootstrap: strings.Join(conn.Bootstrap, ","), Properties: props.Map()}
+		o.agentEnv = &sweep.Agents{Bootstrap: strings.Join(conn.Bootstrap, ","), Properties: props.Map()}
 		o.secrets = len(conn.Secrets()) > 0
 		return nil
 	}
@@ -485,16 +489,16 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 	if err := connect(); err != nil {
 		return err
 	}
-	var prev *perf.SweepResult
+	var prev *sweep.Result
 	if o.results != "" {
-		if prev, err = perf.LoadResume(o.results, &o.plan); err != nil {
+		if prev, err = sweep.LoadResume(o.results, &o.plan); err != nil {
 			return err
 		}
 		if prev != nil {
-			fmt.Fprintf(f.IO.ErrOut, "resuming from %s: %d of %d cells already done\n", o.results, len(cells)-len(perf.Pending(cells, prev)), len(cells))
+			fmt.Fprintf(f.IO.ErrOut, "resuming from %s: %d of %d cells already done\n", o.results, len(cells)-len(sweep.Pending(cells, prev)), len(cells))
 		}
 	}
-	var agents *perf.SweepAgents
+	var agents *sweep.Agents
 	if o.dist != nil {
 		agents = o.agentEnv
 		agents.Distributor = o.dist
@@ -502,13 +506,13 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 			f.Warn("the client properties, secrets included, go into the Trogdor task specs (on the coordinator until each run ends)")
 		}
 	}
-	sw := &perf.Sweeper{Plan: o.plan, Env: env, Interval: o.interval, KeepTopics: o.keepTopics, Seed: o.seed,
+	sw := &sweep.Sweeper{Plan: o.plan, Env: env, Interval: o.interval, KeepTopics: o.keepTopics, Seed: o.seed,
 		IdleTimeout: o.idleTimeout, Checks: o.checks, ClusterWarmup: o.clusterWarmup, Interleave: o.interleave, Events: progressPrinter(f, len(cells)),
 		Agents: agents}
 	if o.results != "" {
-		sw.Save = func(r *perf.SweepResult) error {
+		sw.Save = func(r *sweep.Result) error {
 			r.Objective = obj.String()
-			return perf.SaveSweep(o.results, r)
+			return sweep.Save(o.results, r)
 		}
 	}
 	res, runErr := sw.Run(ctx, cells, prev)
@@ -550,7 +554,7 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 	return nil
 }
 
-func describe(p *perf.SweepPlan, t perf.Totals) string {
+func describe(p *sweep.Plan, t sweep.Totals) string {
 	var names []string
 	for _, d := range p.Dimensions {
 		names = append(names, fmt.Sprintf("%s (%d)", d.Name, len(d.Values)))
@@ -616,16 +620,16 @@ func redacted(p *config.Properties) []string {
 	return out
 }
 
-func writeReport(path string, res *perf.SweepResult, obj perf.Objective) error {
+func writeReport(path string, res *sweep.Result, obj sweep.Objective) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(tmp.Name())
 	if strings.EqualFold(filepath.Ext(path), ".png") {
-		err = perf.WritePNGReport(tmp, res, obj)
+		err = report.WritePNG(tmp, res, obj)
 	} else {
-		err = perf.WriteHTMLReport(tmp, res, obj)
+		err = report.WriteHTML(tmp, res, obj)
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
@@ -637,7 +641,7 @@ func writeReport(path string, res *perf.SweepResult, obj perf.Objective) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-func (o *sweepOpts) emit(f *cmdutil.Factory, format string, res *perf.SweepResult, obj perf.Objective) error {
+func (o *sweepOpts) emit(f *cmdutil.Factory, format string, res *sweep.Result, obj sweep.Objective) error {
 	switch format {
 	case "json":
 		return output.WriteJSON(f.IO.Out, res, true)
@@ -669,13 +673,13 @@ func (o *sweepOpts) emit(f *cmdutil.Factory, format string, res *perf.SweepResul
 	for _, n := range res.Footnotes() {
 		fmt.Fprintf(f.IO.Out, "FLAGS %s\n", n)
 	}
-	if ch := perf.TerminalChart(res); ch != "" {
+	if ch := report.TerminalChart(res); ch != "" {
 		fmt.Fprintf(f.IO.Out, "\n%s\n", ch)
 	}
 	return nil
 }
 
-func basisOf(res *perf.SweepResult) string {
+func basisOf(res *sweep.Result) string {
 	for _, c := range res.Cells {
 		for _, r := range c.Runs {
 			if r.Result != nil {
@@ -689,10 +693,10 @@ func basisOf(res *perf.SweepResult) string {
 // progressPrinter shows the running cell, its rate and the time left on
 // the progress line (drawn when stderr is a terminal), and one lasting line
 // per finished run either way.
-func progressPrinter(f *cmdutil.Factory, cells int) func(perf.SweepEvent) {
+func progressPrinter(f *cmdutil.Factory, cells int) func(sweep.Event) {
 	pr := f.IO.Progress()
 	var mu sync.Mutex
-	eta := func(e perf.SweepEvent) string {
+	eta := func(e sweep.Event) string {
 		if e.AllRecords == 0 && e.Position > 1 && e.Runs >= e.Position && e.Elapsed > 0 {
 			// Runs sized by time: estimate by runs.
 			left := e.Elapsed / time.Duration(e.Position-1) * time.Duration(e.Runs-e.Position+1)
@@ -705,32 +709,32 @@ func progressPrinter(f *cmdutil.Factory, cells int) func(perf.SweepEvent) {
 		left := time.Duration(float64(e.AllRecords-e.DoneRecords) / rate * float64(time.Second))
 		return "  ETA " + left.Round(time.Second).String()
 	}
-	head := func(e perf.SweepEvent) string {
+	head := func(e sweep.Event) string {
 		rep := ""
 		if e.Runs > 0 {
 			rep = fmt.Sprintf("[run %d/%d] ", e.Position, e.Runs)
 		}
 		return fmt.Sprintf("%scell #%d/%d %s (repeat %d)", rep, e.Cell.Index, cells, e.Cell.Label(), e.Repeat)
 	}
-	return func(e perf.SweepEvent) {
+	return func(e sweep.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch e.Kind {
-		case perf.EventFill:
+		case sweep.EventFill:
 			pr.Println("%s", e.Message)
-		case perf.EventWarning:
+		case sweep.EventWarning:
 			pr.Println("kbox: warning: %s", strings.Join(strings.Fields(e.Message), " "))
-		case perf.EventWarmup, perf.EventRerun:
+		case sweep.EventWarmup, sweep.EventRerun:
 			pr.Println("%s", e.Message)
-		case perf.EventCellStart:
+		case sweep.EventCellStart:
 			pr.Update("%s  starting%s", head(e), eta(e))
-		case perf.EventProgress:
+		case sweep.EventProgress:
 			warm := ""
 			if e.Progress.Warmup {
 				warm = " (warm-up)"
 			}
 			pr.Update("%s  %d/%d  %.0f rec/s  p99 %.2f ms%s%s", head(e), e.Progress.Done, e.Progress.Target, e.Progress.Rate, e.Progress.P99Ms, warm, eta(e))
-		case perf.EventRunDone:
+		case sweep.EventRunDone:
 			r := e.Run
 			if r.Result == nil {
 				pr.Println("%s: failed: %s%s", head(e), r.Error, eta(e))
@@ -797,7 +801,7 @@ func (e *sweepEnv) cellConn(props map[string]string) config.Connection {
 	return c
 }
 
-func (e *sweepEnv) Clients(ctx context.Context, role kafka.Role, n int, props map[string]string, w perf.Workload, topic string) ([]*kgo.Client, []string, int, error) {
+func (e *sweepEnv) Clients(ctx context.Context, role kafka.Role, n int, props map[string]string, w sweep.Workload, topic string) ([]*kgo.Client, []string, int, error) {
 	c := e.cellConn(props)
 	defaults := config.NewProperties()
 	opts := kafka.Options{Defaults: defaults}
@@ -878,7 +882,7 @@ func (e *sweepEnv) DeleteTopics(ctx context.Context, names ...string) error {
 // E2EClients builds an e2e run's clients as kbox perf e2e does (linger.ms=0
 // unless the cell sets it, a group-less consumer with a 10 ms fetch wait),
 // with the cell's properties over the user's.
-func (e *sweepEnv) E2EClients(ctx context.Context, props map[string]string, w perf.Workload) (*kgo.Client, *kgo.Client, *kadm.Client, []string, error) {
+func (e *sweepEnv) E2EClients(ctx context.Context, props map[string]string, w sweep.Workload) (*kgo.Client, *kgo.Client, *kadm.Client, []string, error) {
 	pc := e.cellConn(props)
 	defaults := config.NewProperties()
 	defaults.Set("client.id", "kbox-perf-sweep-e2e")
@@ -929,4 +933,4 @@ func (e *sweepEnv) Brokers(ctx context.Context) (int, error) {
 	return len(md.Brokers), nil
 }
 
-var _ perf.SweepEnv = (*sweepEnv)(nil)
+var _ sweep.Env = (*sweepEnv)(nil)

@@ -1,4 +1,4 @@
-package perf
+package distrib
 
 import (
 	"bytes"
@@ -11,13 +11,16 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/javafmt"
+	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/distrib/distribtest"
+	"github.com/kboxdev/kbox/pkg/perf/perftest"
 	"github.com/kboxdev/kbox/pkg/trogdor"
 )
 
 func TestAgentWorkloadValidate(t *testing.T) {
 	prod := AgentWorkload{Kind: "produce", Topic: "t", Records: 10, RecordSize: 100, Clients: 1}
 	cons := AgentWorkload{Kind: "consume", Topic: "t", Records: 10, Clients: 1, IdleTimeoutMs: 1000}
-	e2e := AgentWorkload{Kind: KindE2E, Topic: "t", Records: 10, PollTimeoutMs: 1000}
+	e2e := AgentWorkload{Kind: perf.KindE2E, Topic: "t", Records: 10, PollTimeoutMs: 1000}
 	for _, c := range []struct {
 		name     string
 		w        AgentWorkload
@@ -72,8 +75,8 @@ func TestParseAgents(t *testing.T) {
 // the total split over those n only.
 func TestDistributorRunFirstAgents(t *testing.T) {
 	start := time.Now()
-	fc, srv := newFake(func(agent string, _ int, _ bool) trogdor.TaskState {
-		return trogdor.TaskState{State: trogdor.Done, Status: statusJSON(t, &WorkerStatus{State: WorkerDone, Seq: 1, Result: resultOf(t, 10, time.Millisecond, start)})}
+	fc, srv := distribtest.NewCoordinator(func(agent string, _ int, _ bool) trogdor.TaskState {
+		return trogdor.TaskState{State: trogdor.Done, Status: distribtest.StatusJSON(t, &WorkerStatus{State: WorkerDone, Seq: 1, Result: perftest.Result(t, 10, time.Millisecond, start)})}
 	})
 	defer srv.Close()
 	cl, err := trogdor.New(srv.URL)
@@ -90,11 +93,11 @@ func TestDistributorRunFirstAgents(t *testing.T) {
 	if res.Agents != 2 || strings.Join(res.MergedAgents, ",") != "a1,a2" || res.Merged.Records != 20 {
 		t.Fatalf("result %+v", res)
 	}
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
+	fc.Mu.Lock()
+	defer fc.Mu.Unlock()
 	var nodes []string
 	var records int64
-	for _, s := range fc.specs {
+	for _, s := range fc.Specs {
 		nodes = append(nodes, s.CommandNode)
 		aw := s.Workload.(map[string]any)
 		records += int64(aw["records"].(float64))
@@ -116,9 +119,9 @@ func TestDistributorRunFirstAgents(t *testing.T) {
 	}
 }
 
-func mergedOf(t *testing.T, rs ...*Result) *DistributedResult {
+func mergedOf(t *testing.T, rs ...*perf.Result) *DistributedResult {
 	t.Helper()
-	m, err := Merge(rs)
+	m, err := perf.Merge(rs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +132,7 @@ func mergedOf(t *testing.T, rs ...*Result) *DistributedResult {
 // data line, through the drop-in's own formatter.
 func TestDistributedWriteApacheConsume(t *testing.T) {
 	start := time.UnixMilli(1_700_000_000_000)
-	a, b := resultOf(t, 3000, time.Millisecond, start), resultOf(t, 1000, time.Millisecond, start.Add(500*time.Millisecond))
+	a, b := perftest.Result(t, 3000, time.Millisecond, start), perftest.Result(t, 1000, time.Millisecond, start.Add(500*time.Millisecond))
 	a.Kind, b.Kind = "consume", "consume"
 	a.Bytes, b.Bytes = 3<<20, 1<<20
 	d := mergedOf(t, a, b)
@@ -138,12 +141,12 @@ func TestDistributedWriteApacheConsume(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(got.String(), "\n"), "\n")
-	if len(lines) != 2 || lines[0] != ApacheConsumerHeader(false) {
+	if len(lines) != 2 || lines[0] != perf.ApacheConsumerHeader(false) {
 		t.Fatalf("output %q", got.String())
 	}
-	df, _ := javafmt.CompileDateFormat(ApacheConsumerDateFormat)
+	df, _ := javafmt.CompileDateFormat(perf.ApacheConsumerDateFormat)
 	var want bytes.Buffer
-	WriteApacheConsumerSummary(&want, &ApacheConsumerResult{Records: 4000, Bytes: 4 << 20, StartMs: start.UnixMilli(), EndMs: start.UnixMilli() + 1500}, df.FormatMillis)
+	perf.WriteApacheConsumerSummary(&want, &perf.ApacheConsumerResult{Records: 4000, Bytes: 4 << 20, StartMs: start.UnixMilli(), EndMs: start.UnixMilli() + 1500}, df.FormatMillis)
 	if lines[1]+"\n" != want.String() {
 		t.Fatalf("line %q, want %q", lines[1], want.String())
 	}
@@ -160,7 +163,7 @@ func TestDistributedWriteApacheConsume(t *testing.T) {
 // it starts at the first measured record.
 func TestDistributedWriteApacheConsumeFromSharedStart(t *testing.T) {
 	start := time.UnixMilli(1_700_000_000_000)
-	a := resultOf(t, 3000, time.Millisecond, start.Add(2*time.Second))
+	a := perftest.Result(t, 3000, time.Millisecond, start.Add(2*time.Second))
 	a.Kind, a.Bytes = "consume", 3<<20
 	a.MeasureEnd = a.MeasureStart // one fetch
 	d := mergedOf(t, a)
@@ -188,17 +191,17 @@ func TestDistributedWriteApacheConsumeFromSharedStart(t *testing.T) {
 func TestDistributedWriteApacheE2E(t *testing.T) {
 	start := time.Now()
 	var all []int64
-	var parts []*Result
+	var parts []*perf.Result
 	for agent := 0; agent < 3; agent++ {
-		h := NewLatency()
+		h := perf.NewLatency()
 		n := 200 + 37*agent
 		for i := 0; i < n; i++ {
 			ns := int64((i*7+agent*13)%97+1)*1_000_000 + 250_000 // 1.25 .. 97.25 ms
 			all = append(all, ns)
 			h.Record(time.Duration(ns))
 		}
-		r := &Result{Kind: KindE2E, Topic: fmt.Sprintf("rt-a%d", agent), Clients: 1, Records: int64(n), MeasureStart: start, MeasureEnd: start.Add(time.Second)}
-		if err := r.finish(h); err != nil {
+		r := &perf.Result{Kind: perf.KindE2E, Topic: fmt.Sprintf("rt-a%d", agent), Clients: 1, Records: int64(n), MeasureStart: start, MeasureEnd: start.Add(time.Second)}
+		if err := r.Complete(h); err != nil {
 			t.Fatal(err)
 		}
 		parts = append(parts, r)
@@ -208,7 +211,7 @@ func TestDistributedWriteApacheE2E(t *testing.T) {
 	if err := d.WriteApache(&got); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteApacheE2ESummary(&want, all); err != nil {
+	if err := perf.WriteApacheE2ESummary(&want, all); err != nil {
 		t.Fatal(err)
 	}
 	g, w := strings.Split(got.String(), "\n"), strings.Split(want.String(), "\n")

@@ -1,4 +1,4 @@
-package perf
+package sweep
 
 import (
 	"encoding/json"
@@ -11,34 +11,36 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kboxdev/kbox/pkg/perf"
 )
 
-// SweepRun is one repeat of one cell.
-type SweepRun struct {
-	Result     *Result `json:"result,omitempty"`
-	CPUSec     float64 `json:"cpu_sec"`     // process CPU time (user+system) during the run
-	CPUPercent float64 `json:"cpu_percent"` // CPUSec over the run's wall time, in % of one core
-	Error      string  `json:"error,omitempty"`
+// Run is one repeat of one cell.
+type Run struct {
+	Result     *perf.Result `json:"result,omitempty"`
+	CPUSec     float64      `json:"cpu_sec"`     // process CPU time (user+system) during the run
+	CPUPercent float64      `json:"cpu_percent"` // CPUSec over the run's wall time, in % of one core
+	Error      string       `json:"error,omitempty"`
 	// Distributed is set when the run ran on Trogdor agents (a sweep over
 	// agents): Result is then the agents' merged result and the run's
 	// rates are the aggregate ones (the sum of the agents' own rates);
 	// CPU is the driver's, not the agents'.
-	Distributed *SweepAgentsRun `json:"distributed,omitempty"`
+	Distributed *AgentsRun `json:"distributed,omitempty"`
 }
 
-// SweepAgentsRun is what a run of a sweep over agents adds to its merged
+// AgentsRun is what a run of a sweep over agents adds to its merged
 // result.
-type SweepAgentsRun struct {
-	Agents                 []string        `json:"agents"`
-	FailedAgents           int             `json:"failed_agents"`
-	AggregateRecordsPerSec float64         `json:"aggregate_records_per_sec"`
-	AggregateMBPerSec      float64         `json:"aggregate_mb_per_sec"`
-	SubmitToFirstRecordMs  float64         `json:"submit_to_first_record_ms"`
-	PerAgent               []SweepAgentRun `json:"per_agent"`
+type AgentsRun struct {
+	Agents                 []string   `json:"agents"`
+	FailedAgents           int        `json:"failed_agents"`
+	AggregateRecordsPerSec float64    `json:"aggregate_records_per_sec"`
+	AggregateMBPerSec      float64    `json:"aggregate_mb_per_sec"`
+	SubmitToFirstRecordMs  float64    `json:"submit_to_first_record_ms"`
+	PerAgent               []AgentRun `json:"per_agent"`
 }
 
-// SweepAgentRun is one agent's share of a distributed sweep run.
-type SweepAgentRun struct {
+// AgentRun is one agent's share of a distributed sweep run.
+type AgentRun struct {
 	Agent         string  `json:"agent"`
 	State         string  `json:"state"`
 	Records       int64   `json:"records"`
@@ -49,7 +51,7 @@ type SweepAgentRun struct {
 
 // Rates are the run's records/s and MB/s: the aggregate rates of a
 // distributed run, the result's otherwise.
-func (r *SweepRun) Rates() (recordsPerSec, mbPerSec float64) {
+func (r *Run) Rates() (recordsPerSec, mbPerSec float64) {
 	switch {
 	case r.Distributed != nil:
 		return r.Distributed.AggregateRecordsPerSec, r.Distributed.AggregateMBPerSec
@@ -65,19 +67,19 @@ type CellResult struct {
 	Key   string `json:"key"`
 	Topic string `json:"topic"`
 	// Agents are the Trogdor agents the cell ran on (a sweep over agents).
-	Agents []string   `json:"agents,omitempty"`
-	Runs   []SweepRun `json:"runs"`
+	Agents []string `json:"agents,omitempty"`
+	Runs   []Run    `json:"runs"`
 	// Summary over the runs: medians of the rates, the spread of records/s
 	// ((max-min)/median in %), and latency from the merged histograms.
-	RecordsPerSec float64        `json:"records_per_sec"`
-	MBPerSec      float64        `json:"mb_per_sec"`
-	SpreadPercent float64        `json:"spread_percent"`
-	CPUPercent    float64        `json:"cpu_percent"`
-	Records       int64          `json:"records"`
-	Failed        int64          `json:"failed"`
-	Errors        int            `json:"errors"` // failed records + failed runs
-	Latency       LatencySummary `json:"latency"`
-	Histogram     string         `json:"histogram,omitempty"`
+	RecordsPerSec float64             `json:"records_per_sec"`
+	MBPerSec      float64             `json:"mb_per_sec"`
+	SpreadPercent float64             `json:"spread_percent"`
+	CPUPercent    float64             `json:"cpu_percent"`
+	Records       int64               `json:"records"`
+	Failed        int64               `json:"failed"`
+	Errors        int                 `json:"errors"` // failed records + failed runs
+	Latency       perf.LatencySummary `json:"latency"`
+	Histogram     string              `json:"histogram,omitempty"`
 	// ShortestRunSec is the measured time of the cell's shortest run.
 	ShortestRunSec float64 `json:"shortest_run_sec"`
 	// Flags say why the cell's figures should not be trusted as they are:
@@ -86,8 +88,8 @@ type CellResult struct {
 	// Attempts is how many times the cell's repeats were run (more than 1
 	// when it was re-run as an outlier or a stall); the runs of the
 	// earlier attempts are kept in DiscardedRuns.
-	Attempts      int        `json:"attempts,omitempty"`
-	DiscardedRuns []SweepRun `json:"discarded_runs,omitempty"`
+	Attempts      int   `json:"attempts,omitempty"`
+	DiscardedRuns []Run `json:"discarded_runs,omitempty"`
 }
 
 // HasFlag reports whether the cell carries flag.
@@ -100,8 +102,8 @@ func (c *CellResult) HasFlag(flag string) bool {
 	return false
 }
 
-// SweepChecks are the thresholds a sweep's cells are flagged by.
-type SweepChecks struct {
+// Checks are the thresholds a sweep's cells are flagged by.
+type Checks struct {
 	// MinRunSec: a cell with a run measured for less gets FlagShortRun.
 	MinRunSec float64 `json:"min_run_sec"`
 	// MaxSpreadPercent: a cell whose repeats' records/s spread exceeds it
@@ -117,7 +119,7 @@ type SweepChecks struct {
 }
 
 // DefaultChecks are the sweep's default thresholds.
-var DefaultChecks = SweepChecks{MinRunSec: 2, MaxSpreadPercent: 25, StallFactor: 10, RerunOutliers: 2}
+var DefaultChecks = Checks{MinRunSec: 2, MaxSpreadPercent: 25, StallFactor: 10, RerunOutliers: 2}
 
 // ClusterWarmup is what the sweep produced before its first cell, until the
 // rate stabilised (or the time bound).
@@ -134,7 +136,7 @@ type ClusterWarmup struct {
 
 // Flag sets every cell's flags from the checks. Stall needs at least two
 // other cells that measured something.
-func (r *SweepResult) Flag() {
+func (r *Result) Flag() {
 	ck := r.Checks
 	for i := range r.Cells {
 		c := &r.Cells[i]
@@ -154,7 +156,7 @@ func (r *SweepResult) Flag() {
 	}
 }
 
-func (r *SweepResult) stalled(i int) bool {
+func (r *Result) stalled(i int) bool {
 	var p50, rps, mbs []float64
 	for j := range r.Cells {
 		if j != i && r.Cells[j].OK() {
@@ -203,7 +205,7 @@ func (c *CellResult) OK() bool { return c.Records > 0 }
 // Summarize recomputes the cell's summary from its runs.
 func (c *CellResult) Summarize() error {
 	var rates, mbs, cpus []float64
-	h := NewLatency()
+	h := perf.NewLatency()
 	c.Records, c.Failed, c.Errors = 0, 0, 0
 	for _, r := range c.Runs {
 		if r.Error != "" {
@@ -222,7 +224,7 @@ func (c *CellResult) Summarize() error {
 		rates = append(rates, rps)
 		mbs = append(mbs, mbps)
 		cpus = append(cpus, r.CPUPercent)
-		rh, err := DecodeLatency(r.Result.Histogram)
+		rh, err := perf.DecodeLatency(r.Result.Histogram)
 		if err != nil {
 			return err
 		}
@@ -265,18 +267,18 @@ func median(v []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// SweepResult is a whole sweep: its plan and every finished cell. It is
+// Result is a whole sweep: its plan and every finished cell. It is
 // also the results file a sweep writes after each cell and resumes from.
-type SweepResult struct {
+type Result struct {
 	FormatVersion int       `json:"format_version"`
 	Kind          string    `json:"kind"` // "sweep"
-	Plan          SweepPlan `json:"plan"`
+	Plan          Plan      `json:"plan"`
 	Started       time.Time `json:"started"`
 	Updated       time.Time `json:"updated"`
 	Complete      bool      `json:"complete"`
 	Objective     string    `json:"objective,omitempty"`
 	// Checks are the thresholds the cells' Flags were set by.
-	Checks SweepChecks `json:"checks"`
+	Checks Checks `json:"checks"`
 	// Brokers is the cluster's size when the sweep ran.
 	Brokers       int            `json:"brokers,omitempty"`
 	ClusterWarmup *ClusterWarmup `json:"cluster_warmup,omitempty"`
@@ -284,7 +286,7 @@ type SweepResult struct {
 }
 
 // Cell returns the finished cell with the key, if any.
-func (r *SweepResult) Cell(key string) *CellResult {
+func (r *Result) Cell(key string) *CellResult {
 	for i := range r.Cells {
 		if r.Cells[i].Key == key {
 			return &r.Cells[i]
@@ -293,24 +295,24 @@ func (r *SweepResult) Cell(key string) *CellResult {
 	return nil
 }
 
-// ReadSweep decodes a sweep results file.
-func ReadSweep(rd io.Reader) (*SweepResult, error) {
-	var r SweepResult
+// Read decodes a sweep results file.
+func Read(rd io.Reader) (*Result, error) {
+	var r Result
 	if err := json.NewDecoder(rd).Decode(&r); err != nil {
 		return nil, fmt.Errorf("not a kbox sweep results file: %v", err)
 	}
 	if r.Kind != "sweep" {
 		return nil, errors.New("not a kbox sweep results file: kind is not \"sweep\"")
 	}
-	if r.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("unsupported format_version %d (want %d)", r.FormatVersion, FormatVersion)
+	if r.FormatVersion != perf.FormatVersion {
+		return nil, fmt.Errorf("unsupported format_version %d (want %d)", r.FormatVersion, perf.FormatVersion)
 	}
 	return &r, nil
 }
 
 // LoadResume reads a results file to resume from. A missing file is a
 // fresh start (nil, nil); a file from a different plan is an error.
-func LoadResume(path string, plan *SweepPlan) (*SweepResult, error) {
+func LoadResume(path string, plan *Plan) (*Result, error) {
 	fh, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -319,7 +321,7 @@ func LoadResume(path string, plan *SweepPlan) (*SweepResult, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	prev, err := ReadSweep(fh)
+	prev, err := Read(fh)
 	if err != nil {
 		return nil, fmt.Errorf("results file %s: %v", path, err)
 	}
@@ -330,7 +332,7 @@ func LoadResume(path string, plan *SweepPlan) (*SweepResult, error) {
 }
 
 // Pending returns the cells of the plan that prev has not finished.
-func Pending(cells []Cell, prev *SweepResult) []Cell {
+func Pending(cells []Cell, prev *Result) []Cell {
 	if prev == nil {
 		return cells
 	}
@@ -343,9 +345,9 @@ func Pending(cells []Cell, prev *SweepResult) []Cell {
 	return out
 }
 
-// SaveSweep writes the results file atomically (a crash never leaves a
+// Save writes the results file atomically (a crash never leaves a
 // half-written file).
-func SaveSweep(path string, r *SweepResult) error {
+func Save(path string, r *Result) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
@@ -433,7 +435,7 @@ func (o Objective) Rank(cells []CellResult) []int {
 		}
 		switch o.Kind {
 		case "p50", "p99", "p99.9":
-			if la, lb := a.Latency.percentile(o.Kind), b.Latency.percentile(o.Kind); la != lb {
+			if la, lb := percentile(a.Latency, o.Kind), percentile(b.Latency, o.Kind); la != lb {
 				return la < lb
 			}
 			return a.RecordsPerSec > b.RecordsPerSec
@@ -462,17 +464,17 @@ func (o Objective) Best(cells []CellResult) int {
 	return r[0]
 }
 
-// MergeSweeps combines results files of the same sweep run at the same time
+// Merge combines results files of the same sweep run at the same time
 // on several machines: for every cell, the n-th runs of all files are
 // merged into one run (perf.Merge: counts add up over the union of the
 // time spans, exact percentiles from the merged histograms, CPU added),
 // then the cell is summarized again. A single file is returned
 // re-summarized (to re-render a report).
-func MergeSweeps(rs []*SweepResult) (*SweepResult, error) {
+func Merge(rs []*Result) (*Result, error) {
 	if len(rs) == 0 {
 		return nil, errors.New("nothing to merge")
 	}
-	out := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: rs[0].Plan, Started: rs[0].Started, Complete: true, Objective: rs[0].Objective,
+	out := &Result{FormatVersion: perf.FormatVersion, Kind: "sweep", Plan: rs[0].Plan, Started: rs[0].Started, Complete: true, Objective: rs[0].Objective,
 		Checks: rs[0].Checks, Brokers: rs[0].Brokers, ClusterWarmup: rs[0].ClusterWarmup}
 	for i, r := range rs[1:] {
 		if err := rs[0].Plan.Compatible(&r.Plan); err != nil {
@@ -482,8 +484,8 @@ func MergeSweeps(rs []*SweepResult) (*SweepResult, error) {
 	for _, c := range rs[0].Cells {
 		cr := CellResult{Cell: c.Cell, Key: c.Key, Topic: c.Topic, Agents: c.Agents}
 		for n := 0; ; n++ {
-			var parts []*Result
-			run := SweepRun{}
+			var parts []*perf.Result
+			run := Run{}
 			for _, r := range rs {
 				oc := r.Cell(c.Key)
 				if oc == nil || n >= len(oc.Runs) {
@@ -508,7 +510,7 @@ func MergeSweeps(rs []*SweepResult) (*SweepResult, error) {
 				break
 			}
 			if len(parts) > 0 {
-				m, err := Merge(parts)
+				m, err := perf.Merge(parts)
 				if err != nil {
 					return nil, fmt.Errorf("cell %d: %v", c.Index, err)
 				}
@@ -535,7 +537,7 @@ func MergeSweeps(rs []*SweepResult) (*SweepResult, error) {
 }
 
 // percentile is the summary's p50, p99 or p99.9 (objective names).
-func (l LatencySummary) percentile(name string) float64 {
+func percentile(l perf.LatencySummary, name string) float64 {
 	switch name {
 	case "p50":
 		return l.P50Ms

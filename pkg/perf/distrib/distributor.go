@@ -1,4 +1,4 @@
-package perf
+package distrib
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/kboxdev/kbox/pkg/trogdor"
 )
 
@@ -119,7 +120,7 @@ func (w *AgentWorkload) Validate(agents int, perAgent bool) error {
 		case w.IdleTimeoutMs <= 0:
 			return errors.New("--timeout must be positive")
 		}
-	case KindE2E:
+	case perf.KindE2E:
 		switch {
 		case w.RecordSize < 0:
 			return errors.New("--record-size must not be negative")

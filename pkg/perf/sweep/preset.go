@@ -1,4 +1,4 @@
-package perf
+package sweep
 
 import (
 	"fmt"
@@ -7,10 +7,10 @@ import (
 	"strings"
 )
 
-// SweepPreset is one of the four experiments of the perf methodology
+// Preset is one of the four experiments of the perf methodology
 // (docs/perf-methodology.md), scaled to the cluster: a produce sweep with
 // its varied dimensions, its fixed workload and client properties.
-type SweepPreset struct {
+type Preset struct {
 	Name string
 	// Doc says what the experiment shows.
 	Doc      string
@@ -45,10 +45,10 @@ func twicePerBroker(b int) int { return 2 * max(b, 1) }
 func one(int) int              { return 1 }
 func upToThree(b int) int      { return max(min(b, 3), 1) }
 
-// SweepPresets are the experiments `kbox perf sweep produce --preset`
+// Presets are the experiments `kbox perf sweep produce --preset`
 // runs: 100-byte records (as the methodology document), acks=1 unless the
 // experiment is about acknowledgement, two partitions per broker.
-var SweepPresets = map[string]SweepPreset{
+var Presets = map[string]Preset{
 	"producers": {Name: "producers", Strategy: StrategyOneAtATime,
 		Doc:        "1 to 3 producers (each its own client) on a topic replicated up to 3 times: does the cluster take more than one producer can send?",
 		RecordSize: 100, Partitions: twicePerBroker, ReplicationFactor: upToThree, Props: map[string]string{"acks": "1"},
@@ -72,7 +72,7 @@ var SweepPresets = map[string]SweepPreset{
 // PresetNames lists the presets, sorted.
 func PresetNames() []string {
 	var out []string
-	for n := range SweepPresets {
+	for n := range Presets {
 		out = append(out, n)
 	}
 	sort.Strings(out)
@@ -80,8 +80,8 @@ func PresetNames() []string {
 }
 
 // LookupPreset returns the named preset.
-func LookupPreset(name string) (SweepPreset, error) {
-	p, ok := SweepPresets[name]
+func LookupPreset(name string) (Preset, error) {
+	p, ok := Presets[name]
 	if !ok {
 		return p, fmt.Errorf("--preset %q: want one of %s", name, strings.Join(PresetNames(), ", "))
 	}

@@ -1,4 +1,4 @@
-package perf
+package sweep
 
 import (
 	"context"
@@ -9,13 +9,15 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/perftest"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// fakeEnv is a SweepEnv on an in-process kfake cluster.
+// fakeEnv is a Env on an in-process kfake cluster.
 type fakeEnv struct {
 	t       *testing.T
 	addrs   []string
@@ -31,7 +33,7 @@ func newFakeEnv(t *testing.T) *fakeEnv {
 	}
 	t.Cleanup(c.Close)
 	e := &fakeEnv{t: t, addrs: c.ListenAddrs(), readied: map[string]int{}}
-	e.adm = kadm.NewClient(client(t, e.addrs))
+	e.adm = kadm.NewClient(perftest.Client(t, e.addrs))
 	return e
 }
 
@@ -77,9 +79,9 @@ func (e *fakeEnv) CreateTopic(ctx context.Context, name string, partitions, rf i
 }
 
 func (e *fakeEnv) Ready(ctx context.Context, topic string, partitions int) error {
-	p := client(e.t, e.addrs, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	p := perftest.Client(e.t, e.addrs, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	e.readied[topic] = partitions
-	return WaitTopicReady(ctx, e.adm, p, topic, partitions, 10*time.Second)
+	return perf.WaitTopicReady(ctx, e.adm, p, topic, partitions, 10*time.Second)
 }
 
 func (e *fakeEnv) Brokers(context.Context) (int, error) { return 1, nil }
@@ -94,7 +96,7 @@ func (e *fakeEnv) DeleteTopics(ctx context.Context, names ...string) error {
 // duration after its warm-up, 2 repeats per cell, topics deleted.
 func TestSweeperProduceByDuration(t *testing.T) {
 	env := newFakeEnv(t)
-	p := &SweepPlan{Mode: "produce", Strategy: StrategyOneAtATime, Dimensions: dims(t, "produce", "partitions=1,2"), TopicPrefix: "s",
+	p := &Plan{Mode: "produce", Strategy: StrategyOneAtATime, Dimensions: dims(t, "produce", "partitions=1,2"), TopicPrefix: "s",
 		DurationSec: 0.3, WarmupDurationSec: 0.1, Repeat: 2, RecordSize: 100, Producers: 1, Consumers: 1, Partitions: 1, ReplicationFactor: 1, Throughput: 5000}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
@@ -102,8 +104,8 @@ func TestSweeperProduceByDuration(t *testing.T) {
 	cells, _ := Expand(p.Dimensions, p.Strategy)
 	var warm, reruns int
 	var order []string
-	sw := &Sweeper{Plan: *p, Env: env, Interval: time.Second, Interleave: true, Checks: SweepChecks{MinRunSec: 0.25, MaxSpreadPercent: 1000, StallFactor: 10, RerunOutliers: 1},
-		ClusterWarmup: 3 * time.Second, Events: func(e SweepEvent) {
+	sw := &Sweeper{Plan: *p, Env: env, Interval: time.Second, Interleave: true, Checks: Checks{MinRunSec: 0.25, MaxSpreadPercent: 1000, StallFactor: 10, RerunOutliers: 1},
+		ClusterWarmup: 3 * time.Second, Events: func(e Event) {
 			switch e.Kind {
 			case EventWarmup:
 				warm++
@@ -174,7 +176,7 @@ func TestSweeperProduceByDuration(t *testing.T) {
 // An e2e sweep sized by time, latency objective.
 func TestSweeperE2E(t *testing.T) {
 	env := newFakeEnv(t)
-	p := &SweepPlan{Mode: "e2e", Strategy: StrategyGrid, Dimensions: dims(t, "e2e", "record-size=10,1000"), TopicPrefix: "e",
+	p := &Plan{Mode: "e2e", Strategy: StrategyGrid, Dimensions: dims(t, "e2e", "record-size=10,1000"), TopicPrefix: "e",
 		DurationSec: 0.3, WarmupRecords: 5, Repeat: 1, RecordSize: 100, Producers: 1, Consumers: 1, Partitions: 1, ReplicationFactor: 1}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
@@ -189,7 +191,7 @@ func TestSweeperE2E(t *testing.T) {
 	}
 	for _, c := range res.Cells {
 		r := c.Runs[0]
-		if r.Error != "" || r.Result == nil || r.Result.Kind != KindE2E || r.Result.WarmupRecords != 5 || r.Result.ElapsedSec < 0.3 || c.Latency.P99Ms <= 0 {
+		if r.Error != "" || r.Result == nil || r.Result.Kind != perf.KindE2E || r.Result.WarmupRecords != 5 || r.Result.ElapsedSec < 0.3 || c.Latency.P99Ms <= 0 {
 			t.Fatalf("cell %d: %s %+v", c.Index, r.Error, r.Result)
 		}
 		if !c.HasFlag(FlagShortRun) {

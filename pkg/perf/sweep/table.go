@@ -1,4 +1,4 @@
-package perf
+package sweep
 
 import (
 	"strconv"
@@ -7,7 +7,7 @@ import (
 
 // Baseline is each dimension's first value: the reference that differing
 // settings are highlighted against.
-func (p *SweepPlan) Baseline() map[string]string {
+func (p *Plan) Baseline() map[string]string {
 	m := map[string]string{}
 	for _, d := range p.Dimensions {
 		m[d.Name] = d.Values[0]
@@ -15,8 +15,8 @@ func (p *SweepPlan) Baseline() map[string]string {
 	return m
 }
 
-// SweepTable is a sweep's result table, best first.
-type SweepTable struct {
+// Table is a sweep's result table, best first.
+type Table struct {
 	Header []string
 	Rows   [][]string
 	// Differs marks the cells (row, column) whose setting differs from the
@@ -29,12 +29,12 @@ type SweepTable struct {
 // Table builds the result table sorted by the objective. mark wraps a
 // setting that differs from the baseline (for example in bold, or with a
 // trailing '*').
-func (r *SweepResult) Table(o Objective, mark func(string) string) SweepTable {
+func (r *Result) Table(o Objective, mark func(string) string) Table {
 	if mark == nil {
 		mark = func(s string) string { return s }
 	}
 	f := func(v float64, p int) string { return strconv.FormatFloat(v, 'f', p, 64) }
-	t := SweepTable{Best: -1}
+	t := Table{Best: -1}
 	t.Header = []string{"RANK", "CELL"}
 	for _, d := range r.Plan.Dimensions {
 		t.Header = append(t.Header, strings.ToUpper(d.Name))
@@ -78,7 +78,7 @@ func (r *SweepResult) Table(o Objective, mark func(string) string) SweepTable {
 }
 
 // CSV is one row per cell in the plan's order (no histograms).
-func (r *SweepResult) CSV(o Objective) [][]string {
+func (r *Result) CSV(o Objective) [][]string {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	h := []string{"cell", "rank", "best", "topic"}
 	for _, d := range r.Plan.Dimensions {
@@ -115,7 +115,7 @@ func flagsCell(c *CellResult) string {
 
 // Footnotes explain the flags the table shows, one line per flag that
 // occurs, naming its cells and the threshold.
-func (r *SweepResult) Footnotes() []string {
+func (r *Result) Footnotes() []string {
 	cells := map[string][]string{}
 	for i := range r.Cells {
 		for _, fl := range r.Cells[i].Flags {

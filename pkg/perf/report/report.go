@@ -1,4 +1,4 @@
-package perf
+package report
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/guptarohit/asciigraph"
+	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/sweep"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
@@ -34,10 +36,10 @@ type Chart struct {
 	w, h  vg.Length
 }
 
-// ReportCharts builds the report's charts: records/s and MB/s against each
+// Charts builds the report's charts: records/s and MB/s against each
 // varied dimension (side by side), latency percentiles per cell, and the
 // per-interval series of records/s and p99 of every cell.
-func ReportCharts(r *SweepResult, o Objective) ([]Chart, error) {
+func Charts(r *sweep.Result, o sweep.Objective) ([]Chart, error) {
 	var charts []Chart
 	for di, d := range r.Plan.Dimensions {
 		for _, m := range []dimMetric{metricRecords, metricMB} {
@@ -73,7 +75,7 @@ func ReportCharts(r *SweepResult, o Objective) ([]Chart, error) {
 	return charts, nil
 }
 
-func latencyBasis(r *SweepResult) string {
+func latencyBasis(r *sweep.Result) string {
 	for _, c := range r.Cells {
 		for _, run := range c.Runs {
 			if run.Result != nil && run.Result.LatencyBasis != "" {
@@ -99,12 +101,12 @@ func newPlot(title, x, y string) *plot.Plot {
 // dimMetric is what a chart against a dimension draws on its y axis.
 type dimMetric struct {
 	id, title, unit string
-	get             func(*CellResult) float64
+	get             func(*sweep.CellResult) float64
 }
 
 var (
-	metricRecords = dimMetric{"throughput", "Records/s", "records/s", func(c *CellResult) float64 { return c.RecordsPerSec }}
-	metricMB      = dimMetric{"mbps", "MB/s", "MB/s", func(c *CellResult) float64 { return c.MBPerSec }}
+	metricRecords = dimMetric{"throughput", "Records/s", "records/s", func(c *sweep.CellResult) float64 { return c.RecordsPerSec }}
+	metricMB      = dimMetric{"mbps", "MB/s", "MB/s", func(c *sweep.CellResult) float64 { return c.MBPerSec }}
 )
 
 // categoricalDims are dimensions drawn as bars even when their values
@@ -125,8 +127,8 @@ type dimAxis struct {
 }
 
 // axisFor decides how dimension d is drawn.
-func axisFor(d Dimension) dimAxis {
-	a := dimAxis{size: d.Name == DimRecordSize || sizeProps[d.Name], numeric: !categoricalDims[d.Name] && len(d.Values) > 0}
+func axisFor(d sweep.Dimension) dimAxis {
+	a := dimAxis{size: d.Bytes(), numeric: !categoricalDims[d.Name] && len(d.Values) > 0}
 	for _, v := range d.Values {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
@@ -159,7 +161,7 @@ func minMax(v []float64) (lo, hi float64) {
 // categorical dimension; for a numeric one, a linear or log scale with a
 // labelled tick at every value (and unlabelled ticks at the decades of a
 // log axis).
-func (a dimAxis) setX(p *plot.Plot, d Dimension) {
+func (a dimAxis) setX(p *plot.Plot, d sweep.Dimension) {
 	p.X.Label.Text = d.Name
 	if !a.numeric {
 		p.NominalX(d.Labels...)
@@ -310,7 +312,7 @@ func (flagRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
 // dimPoint is one cell in a chart against a dimension.
 type dimPoint struct {
 	vi   int // index of the cell's value in Dimension.Values
-	cell *CellResult
+	cell *sweep.CellResult
 }
 
 // dimensionChart plots metric m against dimension di: one line (numeric
@@ -318,7 +320,7 @@ type dimPoint struct {
 // dimensions; one-at-a-time sweeps draw only the cells with the other
 // dimensions at their baseline. The baseline cell and flagged cells are
 // marked. It also returns the chart's caption.
-func dimensionChart(r *SweepResult, di int, m dimMetric) (*plot.Plot, string, error) {
+func dimensionChart(r *sweep.Result, di int, m dimMetric) (*plot.Plot, string, error) {
 	d := r.Plan.Dimensions[di]
 	ax := axisFor(d)
 	p := newPlot(m.title+" vs "+d.Name, d.Name, m.unit)
@@ -328,7 +330,7 @@ func dimensionChart(r *SweepResult, di int, m dimMetric) (*plot.Plot, string, er
 		pos[v] = i
 	}
 	base := r.Plan.Baseline()
-	oneAtATime := r.Plan.Strategy == StrategyOneAtATime
+	oneAtATime := r.Plan.Strategy == sweep.StrategyOneAtATime
 	type group struct {
 		name string
 		pts  []dimPoint
@@ -464,7 +466,7 @@ func dimensionChart(r *SweepResult, di int, m dimMetric) (*plot.Plot, string, er
 
 // isBaseline reports whether every setting of c is its dimension's
 // baseline value.
-func isBaseline(c *CellResult, base map[string]string) bool {
+func isBaseline(c *sweep.CellResult, base map[string]string) bool {
 	for _, s := range c.Settings {
 		if base[s.Name] != s.Value {
 			return false
@@ -474,7 +476,7 @@ func isBaseline(c *CellResult, base map[string]string) bool {
 }
 
 // baseLabel lists the baseline values of the dimensions other than di.
-func baseLabel(r *SweepResult, di int) string {
+func baseLabel(r *sweep.Result, di int) string {
 	var parts []string
 	for j, d := range r.Plan.Dimensions {
 		if j != di {
@@ -487,10 +489,10 @@ func baseLabel(r *SweepResult, di int) string {
 	return strings.Join(parts, ", ")
 }
 
-func cellName(c *CellResult) string { return "#" + strconv.Itoa(c.Index) }
+func cellName(c *sweep.CellResult) string { return "#" + strconv.Itoa(c.Index) }
 
 // latencyBars draws grouped bars of p50/p90/p99/p99.9 per cell.
-func latencyBars(r *SweepResult) (*plot.Plot, error) {
+func latencyBars(r *sweep.Result) (*plot.Plot, error) {
 	p := newPlot("Latency percentiles per cell", "cell", "ms")
 	var names []string
 	for i := range r.Cells {
@@ -499,12 +501,12 @@ func latencyBars(r *SweepResult) (*plot.Plot, error) {
 	p.NominalX(names...)
 	pcts := []struct {
 		name string
-		get  func(LatencySummary) float64
+		get  func(perf.LatencySummary) float64
 	}{
-		{"p50", func(l LatencySummary) float64 { return l.P50Ms }},
-		{"p90", func(l LatencySummary) float64 { return l.P90Ms }},
-		{"p99", func(l LatencySummary) float64 { return l.P99Ms }},
-		{"p99.9", func(l LatencySummary) float64 { return l.P999Ms }},
+		{"p50", func(l perf.LatencySummary) float64 { return l.P50Ms }},
+		{"p90", func(l perf.LatencySummary) float64 { return l.P90Ms }},
+		{"p99", func(l perf.LatencySummary) float64 { return l.P99Ms }},
+		{"p99.9", func(l perf.LatencySummary) float64 { return l.P999Ms }},
 	}
 	var all []any
 	n := max(len(r.Cells), 1)
@@ -531,7 +533,7 @@ func latencyBars(r *SweepResult) (*plot.Plot, error) {
 }
 
 // tradeoff scatters cells by p99 (x) and records/s (y).
-func tradeoff(r *SweepResult, o Objective) (*plot.Plot, error) {
+func tradeoff(r *sweep.Result, o sweep.Objective) (*plot.Plot, error) {
 	p := newPlot("Records/s vs p99 latency", "p99 latency (ms)", "records/s")
 	p.X.Min = 0
 	best := o.Best(r.Cells)
@@ -595,12 +597,12 @@ func tradeoff(r *SweepResult, o Objective) (*plot.Plot, error) {
 }
 
 // series draws the per-interval series (first repeat) of every cell.
-func series(r *SweepResult, metric string) (*plot.Plot, error) {
+func series(r *sweep.Result, metric string) (*plot.Plot, error) {
 	p := newPlot("Per-interval "+metric, "elapsed (s)", metric)
 	var vs []any
 	for i := range r.Cells {
 		c := &r.Cells[i]
-		var iv []Interval
+		var iv []perf.Interval
 		for _, run := range c.Runs {
 			if run.Result != nil && len(run.Result.Intervals) > 0 {
 				iv = run.Result.Intervals
@@ -664,10 +666,10 @@ func (c Chart) SVG() (string, error) {
 	return s, nil
 }
 
-// WritePNGReport writes one summary chart: records/s per cell, the best
+// WritePNG writes one summary chart: records/s per cell, the best
 // cell in another colour and flagged cells in a third (their labels end in
 // "!"), the baseline cell marked, with each cell's settings on the x axis.
-func WritePNGReport(w io.Writer, r *SweepResult, o Objective) error {
+func WritePNG(w io.Writer, r *sweep.Result, o sweep.Objective) error {
 	p := newPlot(fmt.Sprintf("kbox perf sweep %s: records/s per cell (objective %s)", r.Plan.Mode, o), "", "records/s")
 	best := o.Best(r.Cells)
 	base := r.Plan.Baseline()
@@ -744,7 +746,7 @@ func WritePNGReport(w io.Writer, r *SweepResult, o Objective) error {
 	return err
 }
 
-func dimNames(r *SweepResult) []string {
+func dimNames(r *sweep.Result) []string {
 	var out []string
 	for _, d := range r.Plan.Dimensions {
 		out = append(out, d.Name)
@@ -754,7 +756,7 @@ func dimNames(r *SweepResult) []string {
 
 // TerminalChart is a compact text chart of records/s per cell in the
 // plan's order.
-func TerminalChart(r *SweepResult) string {
+func TerminalChart(r *sweep.Result) string {
 	var data []float64
 	for _, c := range r.Cells {
 		data = append(data, c.RecordsPerSec)
@@ -808,15 +810,15 @@ code{font-size:.9em}
 
 // flagMeanings explains the cell flags under the HTML table.
 var flagMeanings = []struct{ Name, Means string }{
-	{FlagShortRun, "a run lasted less than the minimum duration, so its rate is mostly noise"},
-	{FlagOutlier, "the repeats disagree beyond the spread threshold"},
-	{FlagStall, "latency shows a stall compared with the neighbouring cells"},
+	{sweep.FlagShortRun, "a run lasted less than the minimum duration, so its rate is mostly noise"},
+	{sweep.FlagOutlier, "the repeats disagree beyond the spread threshold"},
+	{sweep.FlagStall, "latency shows a stall compared with the neighbouring cells"},
 }
 
-// WriteHTMLReport writes one self-contained HTML file (inline SVG charts,
+// WriteHTML writes one self-contained HTML file (inline SVG charts,
 // no scripts, no external fetches).
-func WriteHTMLReport(w io.Writer, r *SweepResult, o Objective) error {
-	charts, err := ReportCharts(r, o)
+func WriteHTML(w io.Writer, r *sweep.Result, o sweep.Objective) error {
+	charts, err := Charts(r, o)
 	if err != nil {
 		return err
 	}
@@ -904,7 +906,7 @@ func WriteHTMLReport(w io.Writer, r *SweepResult, o Objective) error {
 
 // perRunText says how each run was sized: by time or by count, with its
 // warm-up (which comes on top of the measured part).
-func perRunText(p *SweepPlan) string {
+func perRunText(p *sweep.Plan) string {
 	var b strings.Builder
 	if p.Records > 0 {
 		fmt.Fprintf(&b, "%d measured records", p.Records)
@@ -929,7 +931,7 @@ func perRunText(p *SweepPlan) string {
 }
 
 // clusterWarmupText summarises the warm-up before the first cell.
-func clusterWarmupText(w *ClusterWarmup) string {
+func clusterWarmupText(w *sweep.ClusterWarmup) string {
 	if w == nil {
 		return ""
 	}

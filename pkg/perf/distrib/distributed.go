@@ -1,4 +1,4 @@
-package perf
+package distrib
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/javafmt"
+	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/kboxdev/kbox/pkg/trogdor"
 )
 
@@ -57,7 +58,7 @@ type AgentResult struct {
 	// Result is the final result (done) or the records measured up to the
 	// last status the agent reported (failed, lost, stopped); null when
 	// the agent reported none.
-	Result *Result `json:"result"`
+	Result *perf.Result `json:"result"`
 }
 
 // DistributedResult is the merged outcome of a distributed run.
@@ -80,7 +81,7 @@ type DistributedResult struct {
 	// counts by the union of the spans.
 	AggregateRecordsPerSec float64       `json:"aggregate_records_per_sec"`
 	AggregateMBPerSec      float64       `json:"aggregate_mb_per_sec"`
-	Merged                 *Result       `json:"merged"`
+	Merged                 *perf.Result  `json:"merged"`
 	PerAgent               []AgentResult `json:"per_agent"`
 }
 
@@ -92,7 +93,7 @@ type agentRun struct {
 	lastSeen time.Time
 	state    string // "" while running
 	err      string
-	final    *Result
+	final    *perf.Result
 }
 
 // RunDistributed submits one task per workload, follows them until every
@@ -242,9 +243,9 @@ func RunDistributed(ctx context.Context, cl *trogdor.Client, coordinator string,
 // merged exactly (Merge of their histograms) and their own rates summed;
 // every agent is listed, the others counted as failed.
 func MergeAgents(kind, topic, coordinator string, submit, start time.Time, agents []AgentResult) (*DistributedResult, error) {
-	out := &DistributedResult{FormatVersion: FormatVersion, Kind: kind, Topic: topic, Coordinator: coordinator,
+	out := &DistributedResult{FormatVersion: perf.FormatVersion, Kind: kind, Topic: topic, Coordinator: coordinator,
 		Agents: len(agents), SubmitTime: submit, StartTime: start, MergedAgents: []string{}, PerAgent: []AgentResult{}}
-	var done []*Result
+	var done []*perf.Result
 	for _, ar := range agents {
 		if ar.State == AgentDone && ar.Result != nil {
 			done = append(done, ar.Result)
@@ -263,7 +264,7 @@ func MergeAgents(kind, topic, coordinator string, submit, start time.Time, agent
 		out.PerAgent = append(out.PerAgent, ar)
 	}
 	if len(done) > 0 {
-		m, err := Merge(done)
+		m, err := perf.Merge(done)
 		if err != nil {
 			return nil, err
 		}
@@ -359,7 +360,7 @@ func (d *DistributedResult) AgentRows() [][]string {
 // CSVHeader and CSVRows: one row per agent, then the merged row (agent
 // "merged").
 func (d *DistributedResult) CSVHeader() []string {
-	return append([]string{"agent", "state"}, (&Result{}).CSVHeader()...)
+	return append([]string{"agent", "state"}, (&perf.Result{}).CSVHeader()...)
 }
 
 // CSVRows lists the agents and the merged result.
@@ -399,22 +400,22 @@ func (d *DistributedResult) WriteApache(w io.Writer) error {
 			int64(l.P50Ms), int64(l.P95Ms), int64(l.P99Ms), int64(l.P999Ms))
 		return err
 	case "consume":
-		if _, err := fmt.Fprintln(w, ApacheConsumerHeader(false)); err != nil {
+		if _, err := fmt.Fprintln(w, perf.ApacheConsumerHeader(false)); err != nil {
 			return err
 		}
-		df, err := javafmt.CompileDateFormat(ApacheConsumerDateFormat)
+		df, err := javafmt.CompileDateFormat(perf.ApacheConsumerDateFormat)
 		if err != nil {
 			return err
 		}
-		WriteApacheConsumerSummary(w, &ApacheConsumerResult{Records: m.Records, Bytes: m.Bytes,
+		perf.WriteApacheConsumerSummary(w, &perf.ApacheConsumerResult{Records: m.Records, Bytes: m.Bytes,
 			StartMs: d.apacheConsumeStart().UnixMilli(), EndMs: m.MeasureEnd.UnixMilli()}, df.FormatMillis)
 		return nil
-	case KindE2E:
-		h, err := DecodeLatency(m.Histogram)
+	case perf.KindE2E:
+		h, err := perf.DecodeLatency(m.Histogram)
 		if err != nil {
 			return err
 		}
-		return writeApacheE2ELines(w, m.Latency.MeanMs, h.apacheIndexMs)
+		return h.WriteApacheE2E(w, m.Latency.MeanMs)
 	}
 	return fmt.Errorf("-o apache: no Apache line for a %s run", m.Kind)
 }

@@ -1,4 +1,4 @@
-package perf
+package distrib
 
 import (
 	"bytes"
@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/distrib/distribtest"
+	"github.com/kboxdev/kbox/pkg/perf/perftest"
 	"github.com/kboxdev/kbox/pkg/trogdor"
 )
 
@@ -86,9 +89,9 @@ func podLog(t *testing.T, last *WorkerStatus) string {
 // agents and per-agent states.
 func TestMergePodsEqualsDistributed(t *testing.T) {
 	start := time.Now().Truncate(time.Millisecond)
-	results := map[string]*Result{"p-0": resultOf(t, 100, time.Millisecond, start), "p-1": resultOf(t, 250, 3*time.Millisecond, start.Add(10*time.Millisecond)),
-		"p-2": resultOf(t, 77, 7*time.Millisecond, start.Add(20*time.Millisecond))}
-	failed := resultOf(t, 40, 2*time.Millisecond, start)
+	results := map[string]*perf.Result{"p-0": perftest.Result(t, 100, time.Millisecond, start), "p-1": perftest.Result(t, 250, 3*time.Millisecond, start.Add(10*time.Millisecond)),
+		"p-2": perftest.Result(t, 77, 7*time.Millisecond, start.Add(20*time.Millisecond))}
+	failed := perftest.Result(t, 40, 2*time.Millisecond, start)
 	final := func(agent string) *WorkerStatus {
 		if agent == "p-3" {
 			return &WorkerStatus{State: WorkerFailed, Agent: agent, Seq: 3, TaskMs: start.UnixMilli(), Error: "broker gone", Records: 40,
@@ -97,12 +100,12 @@ func TestMergePodsEqualsDistributed(t *testing.T) {
 		return &WorkerStatus{State: WorkerDone, Agent: agent, Seq: 9, TaskMs: start.UnixMilli(), StartMs: start.UnixMilli(), Result: results[agent]}
 	}
 	agents := []string{"p-0", "p-1", "p-2", "p-3"}
-	_, srv := newFake(func(agent string, _ int, _ bool) trogdor.TaskState {
+	_, srv := distribtest.NewCoordinator(func(agent string, _ int, _ bool) trogdor.TaskState {
 		st := final(agent)
 		if st.State == WorkerFailed {
-			return trogdor.TaskState{State: trogdor.Done, Error: "broker gone", Status: statusJSON(t, st)}
+			return trogdor.TaskState{State: trogdor.Done, Error: "broker gone", Status: distribtest.StatusJSON(t, st)}
 		}
-		return trogdor.TaskState{State: trogdor.Done, Status: statusJSON(t, st)}
+		return trogdor.TaskState{State: trogdor.Done, Status: distribtest.StatusJSON(t, st)}
 	})
 	defer srv.Close()
 	cl, _ := trogdor.New(srv.URL)
@@ -123,7 +126,7 @@ func TestMergePodsEqualsDistributed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mj := func(r *Result) string { b, _ := json.Marshal(r); return string(b) }
+	mj := func(r *perf.Result) string { b, _ := json.Marshal(r); return string(b) }
 	if got.Merged == nil || mj(got.Merged) != mj(dist.Merged) || got.Merged.Records != 427 {
 		t.Fatalf("merged\n%s\nwant the distributed merge\n%s", mj(got.Merged), mj(dist.Merged))
 	}

@@ -1,14 +1,15 @@
-package perf
+package sweep
 
 import (
-	"bytes"
-	"encoding/xml"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/perftest"
 )
 
 func TestParseSize(t *testing.T) {
@@ -150,8 +151,8 @@ func TestExpand(t *testing.T) {
 	}
 }
 
-func testPlan(t *testing.T, mode string, specs ...string) (*SweepPlan, []Cell) {
-	p := &SweepPlan{Mode: mode, Strategy: StrategyGrid, Dimensions: dims(t, mode, specs...), TopicPrefix: "sw", Records: 1000,
+func testPlan(t *testing.T, mode string, specs ...string) (*Plan, []Cell) {
+	p := &Plan{Mode: mode, Strategy: StrategyGrid, Dimensions: dims(t, mode, specs...), TopicPrefix: "sw", Records: 1000,
 		WarmupRecords: 100, Repeat: 2, RecordSize: 100, Producers: 1, Consumers: 1, Partitions: 3, ReplicationFactor: 1}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
@@ -201,18 +202,8 @@ func TestWorkloadTopicsTotals(t *testing.T) {
 }
 
 // fakeRun builds a run with n latencies around lat and the given rate.
-func fakeRun(t *testing.T, rate float64, lat time.Duration) SweepRun {
-	h := NewLatency()
-	for i := 0; i < 100; i++ {
-		h.Record(lat + time.Duration(i)*lat/100)
-	}
-	r := &Result{Kind: "produce", Records: 100, Bytes: 10000, RecordsPerSec: rate, MBPerSec: rate * 100 / (1 << 20)}
-	r.MeasureEnd = r.MeasureStart.Add(time.Second)
-	if err := r.finish(h); err != nil {
-		t.Fatal(err)
-	}
-	r.RecordsPerSec = rate
-	return SweepRun{Result: r, CPUPercent: 50}
+func fakeRun(t *testing.T, rate float64, lat time.Duration) Run {
+	return Run{Result: perftest.Run(t, rate, lat), CPUPercent: 50}
 }
 
 func cellResults(t *testing.T, cells []Cell, spec [][2]float64) []CellResult {
@@ -220,9 +211,9 @@ func cellResults(t *testing.T, cells []Cell, spec [][2]float64) []CellResult {
 	for i, c := range cells {
 		cr := CellResult{Cell: c, Key: c.Key()}
 		if spec[i][0] > 0 {
-			cr.Runs = []SweepRun{fakeRun(t, spec[i][0], time.Duration(spec[i][1]*float64(time.Millisecond)))}
+			cr.Runs = []Run{fakeRun(t, spec[i][0], time.Duration(spec[i][1]*float64(time.Millisecond)))}
 		} else {
-			cr.Runs = []SweepRun{{Error: "boom"}}
+			cr.Runs = []Run{{Error: "boom"}}
 		}
 		if err := cr.Summarize(); err != nil {
 			t.Fatal(err)
@@ -275,7 +266,7 @@ func TestObjectiveOrdering(t *testing.T) {
 }
 
 func TestSummarizeRepeats(t *testing.T) {
-	cr := CellResult{Runs: []SweepRun{fakeRun(t, 1000, time.Millisecond), fakeRun(t, 1200, time.Millisecond), fakeRun(t, 900, 4*time.Millisecond)}}
+	cr := CellResult{Runs: []Run{fakeRun(t, 1000, time.Millisecond), fakeRun(t, 1200, time.Millisecond), fakeRun(t, 900, 4*time.Millisecond)}}
 	if err := cr.Summarize(); err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +283,7 @@ func TestSummarizeRepeats(t *testing.T) {
 
 func TestTableAndCSV(t *testing.T) {
 	p, cells := testPlan(t, "produce", "batch.size=16k,64k", "linger.ms=0,20")
-	r := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: *p, Cells: cellResults(t, cells, [][2]float64{{1000, 5}, {3000, 40}, {0, 0}, {2000, 10}})}
+	r := &Result{FormatVersion: perf.FormatVersion, Kind: "sweep", Plan: *p, Cells: cellResults(t, cells, [][2]float64{{1000, 5}, {3000, 40}, {0, 0}, {2000, 10}})}
 	o, _ := ParseObjective("throughput")
 	tb := r.Table(o, func(s string) string { return s + "*" })
 	if tb.Header[2] != "BATCH.SIZE" || tb.Header[3] != "LINGER.MS" {
@@ -321,7 +312,7 @@ func TestResume(t *testing.T) {
 		t.Fatalf("missing file: %v %v", prev, err)
 	}
 	done := cellResults(t, cells[:2], [][2]float64{{1000, 5}, {3000, 40}})
-	if err := SaveSweep(path, &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: *p, Cells: done}); err != nil {
+	if err := Save(path, &Result{FormatVersion: perf.FormatVersion, Kind: "sweep", Plan: *p, Cells: done}); err != nil {
 		t.Fatal(err)
 	}
 	prev, err := LoadResume(path, p)
@@ -348,75 +339,12 @@ func TestResume(t *testing.T) {
 	}
 }
 
-func TestReport(t *testing.T) {
-	p, cells := testPlan(t, "produce", "batch.size=16k,64k", "linger.ms=0,20")
-	r := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: *p, Complete: true, Cells: cellResults(t, cells, [][2]float64{{1000, 5}, {3000, 40}, {0, 0}, {2000, 10}})}
-	r.Cells[0].Runs[0].Result.Intervals = []Interval{{ElapsedSec: 1, RecordsPerSec: 900, P99Ms: 3}, {ElapsedSec: 2, RecordsPerSec: 1100, P99Ms: 4}}
-	o, _ := ParseObjective("throughput-at-p99<=25")
-	var b bytes.Buffer
-	if err := WriteHTMLReport(&b, r, o); err != nil {
-		t.Fatal(err)
-	}
-	html := b.String()
-	for _, id := range []string{"throughput-vs-batch.size", "throughput-vs-linger.ms", "latency-per-cell", "throughput-vs-p99", "series-rate", "series-p99"} {
-		i := strings.Index(html, `<figure id="`+id+`"`)
-		if i < 0 {
-			t.Fatalf("chart %s missing", id)
-		}
-		if !strings.HasPrefix(html[i+len(`<figure id="`+id+`" class="chart">`):], "<svg") {
-			t.Fatalf("chart %s has no inline svg", id)
-		}
-	}
-	for _, banned := range []string{"<script", "src=", "@import", "url(", "<link"} {
-		if strings.Contains(html, banned) {
-			t.Fatalf("report is not self-contained: has %q", banned)
-		}
-	}
-	for _, line := range strings.Split(html, "\n") {
-		if strings.Contains(line, "http") && !strings.Contains(line, "www.w3.org") {
-			t.Fatalf("external reference: %.200s", line)
-		}
-	}
-	if !strings.Contains(html, `<tr class="best"><td class="s">1 best</td><td class="s">4</td>`) {
-		t.Fatalf("best row (cell 4 under p99<=25) not marked")
-	}
-	// Every inline SVG is well-formed XML.
-	for rest := html; ; {
-		i := strings.Index(rest, "<svg")
-		if i < 0 {
-			break
-		}
-		j := strings.Index(rest[i:], "</svg>")
-		dec := xml.NewDecoder(strings.NewReader(rest[i : i+j+6]))
-		for {
-			if _, err := dec.Token(); err != nil {
-				if err.Error() != "EOF" {
-					t.Fatalf("svg not well-formed: %v", err)
-				}
-				break
-			}
-		}
-		rest = rest[i+j+6:]
-	}
-	var png bytes.Buffer
-	if err := WritePNGReport(&png, r, o); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.HasPrefix(png.Bytes(), []byte("\x89PNG\r\n\x1a\n")) || png.Len() < 5000 {
-		t.Fatalf("png: %d bytes", png.Len())
-	}
-	chart := TerminalChart(r)
-	if !strings.Contains(chart, "records/s by cell #1..#4") || strings.Count(chart, "\n") < 8 {
-		t.Fatalf("terminal chart:\n%s", chart)
-	}
-}
-
 func TestMergeSweeps(t *testing.T) {
 	p, cells := testPlan(t, "produce", "batch.size=16k,64k")
-	mk := func(rates ...float64) *SweepResult {
-		r := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: *p, Complete: true}
+	mk := func(rates ...float64) *Result {
+		r := &Result{FormatVersion: perf.FormatVersion, Kind: "sweep", Plan: *p, Complete: true}
 		for i, c := range cells {
-			cr := CellResult{Cell: c, Key: c.Key(), Runs: []SweepRun{fakeRun(t, rates[i], time.Duration(i+1)*time.Millisecond)}}
+			cr := CellResult{Cell: c, Key: c.Key(), Runs: []Run{fakeRun(t, rates[i], time.Duration(i+1)*time.Millisecond)}}
 			if err := cr.Summarize(); err != nil {
 				t.Fatal(err)
 			}
@@ -424,7 +352,7 @@ func TestMergeSweeps(t *testing.T) {
 		}
 		return r
 	}
-	m, err := MergeSweeps([]*SweepResult{mk(100, 200), mk(100, 200)})
+	m, err := Merge([]*Result{mk(100, 200), mk(100, 200)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,7 +365,7 @@ func TestMergeSweeps(t *testing.T) {
 	}
 	other := mk(1, 2)
 	other.Plan.Records = 7
-	if _, err := MergeSweeps([]*SweepResult{mk(1, 2), other}); err == nil || !strings.Contains(err.Error(), "file 2: it was written by a different sweep") {
+	if _, err := Merge([]*Result{mk(1, 2), other}); err == nil || !strings.Contains(err.Error(), "file 2: it was written by a different sweep") {
 		t.Fatalf("different plans: %v", err)
 	}
 }
@@ -447,7 +375,7 @@ func TestMergeSweeps(t *testing.T) {
 // few records/s but high MB/s (large records) is no stall.
 func TestFlags(t *testing.T) {
 	_, cells := testPlan(t, "produce", "linger.ms=0,1,2,3,4,5")
-	res := &SweepResult{Checks: SweepChecks{MinRunSec: 0.5, MaxSpreadPercent: 25, StallFactor: 10}}
+	res := &Result{Checks: Checks{MinRunSec: 0.5, MaxSpreadPercent: 25, StallFactor: 10}}
 	res.Cells = cellResults(t, cells, [][2]float64{{600000, 50}, {500000, 60}, {550000, 40}, {20000, 2000}, {20000, 900}, {500000, 50}})
 	spread := &res.Cells[5] // repeats 500k and 300k: 50 % spread
 	spread.Runs = append(spread.Runs, fakeRun(t, 300000, 50*time.Millisecond))
@@ -484,7 +412,7 @@ func TestFlags(t *testing.T) {
 		t.Errorf("last column %s", h)
 	}
 	// Checks off: nothing flagged.
-	res.Checks = SweepChecks{}
+	res.Checks = Checks{}
 	res.Flag()
 	for _, c := range res.Cells {
 		if len(c.Flags) > 0 {
@@ -494,10 +422,10 @@ func TestFlags(t *testing.T) {
 }
 
 func TestAgreeingRuns(t *testing.T) {
-	run := func(rate float64) SweepRun {
-		return SweepRun{Result: &Result{Records: 100, RecordsPerSec: rate}}
+	run := func(rate float64) Run {
+		return Run{Result: &perf.Result{Records: 100, RecordsPerSec: rate}}
 	}
-	pool := []SweepRun{run(100), run(40), run(180), run(95), {Error: "boom"}, run(300), run(104), {Result: &Result{Records: 10, Failed: 1, RecordsPerSec: 101}}}
+	pool := []Run{run(100), run(40), run(180), run(95), {Error: "boom"}, run(300), run(104), {Result: &perf.Result{Records: 10, Failed: 1, RecordsPerSec: 101}}}
 	best, rest := agreeingRuns(pool, 3)
 	var got []float64
 	for _, r := range best {

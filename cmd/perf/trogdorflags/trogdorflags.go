@@ -1,18 +1,22 @@
-package cmdutil
+// Package trogdorflags holds the flags of a run on Trogdor agents, shared by
+// kbox perf distributed and kbox perf sweep --vary agents=...: the command
+// layer (cmd/cmdutil) stays free of the perf packages.
+package trogdorflags
 
 import (
 	"strings"
 	"time"
 
-	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/pkg/perf/distrib"
 	"github.com/kboxdev/kbox/pkg/trogdor"
 	"github.com/spf13/cobra"
 )
 
-// TrogdorFlags are the flags of a run on Trogdor agents (kbox perf
+// Flags are the flags of a run on Trogdor agents (kbox perf
 // distributed, kbox perf sweep --vary agents=...): the coordinator, the
 // agents and how their tasks run.
-type TrogdorFlags struct {
+type Flags struct {
 	Coordinator  string
 	Agents       string
 	Command      string
@@ -23,7 +27,7 @@ type TrogdorFlags struct {
 
 // Register adds the flags to cmd; --coordinator and --agents default to
 // $TROGDOR_COORDINATOR and $TROGDOR_AGENTS.
-func (t *TrogdorFlags) Register(f *Factory, cmd *cobra.Command) {
+func (t *Flags) Register(f *cmdutil.Factory, cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&t.Coordinator, "coordinator", f.Getenv("TROGDOR_COORDINATOR"), "Trogdor coordinator URL, http://host:port (default $TROGDOR_COORDINATOR)")
 	fl.StringVar(&t.Agents, "agents", f.Getenv("TROGDOR_AGENTS"), "comma-separated Trogdor agent node names, one task each (default $TROGDOR_AGENTS)")
@@ -35,28 +39,28 @@ func (t *TrogdorFlags) Register(f *Factory, cmd *cobra.Command) {
 
 // Distributor checks the flags (a *FlagError naming the flag) and returns
 // the driver; nothing is contacted yet.
-func (t *TrogdorFlags) Distributor(perAgent bool) (*perf.Distributor, error) {
+func (t *Flags) Distributor(perAgent bool) (*distrib.Distributor, error) {
 	if t.Coordinator == "" {
-		return nil, FlagErrorf("--coordinator is required (or set TROGDOR_COORDINATOR)")
+		return nil, cmdutil.FlagErrorf("--coordinator is required (or set TROGDOR_COORDINATOR)")
 	}
 	cl, err := trogdor.New(t.Coordinator)
 	if err != nil {
-		return nil, FlagErrorf("--coordinator: %v", err)
+		return nil, cmdutil.FlagErrorf("--coordinator: %v", err)
 	}
 	if strings.TrimSpace(t.Agents) == "" {
-		return nil, FlagErrorf("--agents is required (or set TROGDOR_AGENTS)")
+		return nil, cmdutil.FlagErrorf("--agents is required (or set TROGDOR_AGENTS)")
 	}
-	agents, err := perf.ParseAgents(t.Agents)
+	agents, err := distrib.ParseAgents(t.Agents)
 	if err != nil {
-		return nil, FlagErrorf("--agents: %v", err)
+		return nil, cmdutil.FlagErrorf("--agents: %v", err)
 	}
 	command := strings.Fields(t.Command)
 	if len(command) == 0 {
-		return nil, FlagErrorf("--worker-command must not be empty")
+		return nil, cmdutil.FlagErrorf("--worker-command must not be empty")
 	}
 	if t.StartDelay < 0 || t.AgentTimeout <= 0 || t.TaskTimeout <= 0 {
-		return nil, FlagErrorf("--start-delay must not be negative; --agent-timeout and --task-timeout must be positive")
+		return nil, cmdutil.FlagErrorf("--start-delay must not be negative; --agent-timeout and --task-timeout must be positive")
 	}
-	return &perf.Distributor{Client: cl, Coordinator: t.Coordinator, Agents: agents, Command: command,
+	return &distrib.Distributor{Client: cl, Coordinator: t.Coordinator, Agents: agents, Command: command,
 		StartDelay: t.StartDelay, AgentTimeout: t.AgentTimeout, TaskTimeout: t.TaskTimeout, PerAgent: perAgent}, nil
 }

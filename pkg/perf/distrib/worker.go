@@ -1,4 +1,4 @@
-package perf
+package distrib
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/kboxdev/kbox/pkg/perf"
 )
 
 // The Trogdor ExternalCommand protocol (Apache Kafka's
@@ -83,7 +85,7 @@ func ReadTask(r io.Reader) (*Task, error) {
 // Check validates a workload before any work.
 func (w *AgentWorkload) Check() error {
 	switch {
-	case w.Kind != "produce" && w.Kind != "consume" && w.Kind != KindE2E:
+	case w.Kind != "produce" && w.Kind != "consume" && w.Kind != perf.KindE2E:
 		return fmt.Errorf("workload kind %q: want produce, consume or e2e", w.Kind)
 	case w.Topic == "":
 		return errors.New("workload has no topic")
@@ -95,7 +97,7 @@ func (w *AgentWorkload) Check() error {
 		return errors.New("workload needs clients > 0")
 	case w.Kind == "produce" && w.RecordSize <= 0:
 		return errors.New("workload needs record_size > 0")
-	case w.Kind == KindE2E && (w.RecordSize < 0 || w.PollTimeoutMs < 0):
+	case w.Kind == perf.KindE2E && (w.RecordSize < 0 || w.PollTimeoutMs < 0):
 		return errors.New("workload record_size and poll_timeout_ms must not be negative")
 	case w.WarmupRecords < 0 || w.WarmupMs < 0:
 		return errors.New("workload warm-up must not be negative")
@@ -115,19 +117,19 @@ const (
 // encoded histogram of the measured records so far, and the full result
 // when done. Seq grows with every status, so a driver sees a stalled agent.
 type WorkerStatus struct {
-	State     string  `json:"state"`
-	Agent     string  `json:"agent"`
-	Seq       int64   `json:"seq"`
-	UpdatedMs int64   `json:"updated_ms"`
-	TaskMs    int64   `json:"task_received_ms"` // when the task line was read
-	StartMs   int64   `json:"start_ms"`         // when the load started
-	Done      int64   `json:"done"`             // acknowledged/received, warm-up included
-	Records   int64   `json:"records"`          // measured
-	Bytes     int64   `json:"bytes"`
-	Rate      float64 `json:"records_per_sec"` // recent rate
-	Histogram string  `json:"histogram,omitempty"`
-	Result    *Result `json:"result,omitempty"` // the final result (done, or failed with a partial one)
-	Error     string  `json:"error,omitempty"`
+	State     string       `json:"state"`
+	Agent     string       `json:"agent"`
+	Seq       int64        `json:"seq"`
+	UpdatedMs int64        `json:"updated_ms"`
+	TaskMs    int64        `json:"task_received_ms"` // when the task line was read
+	StartMs   int64        `json:"start_ms"`         // when the load started
+	Done      int64        `json:"done"`             // acknowledged/received, warm-up included
+	Records   int64        `json:"records"`          // measured
+	Bytes     int64        `json:"bytes"`
+	Rate      float64      `json:"records_per_sec"` // recent rate
+	Histogram string       `json:"histogram,omitempty"`
+	Result    *perf.Result `json:"result,omitempty"` // the final result (done, or failed with a partial one)
+	Error     string       `json:"error,omitempty"`
 }
 
 // StatusLine encodes one ExternalCommand stdout line carrying s.
@@ -164,24 +166,24 @@ func ParseStatus(raw json.RawMessage) (s *WorkerStatus, ok bool) {
 
 // Partial turns a status into a result of the records measured so far
 // (the run's final result when there is one).
-func (s *WorkerStatus) Partial(kind, topic string) (*Result, error) {
+func (s *WorkerStatus) Partial(kind, topic string) (*perf.Result, error) {
 	if s.Result != nil {
 		return s.Result, nil
 	}
-	h := NewLatency()
+	h := perf.NewLatency()
 	if s.Histogram != "" {
-		d, err := DecodeLatency(s.Histogram)
+		d, err := perf.DecodeLatency(s.Histogram)
 		if err != nil {
 			return nil, err
 		}
 		h = d
 	}
-	r := &Result{Kind: kind, Topic: topic, Records: s.Records, Bytes: s.Bytes,
+	r := &perf.Result{Kind: kind, Topic: topic, Records: s.Records, Bytes: s.Bytes,
 		MeasureStart: time.UnixMilli(s.StartMs), MeasureEnd: time.UnixMilli(s.UpdatedMs)}
 	if s.StartMs == 0 {
 		r.MeasureStart = r.MeasureEnd
 	}
-	if err := r.finish(h); err != nil {
+	if err := r.Complete(h); err != nil {
 		return nil, err
 	}
 	return r, nil

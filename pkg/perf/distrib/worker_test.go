@@ -1,4 +1,4 @@
-package perf
+package distrib
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kboxdev/kbox/pkg/perf"
 )
 
 // The task lines in testdata/trogdor were captured from a Trogdor 4.3.0
@@ -65,7 +67,7 @@ func TestReadTaskBad(t *testing.T) {
 // A status line is what the agent stores as the task's status; the
 // coordinator returns it verbatim, and the histogram in it merges exactly.
 func TestStatusLineRoundTrip(t *testing.T) {
-	h := NewLatency()
+	h := perf.NewLatency()
 	for i := 1; i <= 1000; i++ {
 		h.Record(time.Duration(i) * time.Millisecond)
 	}
@@ -142,7 +144,7 @@ func TestSplitWorkload(t *testing.T) {
 		if aw.Agent != []string{"a", "b", "c"}[i] || aw.Index != i || aw.Agents != 3 || aw.Clients != 2 || aw.ClientID != "kbox-perf-producer-"+aw.Agent || aw.Rate != 100 {
 			t.Fatalf("share %d: %+v", i, aw)
 		}
-		for _, k := range KeyRange(aw.KeyFirst, aw.KeyCardinality) {
+		for _, k := range perf.KeyRange(aw.KeyFirst, aw.KeyCardinality) {
 			if keys[string(k)] {
 				t.Fatalf("key %s in two agents' ranges", k)
 			}

@@ -1,4 +1,4 @@
-package perf
+package sweep
 
 import (
 	"encoding/json"
@@ -76,6 +76,10 @@ type Dimension struct {
 	Values []string `json:"values"`
 	Labels []string `json:"labels"`
 }
+
+// Bytes says whether the dimension's values are byte sizes (record-size,
+// batch.size, fetch.max.bytes, ...).
+func (d Dimension) Bytes() bool { return d.Name == DimRecordSize || sizeProps[d.Name] }
 
 // ParseSize parses a byte size: a plain integer or one with a k, m or g
 // suffix (powers of 1024; kb/kib/mb/mib/gb/gib also accepted).
@@ -314,9 +318,9 @@ func Expand(dims []Dimension, strategy string) ([]Cell, error) {
 	return cells, nil
 }
 
-// SweepPlan is everything that defines a sweep; a results file can only
+// Plan is everything that defines a sweep; a results file can only
 // be resumed by the same plan.
-type SweepPlan struct {
+type Plan struct {
 	Mode        string      `json:"mode"` // produce, consume or e2e
 	Strategy    string      `json:"strategy"`
 	Preset      string      `json:"preset,omitempty"`
@@ -348,7 +352,7 @@ type SweepPlan struct {
 
 // OverAgents reports whether the plan varies the number of agents: its
 // cells then run distributed (kbox perf distributed's driver).
-func (p *SweepPlan) OverAgents() bool {
+func (p *Plan) OverAgents() bool {
 	for _, d := range p.Dimensions {
 		if d.Name == DimAgents {
 			return true
@@ -360,7 +364,7 @@ func (p *SweepPlan) OverAgents() bool {
 // CheckAgents checks a sweep over agents once its dimensions are parsed:
 // it needs the coordinator and the agents, no cell may ask for more agents
 // than were given, and a run sized by --records needs a record per agent.
-func (p *SweepPlan) CheckAgents() error {
+func (p *Plan) CheckAgents() error {
 	if !p.OverAgents() {
 		if p.Coordinator != "" || len(p.Agents) > 0 {
 			return errors.New("--coordinator and --agents go with --vary agents=N1,N2,... (a sweep over Trogdor agents)")
@@ -395,7 +399,7 @@ func (p *SweepPlan) CheckAgents() error {
 
 // AgentsFor returns the agents a cell runs on: the first N of the plan's
 // agents for the cell's agents=N (nil when the plan does not vary agents).
-func (p *SweepPlan) AgentsFor(c Cell) []string {
+func (p *Plan) AgentsFor(c Cell) []string {
 	if !p.OverAgents() {
 		return nil
 	}
@@ -407,7 +411,7 @@ func (p *SweepPlan) AgentsFor(c Cell) []string {
 }
 
 // Validate checks the plan's fixed numbers.
-func (p *SweepPlan) Validate() error {
+func (p *Plan) Validate() error {
 	switch {
 	case p.Mode != "produce" && p.Mode != "consume" && p.Mode != "e2e":
 		return fmt.Errorf("unknown sweep mode %q", p.Mode)
@@ -449,7 +453,7 @@ type Workload struct {
 
 // Workload returns the cell's workload: the plan's fixed values overridden
 // by the cell's workload dimensions.
-func (p *SweepPlan) Workload(c Cell) Workload {
+func (p *Plan) Workload(c Cell) Workload {
 	w := Workload{RecordSize: p.RecordSize, Producers: p.Producers, Consumers: p.Consumers, Partitions: p.Partitions,
 		ReplicationFactor: p.ReplicationFactor, KeyCardinality: p.KeyCardinality, Props: map[string]string{}}
 	for i, s := range c.Settings {
@@ -483,7 +487,7 @@ func (p *SweepPlan) Workload(c Cell) Workload {
 // topicDims are the dimensions that need a topic of their own: for a
 // produce sweep the topic's shape, for a consume sweep also what the
 // topic was filled with.
-func (p *SweepPlan) topicDims() map[string]bool {
+func (p *Plan) topicDims() map[string]bool {
 	// A sweep over agents gives each cell a topic of its own: what each
 	// cell wrote is on its topic.
 	m := map[string]bool{DimPartitions: true, DimReplicationFactor: true, DimAgents: true}
@@ -498,7 +502,7 @@ func (p *SweepPlan) topicDims() map[string]bool {
 // fresh topic of its own (a produce sweep varying partitions or
 // replication-factor). Consume sweeps share one filled topic between the
 // cells that read the same data.
-func (p *SweepPlan) TopicFor(c Cell, cells []Cell) (name string, shared bool) {
+func (p *Plan) TopicFor(c Cell, cells []Cell) (name string, shared bool) {
 	td := p.topicDims()
 	varies := false
 	for _, d := range p.Dimensions {
@@ -538,10 +542,10 @@ func (p *SweepPlan) TopicFor(c Cell, cells []Cell) (name string, shared bool) {
 }
 
 // Duration is the measured time of a run (0 when runs are sized by records).
-func (p *SweepPlan) Duration() time.Duration { return secDuration(p.DurationSec) }
+func (p *Plan) Duration() time.Duration { return secDuration(p.DurationSec) }
 
 // WarmupDuration is the timed warm-up of a run.
-func (p *SweepPlan) WarmupDuration() time.Duration { return secDuration(p.WarmupDurationSec) }
+func (p *Plan) WarmupDuration() time.Duration { return secDuration(p.WarmupDurationSec) }
 
 func secDuration(s float64) time.Duration { return time.Duration(math.Round(s * float64(time.Second))) }
 
@@ -562,7 +566,7 @@ type Totals struct {
 func (t Totals) Total() int64 { return t.Records + t.FillRecords }
 
 // Totals computes the sweep's size before anything runs.
-func (p *SweepPlan) Totals(cells []Cell) Totals {
+func (p *Plan) Totals(cells []Cell) Totals {
 	t := Totals{Cells: len(cells), Runs: len(cells) * p.Repeat}
 	if p.Records > 0 {
 		t.RunRecords = p.Records + p.WarmupRecords
@@ -584,7 +588,7 @@ func (p *SweepPlan) Totals(cells []Cell) Totals {
 
 // Compatible reports how a stored plan differs from this one (nil when a
 // results file written by prev can be resumed).
-func (p *SweepPlan) Compatible(prev *SweepPlan) error {
+func (p *Plan) Compatible(prev *Plan) error {
 	a, _ := json.Marshal(p)
 	b, _ := json.Marshal(prev)
 	if string(a) == string(b) {

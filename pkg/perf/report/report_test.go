@@ -1,4 +1,4 @@
-package perf
+package report
 
 import (
 	"bytes"
@@ -12,7 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/perftest"
+	"github.com/kboxdev/kbox/pkg/perf/sweep"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotutil"
 )
@@ -20,29 +24,29 @@ import (
 // chartSweep is a finished sweep over the dimensions specs with
 // strategy; rate gives each cell's records/s (0: the cell failed), flags
 // its flags.
-func chartSweep(t *testing.T, strategy string, rate func(c Cell) (float64, []string), specs ...string) *SweepResult {
+func chartSweep(t *testing.T, strategy string, rate func(c sweep.Cell) (float64, []string), specs ...string) *sweep.Result {
 	t.Helper()
-	p := &SweepPlan{Mode: "produce", Strategy: strategy, TopicPrefix: "rc", Records: 1000, Repeat: 1, RecordSize: 100,
+	p := &sweep.Plan{Mode: "produce", Strategy: strategy, TopicPrefix: "rc", Records: 1000, Repeat: 1, RecordSize: 100,
 		Producers: 1, Consumers: 1, Partitions: 3, ReplicationFactor: 1}
 	for _, s := range specs {
-		d, err := ParseVary(s, "produce")
+		d, err := sweep.ParseVary(s, "produce")
 		if err != nil {
 			t.Fatal(err)
 		}
 		p.Dimensions = append(p.Dimensions, d)
 	}
-	cells, err := Expand(p.Dimensions, strategy)
+	cells, err := sweep.Expand(p.Dimensions, strategy)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: *p, Complete: true}
+	r := &sweep.Result{FormatVersion: perf.FormatVersion, Kind: "sweep", Plan: *p, Complete: true}
 	for _, c := range cells {
 		v, flags := rate(c)
-		cr := CellResult{Cell: c, Key: c.Key(), Flags: flags}
+		cr := sweep.CellResult{Cell: c, Key: c.Key(), Flags: flags}
 		if v > 0 {
 			w := p.Workload(c)
 			cr.RecordsPerSec, cr.MBPerSec, cr.Records = v, v*float64(w.RecordSize)/(1<<20), 1000
-			cr.Latency = LatencySummary{Count: 1000, P50Ms: 2, P90Ms: 3, P99Ms: 5, P999Ms: 7, MaxMs: 9}
+			cr.Latency = perf.LatencySummary{Count: 1000, P50Ms: 2, P90Ms: 3, P99Ms: 5, P999Ms: 7, MaxMs: 9}
 		}
 		r.Cells = append(r.Cells, cr)
 	}
@@ -65,7 +69,7 @@ func TestAxisFor(t *testing.T) {
 		{"acks=1,0,-1", false, false, false}, // modes, though they parse as numbers
 		{"enable.idempotence=true,false", false, false, false},
 	} {
-		d, err := ParseVary(tc.spec, "produce")
+		d, err := sweep.ParseVary(tc.spec, "produce")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +105,7 @@ func TestDimensionTicks(t *testing.T) {
 		// but loses its label.
 		{"linger.ms=100,101,0,200", "0 100 200", []float64{101}},
 	} {
-		d, err := ParseVary(tc.spec, "produce")
+		d, err := sweep.ParseVary(tc.spec, "produce")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,24 +258,24 @@ func chartByID(t *testing.T, charts []Chart, id string) Chart {
 // sorted, the baseline marked, flagged cells marked and named.
 func TestOneAtATimeCharts(t *testing.T) {
 	sizes := map[string]float64{"10": 600000, "100": 400000, "1000": 100000, "10000": 12000}
-	r := chartSweep(t, StrategyOneAtATime, func(c Cell) (float64, []string) {
-		rs, _ := c.Get(DimRecordSize)
-		pa, _ := c.Get(DimPartitions)
+	r := chartSweep(t, sweep.StrategyOneAtATime, func(c sweep.Cell) (float64, []string) {
+		rs, _ := c.Get(sweep.DimRecordSize)
+		pa, _ := c.Get(sweep.DimPartitions)
 		v := sizes[rs]
 		if pa != "6" {
 			v *= 0.8
 		}
 		var flags []string
 		if rs == "10" {
-			flags = []string{FlagShortRun}
+			flags = []string{sweep.FlagShortRun}
 		}
 		if pa == "1" {
-			flags = []string{FlagOutlier, FlagStall}
+			flags = []string{sweep.FlagOutlier, sweep.FlagStall}
 		}
 		return v, flags
 	}, "record-size=100,10,1000,10000", "partitions=6,1,3,9", "compression.type=none,gzip,lz4")
-	o, _ := ParseObjective("throughput")
-	charts, err := ReportCharts(r, o)
+	o, _ := sweep.ParseObjective("throughput")
+	charts, err := Charts(r, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,8 +345,8 @@ func TestOneAtATimeCharts(t *testing.T) {
 // TestGridCharts: a grid draws one line (or one colour of bars) per
 // combination of the other dimensions, each line sorted by x.
 func TestGridCharts(t *testing.T) {
-	r := chartSweep(t, StrategyGrid, func(c Cell) (float64, []string) {
-		rs, _ := c.Get(DimRecordSize)
+	r := chartSweep(t, sweep.StrategyGrid, func(c sweep.Cell) (float64, []string) {
+		rs, _ := c.Get(sweep.DimRecordSize)
 		n, _ := strconv.Atoi(rs)
 		return 1e6 / math.Sqrt(float64(n)), nil
 	}, "compression.type=none,lz4", "record-size=1000,10,100")
@@ -412,16 +416,16 @@ func TestGridCharts(t *testing.T) {
 // TestHTMLReportFlagsAndPairs: the table names each flagged cell's flags,
 // and records/s and MB/s charts share a row.
 func TestHTMLReportFlagsAndPairs(t *testing.T) {
-	r := chartSweep(t, StrategyOneAtATime, func(c Cell) (float64, []string) {
+	r := chartSweep(t, sweep.StrategyOneAtATime, func(c sweep.Cell) (float64, []string) {
 		bs, _ := c.Get("batch.size")
 		if bs == "65536" {
-			return 2000, []string{FlagShortRun, FlagStall}
+			return 2000, []string{sweep.FlagShortRun, sweep.FlagStall}
 		}
 		return 1000, nil
 	}, "batch.size=16k,64k", "acks=all,1")
-	o, _ := ParseObjective("throughput")
+	o, _ := sweep.ParseObjective("throughput")
 	var b bytes.Buffer
-	if err := WriteHTMLReport(&b, r, o); err != nil {
+	if err := WriteHTML(&b, r, o); err != nil {
 		t.Fatal(err)
 	}
 	h := b.String()
@@ -448,7 +452,7 @@ func TestHTMLReportFlagsAndPairs(t *testing.T) {
 		r.Cells[i].Flags = nil
 	}
 	b.Reset()
-	if err := WriteHTMLReport(&b, r, o); err != nil {
+	if err := WriteHTML(&b, r, o); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), "FLAGS:") || strings.Contains(b.String(), "flagged (") || strings.Contains(b.String(), `flagged"`) {
@@ -460,11 +464,11 @@ func TestHTMLReportFlagsAndPairs(t *testing.T) {
 // PNG, only when there are some.
 func TestPNGReportFlags(t *testing.T) {
 	amber := color.RGBA{R: 235, G: 150, B: 20, A: 255}
-	has := func(r *SweepResult) bool {
+	has := func(r *sweep.Result) bool {
 		t.Helper()
-		o, _ := ParseObjective("throughput")
+		o, _ := sweep.ParseObjective("throughput")
 		var b bytes.Buffer
-		if err := WritePNGReport(&b, r, o); err != nil {
+		if err := WritePNG(&b, r, o); err != nil {
 			t.Fatal(err)
 		}
 		img, err := png.Decode(&b)
@@ -481,42 +485,122 @@ func TestPNGReportFlags(t *testing.T) {
 		}
 		return n > 5000 // a bar, not the legend swatch (about 500 pixels)
 	}
-	rate := func(flag bool) func(c Cell) (float64, []string) {
-		return func(c Cell) (float64, []string) {
+	rate := func(flag bool) func(c sweep.Cell) (float64, []string) {
+		return func(c sweep.Cell) (float64, []string) {
 			ls, _ := c.Get("linger.ms")
 			if ls == "5" && flag {
-				return 900, []string{FlagOutlier}
+				return 900, []string{sweep.FlagOutlier}
 			}
 			return 1000, nil
 		}
 	}
-	if !has(chartSweep(t, StrategyGrid, rate(true), "linger.ms=0,5,20")) {
+	if !has(chartSweep(t, sweep.StrategyGrid, rate(true), "linger.ms=0,5,20")) {
 		t.Error("flagged cell not drawn in its colour")
 	}
-	if has(chartSweep(t, StrategyGrid, rate(false), "linger.ms=0,5,20")) {
+	if has(chartSweep(t, sweep.StrategyGrid, rate(false), "linger.ms=0,5,20")) {
 		t.Error("flag colour without a flagged cell")
 	}
 }
 
 func TestPerRunText(t *testing.T) {
 	for _, c := range []struct {
-		p    SweepPlan
+		p    sweep.Plan
 		want string
 	}{
-		{SweepPlan{DurationSec: 5, WarmupDurationSec: 1, RecordSize: 100}, "5 s measured after a warm-up of 1 s, 100-byte values"},
-		{SweepPlan{Records: 50000, WarmupRecords: 5000, RecordSize: 1024, Throughput: 1000}, "50000 measured records after a warm-up of 5000 records, 1024-byte values, target 1000 records/s"},
-		{SweepPlan{DurationSec: 2.5, RecordSize: 10}, "2.5 s measured, 10-byte values"},
+		{sweep.Plan{DurationSec: 5, WarmupDurationSec: 1, RecordSize: 100}, "5 s measured after a warm-up of 1 s, 100-byte values"},
+		{sweep.Plan{Records: 50000, WarmupRecords: 5000, RecordSize: 1024, Throughput: 1000}, "50000 measured records after a warm-up of 5000 records, 1024-byte values, target 1000 records/s"},
+		{sweep.Plan{DurationSec: 2.5, RecordSize: 10}, "2.5 s measured, 10-byte values"},
 	} {
 		if got := perRunText(&c.p); got != c.want {
 			t.Errorf("perRunText(%+v) = %q, want %q", c.p, got, c.want)
 		}
 	}
-	w := &ClusterWarmup{Topic: "kbox-warmup", Seconds: 17, MaxSeconds: 60, Stable: true, WindowRecordsPerSec: []float64{1e5, 2e5, 201000}}
+	w := &sweep.ClusterWarmup{Topic: "kbox-warmup", Seconds: 17, MaxSeconds: 60, Stable: true, WindowRecordsPerSec: []float64{1e5, 2e5, 201000}}
 	if got, want := clusterWarmupText(w), "17 s on topic kbox-warmup, stable; last 1 s window 201000 records/s"; got != want {
 		t.Errorf("clusterWarmupText = %q, want %q", got, want)
 	}
 	w.Stable = false
 	if got := clusterWarmupText(w); !strings.Contains(got, "not stable within 60 s") {
 		t.Errorf("unstable warm-up text %q", got)
+	}
+}
+
+// ranSweep is a grid sweep over specs whose cells ran once each: at
+// spec[i][0] records/s with latencies from spec[i][1] ms (0: the cell failed).
+func ranSweep(t *testing.T, spec [][2]float64, specs ...string) *sweep.Result {
+	t.Helper()
+	r := chartSweep(t, sweep.StrategyGrid, func(sweep.Cell) (float64, []string) { return 0, nil }, specs...)
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		c.Runs = []sweep.Run{{Error: "boom"}}
+		if spec[i][0] > 0 {
+			c.Runs = []sweep.Run{{Result: perftest.Run(t, spec[i][0], time.Duration(spec[i][1]*float64(time.Millisecond))), CPUPercent: 50}}
+		}
+		if err := c.Summarize(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+func TestReport(t *testing.T) {
+	r := ranSweep(t, [][2]float64{{1000, 5}, {3000, 40}, {0, 0}, {2000, 10}}, "batch.size=16k,64k", "linger.ms=0,20")
+	r.Cells[0].Runs[0].Result.Intervals = []perf.Interval{{ElapsedSec: 1, RecordsPerSec: 900, P99Ms: 3}, {ElapsedSec: 2, RecordsPerSec: 1100, P99Ms: 4}}
+	o, _ := sweep.ParseObjective("throughput-at-p99<=25")
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r, o); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, id := range []string{"throughput-vs-batch.size", "throughput-vs-linger.ms", "latency-per-cell", "throughput-vs-p99", "series-rate", "series-p99"} {
+		i := strings.Index(html, `<figure id="`+id+`"`)
+		if i < 0 {
+			t.Fatalf("chart %s missing", id)
+		}
+		if !strings.HasPrefix(html[i+len(`<figure id="`+id+`" class="chart">`):], "<svg") {
+			t.Fatalf("chart %s has no inline svg", id)
+		}
+	}
+	for _, banned := range []string{"<script", "src=", "@import", "url(", "<link"} {
+		if strings.Contains(html, banned) {
+			t.Fatalf("report is not self-contained: has %q", banned)
+		}
+	}
+	for _, line := range strings.Split(html, "\n") {
+		if strings.Contains(line, "http") && !strings.Contains(line, "www.w3.org") {
+			t.Fatalf("external reference: %.200s", line)
+		}
+	}
+	if !strings.Contains(html, `<tr class="best"><td class="s">1 best</td><td class="s">4</td>`) {
+		t.Fatalf("best row (cell 4 under p99<=25) not marked")
+	}
+	// Every inline SVG is well-formed XML.
+	for rest := html; ; {
+		i := strings.Index(rest, "<svg")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(rest[i:], "</svg>")
+		dec := xml.NewDecoder(strings.NewReader(rest[i : i+j+6]))
+		for {
+			if _, err := dec.Token(); err != nil {
+				if err.Error() != "EOF" {
+					t.Fatalf("svg not well-formed: %v", err)
+				}
+				break
+			}
+		}
+		rest = rest[i+j+6:]
+	}
+	var png bytes.Buffer
+	if err := WritePNG(&png, r, o); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(png.Bytes(), []byte("\x89PNG\r\n\x1a\n")) || png.Len() < 5000 {
+		t.Fatalf("png: %d bytes", png.Len())
+	}
+	chart := TerminalChart(r)
+	if !strings.Contains(chart, "records/s by cell #1..#4") || strings.Count(chart, "\n") < 8 {
+		t.Fatalf("terminal chart:\n%s", chart)
 	}
 }

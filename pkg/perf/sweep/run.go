@@ -1,4 +1,4 @@
-package perf
+package sweep
 
 import (
 	"context"
@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// SweepEnv is what a sweep needs from its caller: clients built from the
+// Env is what a sweep needs from its caller: clients built from the
 // user's connection plus a cell's properties, and topic administration.
-type SweepEnv interface {
+type Env interface {
 	// Clients builds n connected clients for role with the extra
 	// properties applied over the user's (consumers in one fresh group,
 	// subscribed to topic from the start). settings are the effective
@@ -39,32 +40,32 @@ type SweepEnv interface {
 	DeleteTopics(ctx context.Context, names ...string) error
 }
 
-// SweepEventKind says what a SweepEvent reports.
-type SweepEventKind int
+// EventKind says what a Event reports.
+type EventKind int
 
 // Sweep events.
 const (
-	EventFill      SweepEventKind = iota // filling a topic for a consume sweep
-	EventCellStart                       // a run of a cell starts
-	EventProgress                        // progress of the current run
-	EventRunDone                         // a run finished (Run set)
-	EventCellDone                        // a cell finished (CellResult set)
-	EventWarning                         // a non-fatal problem (Message)
-	EventWarmup                          // the cluster warm-up (Message)
-	EventRerun                           // a flagged cell is run again (Message)
+	EventFill      EventKind = iota // filling a topic for a consume sweep
+	EventCellStart                  // a run of a cell starts
+	EventProgress                   // progress of the current run
+	EventRunDone                    // a run finished (Run set)
+	EventCellDone                   // a cell finished (CellResult set)
+	EventWarning                    // a non-fatal problem (Message)
+	EventWarmup                     // the cluster warm-up (Message)
+	EventRerun                      // a flagged cell is run again (Message)
 )
 
-// SweepEvent is a progress report of a running sweep.
-type SweepEvent struct {
-	Kind     SweepEventKind
+// Event is a progress report of a running sweep.
+type Event struct {
+	Kind     EventKind
 	Cell     Cell
 	Topic    string
 	Repeat   int // 1-based
 	Attempt  int // 1-based; more than 1 when the cell is re-run
 	Position int // 1-based position among the runs of this invocation
 	Runs     int // runs in this invocation
-	Progress Progress
-	Run      *SweepRun
+	Progress perf.Progress
+	Run      *Run
 	Result   *CellResult
 	Message  string
 	// Elapsed since the sweep started and records moved so far (for an
@@ -77,15 +78,15 @@ type SweepEvent struct {
 
 // Sweeper runs a sweep's cells one at a time.
 type Sweeper struct {
-	Plan       SweepPlan
-	Env        SweepEnv
+	Plan       Plan
+	Env        Env
 	Interval   time.Duration
 	KeepTopics bool
 	Seed       int64
 	// IdleTimeout bounds a consume run that stops receiving.
 	IdleTimeout time.Duration
 	// Checks are the thresholds cells are flagged (and re-run) by.
-	Checks SweepChecks
+	Checks Checks
 	// ClusterWarmup bounds the cluster warm-up before the first cell
 	// (0: none).
 	ClusterWarmup time.Duration
@@ -95,11 +96,11 @@ type Sweeper struct {
 	// the file is saved after every cell.
 	Interleave bool
 	// Agents runs the cells of a sweep over agents (Plan.OverAgents).
-	Agents *SweepAgents
+	Agents *Agents
 	// Events receives progress; Save is called after each cell with the
 	// results so far (the results file). Both may be nil.
-	Events func(SweepEvent)
-	Save   func(*SweepResult) error
+	Events func(Event)
+	Save   func(*Result) error
 }
 
 // WarmupWindow is the window of the cluster warm-up's rate; the rate is
@@ -116,7 +117,7 @@ type sweepRun struct {
 	s        *Sweeper
 	ctx      context.Context
 	cells    []Cell
-	res      *SweepResult
+	res      *Result
 	start    time.Time
 	runs     int
 	pos      int
@@ -126,7 +127,7 @@ type sweepRun struct {
 	toDelete []string
 }
 
-func (r *sweepRun) emit(e SweepEvent) {
+func (r *sweepRun) emit(e Event) {
 	if r.s.Events != nil {
 		r.s.Events(e)
 	}
@@ -139,8 +140,8 @@ func (r *sweepRun) emit(e SweepEvent) {
 // compared with the others are run again at the end, each up to
 // Checks.RerunOutliers more times. On interruption it returns the cells
 // finished so far with ctx's error.
-func (s *Sweeper) Run(ctx context.Context, cells []Cell, prev *SweepResult) (*SweepResult, error) {
-	res := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: s.Plan, Started: time.Now(), Checks: s.Checks}
+func (s *Sweeper) Run(ctx context.Context, cells []Cell, prev *Result) (*Result, error) {
+	res := &Result{FormatVersion: perf.FormatVersion, Kind: "sweep", Plan: s.Plan, Started: time.Now(), Checks: s.Checks}
 	if prev != nil {
 		res.Started, res.Cells, res.ClusterWarmup, res.Brokers = prev.Started, prev.Cells, prev.ClusterWarmup, prev.Brokers
 	}
@@ -154,7 +155,7 @@ func (s *Sweeper) Run(ctx context.Context, cells []Cell, prev *SweepResult) (*Sw
 			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			defer cancel()
 			if err := s.Env.DeleteTopics(dctx, r.toDelete...); err != nil {
-				r.emit(SweepEvent{Kind: EventWarning, Message: fmt.Sprintf("deleting topics %v: %v", r.toDelete, err)})
+				r.emit(Event{Kind: EventWarning, Message: fmt.Sprintf("deleting topics %v: %v", r.toDelete, err)})
 			}
 		}
 	}()
@@ -218,7 +219,7 @@ func (r *sweepRun) finish(crs []CellResult) error {
 		c := cr.Cell
 		var err error
 		for cr.Attempts <= s.Checks.RerunOutliers && s.Checks.MaxSpreadPercent > 0 && cr.SpreadPercent > s.Checks.MaxSpreadPercent {
-			r.emit(SweepEvent{Kind: EventRerun, Cell: c, Message: fmt.Sprintf("cell #%d: the repeats' records/s spread %.1f %% exceeds %.0f %%: running its %d repeat(s) again (attempt %d of %d)",
+			r.emit(Event{Kind: EventRerun, Cell: c, Message: fmt.Sprintf("cell #%d: the repeats' records/s spread %.1f %% exceeds %.0f %%: running its %d repeat(s) again (attempt %d of %d)",
 				c.Index, cr.SpreadPercent, s.Checks.MaxSpreadPercent, s.Plan.Repeat, cr.Attempts+1, s.Checks.RerunOutliers+1)})
 			if cr, err = r.again(c, cr, true); err != nil {
 				return err
@@ -227,7 +228,7 @@ func (r *sweepRun) finish(crs []CellResult) error {
 		res.Cells = append(res.Cells, cr)
 		res.Updated = time.Now()
 		res.Flag()
-		r.emit(SweepEvent{Kind: EventCellDone, Cell: c, Result: &res.Cells[len(res.Cells)-1], Elapsed: time.Since(r.start), DoneRecords: r.done, AllRecords: r.all})
+		r.emit(Event{Kind: EventCellDone, Cell: c, Result: &res.Cells[len(res.Cells)-1], Elapsed: time.Since(r.start), DoneRecords: r.done, AllRecords: r.all})
 	}
 	if s.Save != nil {
 		if err := s.Save(res); err != nil {
@@ -254,7 +255,7 @@ func (r *sweepRun) rerunStalls(pending []Cell) error {
 				continue
 			}
 			rerun = true
-			r.emit(SweepEvent{Kind: EventRerun, Cell: cr.Cell, Message: fmt.Sprintf("cell #%d: p50 %.1f ms at %.0f records/s looks like a stall next to the other cells: running its %d repeat(s) again (attempt %d of %d)",
+			r.emit(Event{Kind: EventRerun, Cell: cr.Cell, Message: fmt.Sprintf("cell #%d: p50 %.1f ms at %.0f records/s looks like a stall next to the other cells: running its %d repeat(s) again (attempt %d of %d)",
 				cr.Index, cr.Latency.P50Ms, cr.RecordsPerSec, s.Plan.Repeat, cr.Attempts+1, s.Checks.RerunOutliers+1)})
 			again, err := r.again(cr.Cell, *cr, false)
 			if err != nil {
@@ -295,9 +296,9 @@ func (r *sweepRun) again(c Cell, prev CellResult, byAgreement bool) (CellResult,
 		keep, drop = prev, cr
 	}
 	keep.Attempts = cr.Attempts
-	keep.DiscardedRuns = append(append([]SweepRun(nil), prev.DiscardedRuns...), drop.Runs...)
+	keep.DiscardedRuns = append(append([]Run(nil), prev.DiscardedRuns...), drop.Runs...)
 	if byAgreement {
-		pool := append(append(append([]SweepRun(nil), prev.DiscardedRuns...), prev.Runs...), cr.Runs...)
+		pool := append(append(append([]Run(nil), prev.DiscardedRuns...), prev.Runs...), cr.Runs...)
 		if best, rest := agreeingRuns(pool, r.s.Plan.Repeat); best != nil {
 			keep = cr
 			keep.Runs, keep.DiscardedRuns = best, rest
@@ -313,7 +314,7 @@ func (r *sweepRun) again(c Cell, prev CellResult, byAgreement bool) (CellResult,
 // record, something measured), the n whose records/s have the smallest
 // spread ((max-min)/median); rest is every other run of pool. It returns
 // nil when fewer than n runs are clean. Ties keep the earlier runs.
-func agreeingRuns(pool []SweepRun, n int) (best, rest []SweepRun) {
+func agreeingRuns(pool []Run, n int) (best, rest []Run) {
 	var clean []int
 	for i, r := range pool {
 		if r.Error == "" && r.Result != nil && r.Result.Records > 0 && r.Result.Failed == 0 {
@@ -392,7 +393,7 @@ func (r *sweepRun) topic(c Cell, attempt int) (string, bool, error) {
 	}
 	if s.Plan.Mode == "consume" {
 		n := s.Plan.Records + s.Plan.WarmupRecords
-		r.emit(SweepEvent{Kind: EventFill, Cell: c, Topic: name, Message: fmt.Sprintf("filling %s with %d records of %d bytes", name, n, w.RecordSize)})
+		r.emit(Event{Kind: EventFill, Cell: c, Topic: name, Message: fmt.Sprintf("filling %s with %d records of %d bytes", name, n, w.RecordSize)})
 		if err := s.fill(r.ctx, name, w, n); err != nil {
 			return "", shared, fmt.Errorf("filling %s: %v", name, err)
 		}
@@ -418,10 +419,10 @@ func (r *sweepRun) runCells(cs []Cell, attempt int) ([]CellResult, error) {
 	for rep := 1; rep <= s.Plan.Repeat; rep++ {
 		for i, c := range cs {
 			r.pos++
-			ev := SweepEvent{Cell: c, Topic: out[i].Topic, Repeat: rep, Attempt: attempt, Position: r.pos, Runs: r.runs, AllRecords: r.all}
+			ev := Event{Cell: c, Topic: out[i].Topic, Repeat: rep, Attempt: attempt, Position: r.pos, Runs: r.runs, AllRecords: r.all}
 			ev.Kind, ev.Elapsed, ev.DoneRecords = EventCellStart, time.Since(r.start), r.done
 			r.emit(ev)
-			progress := func(p Progress) {
+			progress := func(p perf.Progress) {
 				e := ev
 				e.Kind, e.Progress, e.Elapsed, e.DoneRecords = EventProgress, p, time.Since(r.start), r.done+p.Done
 				r.emit(e)
@@ -446,7 +447,7 @@ func (r *sweepRun) runCells(cs []Cell, attempt int) ([]CellResult, error) {
 		if !shared[i] && !s.KeepTopics {
 			dctx, cancel := context.WithTimeout(r.ctx, 30*time.Second)
 			if err := s.Env.DeleteTopics(dctx, out[i].Topic); err != nil {
-				r.emit(SweepEvent{Kind: EventWarning, Message: fmt.Sprintf("deleting topic %s: %v", out[i].Topic, err)})
+				r.emit(Event{Kind: EventWarning, Message: fmt.Sprintf("deleting topic %s: %v", out[i].Topic, err)})
 			}
 			cancel()
 			r.toDelete = remove(r.toDelete, out[i].Topic)
@@ -476,7 +477,7 @@ func (r *sweepRun) warmCluster(brokers, recordSize int) (*ClusterWarmup, error) 
 			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 			defer cancel()
 			if err := s.Env.DeleteTopics(dctx, name); err != nil {
-				r.emit(SweepEvent{Kind: EventWarning, Message: fmt.Sprintf("deleting topic %s: %v", name, err)})
+				r.emit(Event{Kind: EventWarning, Message: fmt.Sprintf("deleting topic %s: %v", name, err)})
 			}
 		}()
 		if err := s.Env.Ready(ctx, name, parts); err != nil {
@@ -489,7 +490,7 @@ func (r *sweepRun) warmCluster(brokers, recordSize int) (*ClusterWarmup, error) 
 		return nil, err
 	}
 	defer closeAll(cls)
-	r.emit(SweepEvent{Kind: EventWarmup, Message: fmt.Sprintf("cluster warm-up: producing %d-byte records to %s (%d partitions, replication factor %d) until %d successive %s windows agree within %.0f %% (at most %s)",
+	r.emit(Event{Kind: EventWarmup, Message: fmt.Sprintf("cluster warm-up: producing %d-byte records to %s (%d partitions, replication factor %d) until %d successive %s windows agree within %.0f %% (at most %s)",
 		recordSize, name, parts, rf, WarmupStableWindows, WarmupWindow, WarmupTolerance, s.ClusterWarmup)})
 	// One run for the whole bound, stopped once the rate is stable: the
 	// producer never drains its buffer between windows, nor at the end.
@@ -497,8 +498,8 @@ func (r *sweepRun) warmCluster(brokers, recordSize int) (*ClusterWarmup, error) 
 	defer stop()
 	var mu sync.Mutex
 	start := time.Now()
-	_, err = Produce(wctx, cls, ProduceConfig{Topic: name, Duration: s.ClusterWarmup, RecordSize: recordSize, Seed: s.Seed, Interval: WarmupWindow,
-		OnInterval: func(iv Interval) {
+	_, err = perf.Produce(wctx, cls, perf.ProduceConfig{Topic: name, Duration: s.ClusterWarmup, RecordSize: recordSize, Seed: s.Seed, Interval: WarmupWindow,
+		OnInterval: func(iv perf.Interval) {
 			mu.Lock()
 			defer mu.Unlock()
 			if cw.Stable || iv.ElapsedSec-float64(len(cw.WindowRecordsPerSec))*WarmupWindow.Seconds() < 0.5*WarmupWindow.Seconds() {
@@ -527,7 +528,7 @@ func (r *sweepRun) warmCluster(brokers, recordSize int) (*ClusterWarmup, error) 
 	if !cw.Stable {
 		msg = fmt.Sprintf("cluster warm-up: the rate did not stabilise within %s (records/s per window: %s); measuring anyway", s.ClusterWarmup, strings.Join(rates, " "))
 	}
-	r.emit(SweepEvent{Kind: EventWarmup, Message: msg})
+	r.emit(Event{Kind: EventWarmup, Message: msg})
 	return cw, nil
 }
 
@@ -557,7 +558,7 @@ func (s *Sweeper) fill(ctx context.Context, topic string, w Workload, n int64) e
 		return err
 	}
 	defer closeAll(cls)
-	r, err := Produce(ctx, cls, ProduceConfig{Topic: topic, Records: n, RecordSize: w.RecordSize, KeyCardinality: w.KeyCardinality, Seed: s.Seed, Interval: time.Hour}, nil)
+	r, err := perf.Produce(ctx, cls, perf.ProduceConfig{Topic: topic, Records: n, RecordSize: w.RecordSize, KeyCardinality: w.KeyCardinality, Seed: s.Seed, Interval: time.Hour}, nil)
 	if err != nil {
 		return err
 	}
@@ -576,12 +577,12 @@ func closeAll(cls []*kgo.Client) {
 // E2ESweepPollTimeout bounds the wait for one record of an e2e sweep run.
 const E2ESweepPollTimeout = 30 * time.Second
 
-func (s *Sweeper) runOne(ctx context.Context, c Cell, topic string, rep int, progress func(Progress)) SweepRun {
+func (s *Sweeper) runOne(ctx context.Context, c Cell, topic string, rep int, progress func(perf.Progress)) Run {
 	if s.Plan.OverAgents() {
 		return s.runAgents(ctx, c, topic, rep, progress)
 	}
 	w := s.Plan.Workload(c)
-	var run SweepRun
+	var run Run
 	var cls []*kgo.Client
 	var settings []string
 	var maxPoll int
@@ -604,32 +605,32 @@ func (s *Sweeper) runOne(ctx context.Context, c Cell, topic string, rep int, pro
 		return run
 	}
 	defer closeAll(cls)
-	cpu0, t0 := CPUTime(), time.Now()
-	var res *Result
+	cpu0, t0 := perf.CPUTime(), time.Now()
+	var res *perf.Result
 	switch s.Plan.Mode {
 	case "produce":
-		res, err = Produce(ctx, cls, ProduceConfig{
+		res, err = perf.Produce(ctx, cls, perf.ProduceConfig{
 			Topic: topic, Records: s.Plan.Records, Duration: s.Plan.Duration(), RecordSize: w.RecordSize,
 			Rate: s.Plan.Throughput, KeyCardinality: w.KeyCardinality,
 			WarmupRecords: s.Plan.WarmupRecords, WarmupDuration: s.Plan.WarmupDuration(),
 			Seed: s.Seed + int64(rep), Interval: s.Interval, Settings: settings,
 		}, progress)
 	case "consume":
-		res, err = Consume(ctx, cls, ConsumeConfig{
+		res, err = perf.Consume(ctx, cls, perf.ConsumeConfig{
 			Topic: topic, Records: s.Plan.Records, WarmupRecords: s.Plan.WarmupRecords, WarmupDuration: s.Plan.WarmupDuration(),
 			MaxPollRecords: maxPoll, Interval: s.Interval, Settings: settings, IdleTimeout: s.IdleTimeout,
 		}, progress)
 	case "e2e":
-		var er *E2ERun
-		obs := E2EObserver{}
+		var er *perf.E2ERun
+		obs := perf.E2EObserver{}
 		if progress != nil {
 			obs.Record = func(i int, d time.Duration) {
 				if i%50 == 0 {
-					progress(Progress{Elapsed: time.Since(t0), Done: int64(i + 1), Target: s.Plan.Records, P99Ms: float64(d.Nanoseconds()) / 1e6})
+					progress(perf.Progress{Elapsed: time.Since(t0), Done: int64(i + 1), Target: s.Plan.Records, P99Ms: float64(d.Nanoseconds()) / 1e6})
 				}
 			}
 		}
-		er, err = RunE2E(ctx, prod, cons, adm, E2EConfig{
+		er, err = perf.RunE2E(ctx, prod, cons, adm, perf.E2EConfig{
 			Topic: topic, Records: int(s.Plan.Records), Duration: s.Plan.Duration(), RecordSize: w.RecordSize,
 			WarmupRecords: int(s.Plan.WarmupRecords), WarmupDuration: s.Plan.WarmupDuration(),
 			PollTimeout: E2ESweepPollTimeout, Interval: s.Interval, Settings: settings,
@@ -639,7 +640,7 @@ func (s *Sweeper) runOne(ctx context.Context, c Cell, topic string, rep int, pro
 		}
 	}
 	wall := time.Since(t0).Seconds()
-	run.CPUSec = (CPUTime() - cpu0).Seconds()
+	run.CPUSec = (perf.CPUTime() - cpu0).Seconds()
 	if wall > 0 {
 		run.CPUPercent = run.CPUSec / wall * 100
 	}

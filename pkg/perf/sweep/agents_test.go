@@ -1,4 +1,4 @@
-package perf
+package sweep
 
 import (
 	"context"
@@ -9,12 +9,16 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/internal/golden"
+	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/distrib"
+	"github.com/kboxdev/kbox/pkg/perf/distrib/distribtest"
+	"github.com/kboxdev/kbox/pkg/perf/perftest"
 	"github.com/kboxdev/kbox/pkg/trogdor"
 )
 
-func agentsPlan(t *testing.T, vary ...string) (*SweepPlan, []Cell) {
+func agentsPlan(t *testing.T, vary ...string) (*Plan, []Cell) {
 	t.Helper()
-	p := &SweepPlan{Mode: "produce", Strategy: StrategyGrid, TopicPrefix: "sw", Records: 300, Repeat: 1, RecordSize: 100,
+	p := &Plan{Mode: "produce", Strategy: StrategyGrid, TopicPrefix: "sw", Records: 300, Repeat: 1, RecordSize: 100,
 		Producers: 1, Consumers: 1, Partitions: 1, ReplicationFactor: 1, Coordinator: "http://c:1", Agents: []string{"a1", "a2", "a3"}}
 	for _, v := range vary {
 		d, err := ParseVary(v, p.Mode)
@@ -48,10 +52,10 @@ func TestSweepPlanAgents(t *testing.T) {
 	}
 	// The cell's workload: totals (split by the driver), its property over
 	// the user's.
-	sw := &Sweeper{Plan: *p, Interval: time.Second, Seed: 7, Agents: &SweepAgents{Bootstrap: "b:9092", Properties: map[string]string{"acks": "1", "batch.size": "1"}}}
+	sw := &Sweeper{Plan: *p, Interval: time.Second, Seed: 7, Agents: &Agents{Bootstrap: "b:9092", Properties: map[string]string{"acks": "1", "batch.size": "1"}}}
 	sw.Plan.Throughput = 900
 	w := sw.AgentWorkload(cells[3], "sw", 2) // agents=2 batch.size=32k
-	if w.Kind != "produce" || w.Records != 300 || w.Rate != 900 || w.Seed != 9 || w.Bootstrap != "b:9092" || w.Properties["batch.size"] != "32768" || w.Properties["acks"] != "1" || w.ClientID != SweepClientID {
+	if w.Kind != "produce" || w.Records != 300 || w.Rate != 900 || w.Seed != 9 || w.Bootstrap != "b:9092" || w.Properties["batch.size"] != "32768" || w.Properties["acks"] != "1" || w.ClientID != ClientID {
 		t.Fatalf("workload %+v", w)
 	}
 	if err := w.Validate(2, false); err != nil {
@@ -59,15 +63,15 @@ func TestSweepPlanAgents(t *testing.T) {
 	}
 
 	for _, c := range []struct {
-		mutate func(*SweepPlan)
+		mutate func(*Plan)
 		want   string
 	}{
-		{func(p *SweepPlan) { p.Coordinator = "" }, "give --coordinator URL"},
-		{func(p *SweepPlan) { p.Agents = nil }, "give --agents a,b,c"},
-		{func(p *SweepPlan) { p.Agents = p.Agents[:2] }, "--vary agents: 3 is more than the 2 agents of --agents"},
-		{func(p *SweepPlan) { p.Records = 2 }, "--records 2 is fewer than one record per agent (3 agents)"},
-		{func(p *SweepPlan) { p.KeyCardinality = 2 }, "--key-cardinality 2 is fewer than one key per agent"},
-		{func(p *SweepPlan) { p.Dimensions = p.Dimensions[1:] }, "--coordinator and --agents go with --vary agents"},
+		{func(p *Plan) { p.Coordinator = "" }, "give --coordinator URL"},
+		{func(p *Plan) { p.Agents = nil }, "give --agents a,b,c"},
+		{func(p *Plan) { p.Agents = p.Agents[:2] }, "--vary agents: 3 is more than the 2 agents of --agents"},
+		{func(p *Plan) { p.Records = 2 }, "--records 2 is fewer than one record per agent (3 agents)"},
+		{func(p *Plan) { p.KeyCardinality = 2 }, "--key-cardinality 2 is fewer than one key per agent"},
+		{func(p *Plan) { p.Dimensions = p.Dimensions[1:] }, "--coordinator and --agents go with --vary agents"},
 	} {
 		q := *p
 		q.Agents = append([]string(nil), p.Agents...)
@@ -102,9 +106,9 @@ func TestSweepPlanAgents(t *testing.T) {
 func TestSweepOverAgentsRuns(t *testing.T) {
 	tasks := map[string][]string{} // run id -> agents
 	start := time.Now()
-	fc, srv := newFake(func(agent string, _ int, _ bool) trogdor.TaskState {
-		r := resultOf(t, 100, time.Millisecond, start)
-		return trogdor.TaskState{State: trogdor.Done, Status: statusJSON(t, &WorkerStatus{State: WorkerDone, Seq: 1, Result: r})}
+	fc, srv := distribtest.NewCoordinator(func(agent string, _ int, _ bool) trogdor.TaskState {
+		r := perftest.Result(t, 100, time.Millisecond, start)
+		return trogdor.TaskState{State: trogdor.Done, Status: distribtest.StatusJSON(t, &distrib.WorkerStatus{State: distrib.WorkerDone, Seq: 1, Result: r})}
 	})
 	defer srv.Close()
 	cl, err := trogdor.New(srv.URL)
@@ -114,22 +118,22 @@ func TestSweepOverAgentsRuns(t *testing.T) {
 	p, cells := agentsPlan(t, "agents=1,2,3")
 	p.Coordinator = srv.URL
 	env := newFakeEnv(t)
-	d := &Distributor{Client: cl, Coordinator: srv.URL, Agents: p.Agents, Command: []string{"kbox", "perf", "worker"}, AgentTimeout: 5 * time.Second, TaskTimeout: time.Minute}
-	sw := &Sweeper{Plan: *p, Env: env, Interval: time.Second, Checks: SweepChecks{}, Agents: &SweepAgents{Distributor: d, Bootstrap: "b:9092"}}
+	d := &distrib.Distributor{Client: cl, Coordinator: srv.URL, Agents: p.Agents, Command: []string{"kbox", "perf", "worker"}, AgentTimeout: 5 * time.Second, TaskTimeout: time.Minute}
+	sw := &Sweeper{Plan: *p, Env: env, Interval: time.Second, Checks: Checks{}, Agents: &Agents{Distributor: d, Bootstrap: "b:9092"}}
 	res, err := sw.Run(context.Background(), cells, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fc.mu.Lock()
-	for id, s := range fc.specs {
+	fc.Mu.Lock()
+	for id, s := range fc.Specs {
 		run := id[:strings.LastIndex(id, "-")]
 		tasks[run] = append(tasks[run], s.CommandNode)
 		if aw := s.Workload.(map[string]any); !strings.HasPrefix(aw["topic"].(string), "sw-c") || aw["bootstrap"] != "b:9092" {
 			t.Errorf("task %s workload %v", id, aw)
 		}
 	}
-	fc.mu.Unlock()
-	if len(tasks) != 3 || len(fc.specs) != 6 {
+	fc.Mu.Unlock()
+	if len(tasks) != 3 || len(fc.Specs) != 6 {
 		t.Fatalf("runs %v", tasks)
 	}
 	if len(res.Cells) != 3 {
@@ -156,9 +160,9 @@ func TestSweepOverAgentsRuns(t *testing.T) {
 		t.Fatalf("JSON does not name the agents: %s", b)
 	}
 	// Each agent's share of the plan's 300 records.
-	fc.mu.Lock()
-	defer fc.mu.Unlock()
-	for id, s := range fc.specs {
+	fc.Mu.Lock()
+	defer fc.Mu.Unlock()
+	for id, s := range fc.Specs {
 		aw := s.Workload.(map[string]any)
 		if n := aw["agents"].(float64); aw["records"].(float64) != 300/n {
 			t.Errorf("task %s: %v records of %v agents", id, aw["records"], n)
@@ -178,15 +182,15 @@ func TestSweepAgentsJSONGolden(t *testing.T) {
 		run := fakeRun(t, 1000, 5*time.Millisecond)
 		run.Result.Topic = fmt.Sprintf("sw-c%d", n)
 		run.CPUPercent = 0
-		d := &SweepAgentsRun{SubmitToFirstRecordMs: 5012.5}
+		d := &AgentsRun{SubmitToFirstRecordMs: 5012.5}
 		for _, a := range p.Agents[:n] {
 			d.Agents = append(d.Agents, a)
-			d.PerAgent = append(d.PerAgent, SweepAgentRun{Agent: a, State: AgentDone, Records: 100 / int64(n), RecordsPerSec: 1000, MBPerSec: 0.1})
+			d.PerAgent = append(d.PerAgent, AgentRun{Agent: a, State: distrib.AgentDone, Records: 100 / int64(n), RecordsPerSec: 1000, MBPerSec: 0.1})
 			d.AggregateRecordsPerSec += 1000
 			d.AggregateMBPerSec += 0.1
 		}
 		run.Distributed = d
-		cr := CellResult{Cell: c, Key: c.Key(), Topic: run.Result.Topic, Agents: p.Agents[:n], Runs: []SweepRun{run}}
+		cr := CellResult{Cell: c, Key: c.Key(), Topic: run.Result.Topic, Agents: p.Agents[:n], Runs: []Run{run}}
 		if err := cr.Summarize(); err != nil {
 			t.Fatal(err)
 		}
@@ -196,12 +200,12 @@ func TestSweepAgentsJSONGolden(t *testing.T) {
 		done = append(done, cr)
 	}
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	res := &SweepResult{FormatVersion: FormatVersion, Kind: "sweep", Plan: *p, Started: start, Updated: start.Add(time.Minute),
+	res := &Result{FormatVersion: perf.FormatVersion, Kind: "sweep", Plan: *p, Started: start, Updated: start.Add(time.Minute),
 		Complete: true, Objective: "throughput", Cells: done, Checks: DefaultChecks, Brokers: 3}
-	golden.JSON(t, "sweep-agents.json.golden", res, histogram)
+	golden.JSON(t, "sweep-agents.json.golden", res, perftest.Histogram)
 	// kbox perf sweep merge FILE (re-rendering one file) keeps the
 	// aggregate rates.
-	m, err := MergeSweeps([]*SweepResult{res})
+	m, err := Merge([]*Result{res})
 	if err != nil {
 		t.Fatal(err)
 	}
