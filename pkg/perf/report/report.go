@@ -7,6 +7,8 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -948,4 +950,28 @@ func clusterWarmupText(w *sweep.ClusterWarmup) string {
 
 func secText(sec float64) string {
 	return strconv.FormatFloat(sec, 'f', -1, 64) + " s"
+}
+
+// WriteFile writes the report for res to path: PNG when path ends in .png
+// (any case), HTML otherwise. The file appears whole or not at all (a
+// temporary file in the same directory, renamed).
+func WriteFile(path string, res *sweep.Result, o sweep.Objective) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if strings.EqualFold(filepath.Ext(path), ".png") {
+		err = WritePNG(tmp, res, o)
+	} else {
+		err = WriteHTML(tmp, res, o)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	_ = os.Chmod(tmp.Name(), 0o644)
+	return os.Rename(tmp.Name(), path)
 }
