@@ -14,10 +14,12 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/javaerr"
 	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/reassign"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 //go:embed apache_help.txt
@@ -278,7 +280,7 @@ func (r *runner) finish(err error) error {
 	var rf *reassign.InvalidReplicationFactorError
 	switch {
 	case errors.As(err, &tnf), errors.As(err, &pnf):
-		return fail(r.f, "org.apache.kafka.common.errors.UnknownTopicOrPartitionException: "+err.Error())
+		return fail(r.f, javaerr.String(kerr.UnknownTopicOrPartition.Code, err.Error()))
 	case errors.As(err, &pe), errors.As(err, &rf):
 		return fail(r.f, err.Error())
 	}
