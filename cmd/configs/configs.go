@@ -161,7 +161,7 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	defer cl.Close()
-	svc := &configs.Service{Client: cl.Client}
+	svc := &configs.Service{Client: cl.Client, Admin: cl.Admin()}
 	if alt != nil {
 		err = r.alter(ctx, svc, types, names, alt)
 	} else {

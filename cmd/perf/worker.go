@@ -18,7 +18,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/kboxdev/kbox/pkg/perf/distrib"
 	"github.com/spf13/cobra"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -292,7 +291,7 @@ func runWorkerE2E(ctx context.Context, f *cmdutil.Factory, w *distrib.AgentWorkl
 			sw.write(st)
 		}
 	}}
-	run, err := perf.RunE2E(ctx, prod.Client, cons.Client, kadm.NewClient(prod.Client), cfg, obs)
+	run, err := perf.RunE2E(ctx, prod.Client, cons.Client, prod.Admin(), cfg, obs)
 	if err != nil {
 		return nil, prod.Explain(err)
 	}
