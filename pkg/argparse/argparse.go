@@ -81,6 +81,12 @@ type Arg struct {
 	// NArgs "+" takes one or more values (a []string in the Namespace),
 	// as argparse4j's .nargs("+"); "" takes exactly one.
 	NArgs string
+	// Hidden is argparse4j's help(Arguments.SUPPRESS), for kbox's own
+	// flags on an Apache tool's parser (-o): parsed, but in no usage,
+	// help or "Did you mean", and matched by its exact flag only (never
+	// by a prefix), so that the Apache tool's options resolve as in
+	// Apache.
+	Hidden bool
 
 	group *Group
 }
@@ -300,8 +306,8 @@ func (p *Parser) resolve(flag string) (*Arg, error) {
 		return a, nil
 	}
 	var cand []string
-	for k := range p.index {
-		if strings.HasPrefix(k, flag) {
+	for k, a := range p.index {
+		if strings.HasPrefix(k, flag) && !a.Hidden {
 			cand = append(cand, k)
 		}
 	}
@@ -701,7 +707,7 @@ func (p *Parser) upperUsage(opts []string) []string {
 		opts = append(opts, p.command)
 	}
 	for _, a := range p.args {
-		if a.Required && (a.group == nil || !a.group.Mutex) {
+		if a.Required && !a.Hidden && (a.group == nil || !a.group.Mutex) {
 			opts = append(opts, a.shortSyntax(true))
 		}
 	}
@@ -735,7 +741,7 @@ func (p *Parser) FormatUsage(width int) string {
 		opts = append(opts, p.command)
 	}
 	for _, a := range p.args {
-		if a.group == nil || !a.group.Mutex {
+		if !a.Hidden && (a.group == nil || !a.group.Mutex) {
 			opts = append(opts, a.shortSyntax(true))
 		}
 	}
@@ -826,7 +832,7 @@ func (p *Parser) FormatHelp(width int) string {
 	}
 	var plain []*Arg
 	for _, a := range p.args {
-		if a.group == nil || !a.group.separateHelp() {
+		if !a.Hidden && (a.group == nil || !a.group.separateHelp()) {
 			plain = append(plain, a)
 		}
 	}
@@ -865,7 +871,9 @@ func (p *Parser) FormatHelp(width int) string {
 			b.WriteString("  " + Wrap(g.Description, width, 2, "", "  ") + "\n\n")
 		}
 		for _, a := range g.args {
-			p.writeArgHelp(&b, a, width)
+			if !a.Hidden {
+				p.writeArgHelp(&b, a, width)
+			}
 		}
 	}
 	return b.String()
@@ -889,6 +897,9 @@ func (p *Parser) FormatError(err error, width int) string {
 		if len(body) >= 2 {
 			var subjects []subject
 			for _, a := range p.args {
+				if a.Hidden {
+					continue
+				}
 				for _, f := range a.Flags {
 					if fb := strings.TrimLeft(f, "-"); len(fb) > 1 {
 						subjects = append(subjects, subject{f, fb})

@@ -188,3 +188,31 @@ func TestSubcommandNamespace(t *testing.T) {
 		t.Errorf("help request %v", err)
 	}
 }
+
+// A hidden flag (kbox's -o on an Apache parser) parses, but leaves the
+// Apache tool's usage, help, errors and prefix resolution as they were.
+func TestHiddenFlag(t *testing.T) {
+	plain := transactionsParser()
+	withO := transactionsParser()
+	withO.Add(Arg{Flags: []string{"-o", "--output"}, Hidden: true})
+	withO.Add(Arg{Flags: []string{"--command-timeout"}, Hidden: true})
+	for _, args := range [][]string{{"--help"}, {"--bootstrap-server", "x", "list", "--help"}, {"--bogus"}, {"--bootstrap-server", "x"}, {"--outpt", "x"}} {
+		get := func(string) string { return "" }
+		o1, e1, c1 := runTool(subcommandTool{parser: func() *Parser { return plain }, helpExit: 1}, args, get)
+		o2, e2, c2 := runTool(subcommandTool{parser: func() *Parser { return withO }, helpExit: 1}, args, get)
+		if o1 != o2 || e1 != e2 || c1 != c2 {
+			t.Errorf("%v: the hidden flags show:\n%s%s\nvs\n%s%s", args, o2, e2, o1, e1)
+		}
+	}
+	// --command- stays the unique prefix of --command-config.
+	ns, err := withO.Parse([]string{"--command-", "f", "-o", "json", "--bootstrap-server", "x", "list"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := ns.String("command_config"); c != "f" {
+		t.Errorf("command config %q", c)
+	}
+	if o, _ := ns.String("output"); o != "json" {
+		t.Errorf("output %q", o)
+	}
+}
