@@ -493,6 +493,12 @@ func (p *Parser) parseArgs(args []string, ns *Namespace) error {
 		}
 		used[a] = true
 	}
+	return p.checkGiven(subUsed, used, groupUsed)
+}
+
+// checkGiven is the end of a parse: the subcommand, then the required
+// options (the last one missing is named), then the required groups.
+func (p *Parser) checkGiven(subUsed bool, used map[*Arg]bool, groupUsed []*Arg) error {
 	if p.subs != nil && !subUsed {
 		return &Error{Message: "too few arguments"}
 	}
