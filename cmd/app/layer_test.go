@@ -260,6 +260,17 @@ func TestDropInNativeSubcommands(t *testing.T) {
 	}
 }
 
+// No drop-in's native subcommand takes the name (or a prefix) of one of
+// its Apache tool's subcommands (the rule of docs/DEVELOPING.md).
+func TestNativeNamesLeaveApacheSubcommands(t *testing.T) {
+	f := cmdutil.NewFactory(output.System(), func(string) string { return "" }, "test")
+	for _, a := range app.Applets() {
+		if err := a.CheckNames(f); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 // The native subcommands of a drop-in are listed after its Apache help
 // under the native name, by the layer from the entry's native tree: every
 // subcommand, once; under the link name, and for a drop-in without a

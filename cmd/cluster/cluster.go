@@ -57,7 +57,7 @@ func describe(ctx context.Context, f *cmdutil.Factory, flags *cmdutil.ConnFlags,
 		return err
 	}
 	defer cl.Close()
-	d, err := cluster.Describe(ctx, cl.Client)
+	d, err := cluster.Describe(ctx, cl.Client, cl.Admin())
 	if err != nil {
 		return cl.Explain(err)
 	}

@@ -60,7 +60,7 @@ func (f *Factory) PrepareApache(a Applet, args []string) ([]string, error) {
 		}
 		return out, nil
 	}
-	if len(sel.Bootstrap) > 0 && hasLongOption(out) {
+	if len(sel.Bootstrap) > 0 && (hasLongOption(out) || a.namesApacheCommand(out)) {
 		bs := strings.Join(sel.Bootstrap, ",")
 		f.mu.Lock()
 		f.injected = bs

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -55,6 +56,15 @@ type Applet struct {
 	// AbbrevOptions: the tool's parser takes a unique prefix of a long
 	// option (argparse4j); Apache's jopt-simple tools take full names only.
 	AbbrevOptions bool
+	// ApacheCommands, for a drop-in whose Apache tool has subcommands
+	// (argparse4j subparsers: kafka-transactions list|describe|...), are
+	// their names. Under `kbox ALIAS` a first argument that names a native
+	// subcommand goes to Native and anything else to Run, so no native
+	// subcommand may be named like one of them or like a prefix of one
+	// (argparse4j takes a unique prefix): CheckNames. An invocation whose
+	// first argument names one gets the profile's bootstrap list as a
+	// named invocation does (PrepareApache).
+	ApacheCommands []string
 	// Complete, for a drop-in, completes its arguments in shells.
 	Complete func(ctx context.Context, f *Factory, args []string, toComplete string) ([]string, cobra.ShellCompDirective)
 	// NoProfile marks native entries that must work whatever profile is
@@ -107,6 +117,39 @@ func (a Applet) NativeSub(f *Factory, name string) bool {
 	}
 	for _, c := range a.Native(f).Commands() {
 		if c.Name() == name || c.HasAlias(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckNames reports a native subcommand (or alias) of the entry that
+// would take an invocation of one of its Apache subcommands from Run: one
+// named like an Apache subcommand or like a prefix of one.
+func (a Applet) CheckNames(f *Factory) error {
+	if a.Native == nil || len(a.ApacheCommands) == 0 {
+		return nil
+	}
+	for _, c := range a.Native(f).Commands() {
+		for _, n := range append([]string{c.Name()}, c.Aliases...) {
+			for _, ac := range a.ApacheCommands {
+				if strings.HasPrefix(ac, n) {
+					return fmt.Errorf("%s: native subcommand %q would shadow the Apache subcommand %q under kbox %s", a.Name, n, ac, a.Alias)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// namesApacheCommand reports whether args start with one of the Apache
+// tool's subcommands (or a prefix of one, as argparse4j takes them).
+func (a Applet) namesApacheCommand(args []string) bool {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") || args[0] == "" {
+		return false
+	}
+	for _, c := range a.ApacheCommands {
+		if strings.HasPrefix(c, args[0]) {
 			return true
 		}
 	}

@@ -161,7 +161,7 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	defer cl.Close()
-	svc := &configs.Service{Client: cl.Client}
+	svc := &configs.Service{Client: cl.Client, Admin: cl.Admin()}
 	if alt != nil {
 		err = r.alter(ctx, svc, types, names, alt)
 	} else {
@@ -215,10 +215,6 @@ func (r *runner) parseAlteration() (*alteration, error) {
 	alt.del = p.deleteConfigs()
 	return alt, nil
 }
-
-var quotaConfigs = map[string]bool{"producer_byte_rate": true, "consumer_byte_rate": true, "request_percentage": true, "controller_mutation_rate": true}
-
-const ipQuotaConfig = "connection_creation_rate"
 
 // hashSetJoin joins names in the order of a HashSet<String> filled with
 // them (the order Apache lists unexpected names in).
@@ -297,15 +293,6 @@ func checkAlteration(types, names []string, alt *alteration) error {
 			return argErrorf("Only connection quota configs can be added for '%s' using --bootstrap-server. Unexpected config names: %s", typeIPs, hashSetJoin(unknown, ", "))
 		}
 		return checkQuotaValues(alt)
-	}
-	return nil
-}
-
-func checkQuotaValues(alt *alteration) error {
-	for _, p := range *alt.add {
-		if _, err := javafmt.ParseDouble(p.Value); err != nil {
-			return argErrorf("Cannot parse quota configuration value for %s: %s", p.Name, p.Value)
-		}
 	}
 	return nil
 }
@@ -396,76 +383,6 @@ func ops(alt *alteration) []configs.Op {
 		out = append(out, configs.Op{Name: p.Name, Value: p.Value, Op: configs.Set})
 	}
 	return out
-}
-
-func quotaType(t string) string {
-	switch t {
-	case typeUsers:
-		return configs.QuotaUser
-	case typeClients:
-		return configs.QuotaClientID
-	}
-	return configs.QuotaIP
-}
-
-// quotaFilter is getAllClientQuotasConfigs' filter components.
-func quotaFilter(types, names []string) []configs.QuotaFilter {
-	var out []configs.QuotaFilter
-	for i, t := range types {
-		f := configs.QuotaFilter{Type: quotaType(t), Match: configs.MatchAny}
-		if i < len(names) {
-			if names[i] == "" {
-				f.Match = configs.MatchDefault
-			} else {
-				f.Match, f.Name = configs.MatchExact, names[i]
-			}
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-func alterQuotas(ctx context.Context, svc *configs.Service, types, names []string, alt *alteration) error {
-	cur, err := svc.DescribeQuotas(ctx, quotaFilter(types, names))
-	if err != nil {
-		return err
-	}
-	have := map[string]bool{}
-	if len(cur) > 0 {
-		for _, v := range cur[0].Values {
-			have[v.Key] = true
-		}
-	}
-	var invalid []string
-	for _, d := range alt.del {
-		if !have[d] {
-			invalid = append(invalid, d)
-		}
-	}
-	if len(invalid) > 0 {
-		return argErrorf("Invalid config(s): %s", strings.Join(invalid, ","))
-	}
-	var entity []configs.QuotaComponent
-	for i, t := range types {
-		c := configs.QuotaComponent{Type: quotaType(t)}
-		if names[i] != "" {
-			n := names[i]
-			c.Name = &n
-		}
-		entity = append(entity, c)
-	}
-	var qops []configs.QuotaOp
-	for _, p := range *alt.add {
-		v, err := javafmt.ParseDouble(p.Value)
-		if err != nil {
-			return argErrorf("Cannot parse quota configuration value for %s: %s", p.Name, p.Value)
-		}
-		qops = append(qops, configs.QuotaOp{Key: p.Name, Value: v})
-	}
-	for _, d := range alt.del {
-		qops = append(qops, configs.QuotaOp{Key: d, Remove: true})
-	}
-	return svc.AlterQuotas(ctx, entity, qops, false)
 }
 
 // resource maps an entity type and name to a config resource, with the

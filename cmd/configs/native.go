@@ -135,7 +135,7 @@ func runNative(cmd *cobra.Command, f *cmdutil.Factory, conn *cmdutil.ConnFlags, 
 		return err
 	}
 	defer cl.Close()
-	v, err := do(ctx, &configs.Service{Client: cl.Client})
+	v, err := do(ctx, &configs.Service{Client: cl.Client, Admin: cl.Admin()})
 	if err != nil {
 		var ce *configs.Error
 		var ke *keyError

@@ -116,28 +116,6 @@ func TestParseDateTime(t *testing.T) {
 	}
 }
 
-func TestParseDuration(t *testing.T) {
-	ok := map[string]time.Duration{
-		"P1D":      24 * time.Hour,
-		"PT1H30M":  90 * time.Minute,
-		"pt0.5s":   500 * time.Millisecond,
-		"-PT1S":    -time.Second,
-		"P1DT-1H":  23 * time.Hour,
-		"PT-0.25S": -250 * time.Millisecond,
-	}
-	for in, want := range ok {
-		got, err := parseDuration(in)
-		if err != nil || got != want {
-			t.Errorf("%s: %v %v, want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "P", "PT", "1d", "P1H", "PT1D", "P1DT"} {
-		if _, err := parseDuration(in); err == nil || err.Error() != durationErr {
-			t.Errorf("%q: %v, want the Duration parse error", in, err)
-		}
-	}
-}
-
 func TestParseResetCSV(t *testing.T) {
 	tp := func(t string, p int32) groups.TopicPartition { return groups.TopicPartition{Topic: t, Partition: p} }
 	got, err := parseResetCSV("orders,0,5\norders,1,7\n\n", []string{"g"})

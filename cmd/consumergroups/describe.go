@@ -9,9 +9,9 @@ import (
 	"strings"
 
 	"github.com/kboxdev/kbox/pkg/groups"
+	"github.com/kboxdev/kbox/pkg/javaerr"
 	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/kboxdev/kbox/pkg/kafka"
-	"github.com/kboxdev/kbox/pkg/logdirs"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -24,7 +24,7 @@ func javaMessage(cl *kafka.Client, err error) string {
 	var nl *groups.NoLeaderError
 	switch {
 	case errors.As(err, &nf):
-		return "org.apache.kafka.common.errors.GroupIdNotFoundException: " + nf.Error()
+		return javaerr.String(kerr.GroupIDNotFound.Code, nf.Error())
 	case errors.As(err, &up):
 		if len(up.MissingTopics) > 0 {
 			return "java.util.concurrent.ExecutionException: " + javaException(kerr.UnknownTopicOrPartition)
@@ -41,23 +41,13 @@ func javaMessage(cl *kafka.Client, err error) string {
 	return err.Error()
 }
 
-// javaClass overrides the Errors naming rule where Java's class differs.
-var javaClass = map[int16]string{
-	30: "org.apache.kafka.common.errors.GroupAuthorizationException",
-	68: "org.apache.kafka.common.errors.GroupNotEmptyException",
-}
-
 // javaException is a Kafka error as its Java exception's toString.
 func javaException(err error) string {
 	var ke *kerr.Error
 	if !errors.As(err, &ke) {
 		return err.Error()
 	}
-	class := javaClass[ke.Code]
-	if class == "" {
-		class = logdirs.JavaErrorClass(ke.Code)
-	}
-	return class + ": " + ke.Description
+	return javaerr.String(ke.Code, ke.Description)
 }
 
 // list is ConsumerGroupService.listGroups.

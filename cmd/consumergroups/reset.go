@@ -76,7 +76,7 @@ func (r *runner) reset(ctx context.Context, s *service) error {
 			return err
 		}
 	case groups.ByDuration:
-		d, err := parseDuration(s.dur)
+		d, err := javafmt.ParseDuration(s.dur)
 		if err != nil {
 			return err
 		}

@@ -13,7 +13,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/perf"
-	"github.com/twmb/franz-go/pkg/kadm"
 )
 
 // Applet is kafka-e2e-latency (org.apache.kafka.tools.EndToEndLatency).
@@ -211,7 +210,7 @@ func runE2E(ctx context.Context, f *cmdutil.Factory, o *e2eArgs) error {
 			}
 		},
 	}
-	run, err := perf.RunE2E(ctx, prod.Client, cons.Client, kadm.NewClient(prod.Client), o.cfg, obs)
+	run, err := perf.RunE2E(ctx, prod.Client, cons.Client, prod.Admin(), o.cfg, obs)
 	if err != nil {
 		var ee *perf.E2EError
 		if errors.As(err, &ee) && ee.TopicCreation {

@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/cmd/perf/trogdorflags"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/distrib"
 	"github.com/spf13/cobra"
 )
 
@@ -55,7 +57,7 @@ var distFormats = cmdutil.Formats{Default: output.Table, Allowed: []output.Forma
 // distFlags are the flags every distributed subcommand has.
 type distFlags struct {
 	conn        cmdutil.ConnFlags
-	trog        cmdutil.TrogdorFlags
+	trog        trogdorflags.Flags
 	out         string
 	interval    time.Duration
 	perAgent    bool
@@ -89,10 +91,10 @@ func (d *distFlags) register(f *cmdutil.Factory, cmd *cobra.Command) {
 }
 
 // run is the one path of distributed produce, consume and e2e: every flag
-// and the workload are checked (perf.AgentWorkload.Validate) before the
+// and the workload are checked (distrib.AgentWorkload.Validate) before the
 // coordinator is contacted, then the run (or one per --agent-counts) goes
 // through the driver.
-func (d *distFlags) run(ctx context.Context, f *cmdutil.Factory, w perf.AgentWorkload, extra map[string]string, clientID string) error {
+func (d *distFlags) run(ctx context.Context, f *cmdutil.Factory, w distrib.AgentWorkload, extra map[string]string, clientID string) error {
 	if d.duration < 0 || d.warmup < 0 {
 		return cmdutil.FlagErrorf("--duration and --warmup-duration must not be negative")
 	}
@@ -104,7 +106,7 @@ func (d *distFlags) run(ctx context.Context, f *cmdutil.Factory, w perf.AgentWor
 	if err != nil {
 		return err
 	}
-	counts, err := perf.ParseAgentCounts(d.agentCounts, len(dist.Agents))
+	counts, err := distrib.ParseAgentCounts(d.agentCounts, len(dist.Agents))
 	if err != nil {
 		return cmdutil.FlagErrorf("--agent-counts: %v", err)
 	}
@@ -133,7 +135,7 @@ func newDistributedCmd(f *cmdutil.Factory) *cobra.Command {
 
 func newDistProduceCmd(f *cmdutil.Factory, k8s bool) *cobra.Command {
 	d := distFlags{k8s: k8s}
-	var w perf.AgentWorkload
+	var w distrib.AgentWorkload
 	var acks, compression string
 	cmd := &cobra.Command{
 		Use:   "produce --coordinator URL --agents a,b,c --topic T (--records N | --duration D) [flags]",
@@ -164,7 +166,7 @@ func newDistProduceCmd(f *cmdutil.Factory, k8s bool) *cobra.Command {
 
 func newDistConsumeCmd(f *cmdutil.Factory, k8s bool) *cobra.Command {
 	d := distFlags{k8s: k8s}
-	var w perf.AgentWorkload
+	var w distrib.AgentWorkload
 	var idle time.Duration
 	var fromLatest bool
 	cmd := &cobra.Command{
@@ -199,8 +201,8 @@ func newDistConsumeCmd(f *cmdutil.Factory, k8s bool) *cobra.Command {
 
 // runDistributed resolves the connection, runs the workload on the agents
 // (once, or once per agent count) and prints the merged result.
-func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, dist *perf.Distributor, counts []int,
-	w perf.AgentWorkload, extra map[string]string, clientID string) error {
+func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, dist *distrib.Distributor, counts []int,
+	w distrib.AgentWorkload, extra map[string]string, clientID string) error {
 	secrets, err := d.connect(f, &w, extra, clientID)
 	if err != nil {
 		return err
@@ -211,7 +213,7 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, dist 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	progress := distProgress(f)
-	run := func(n int) (*perf.DistributedResult, error) {
+	run := func(n int) (*distrib.DistributedResult, error) {
 		res, err := dist.Run(ctx, n, w, progress)
 		f.IO.Progress().Clear()
 		return res, err
@@ -226,7 +228,7 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, dist 
 		}
 		return distError(res, err)
 	}
-	sweep := &perf.AgentSweep{FormatVersion: perf.FormatVersion, Kind: w.Kind, Runs: []*perf.DistributedResult{}}
+	sweep := &distrib.AgentSweep{FormatVersion: perf.FormatVersion, Kind: w.Kind, Runs: []*distrib.DistributedResult{}}
 	var runErr error
 	for _, k := range counts {
 		res, err := run(k)
@@ -247,7 +249,7 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, dist 
 // connect resolves the connection into the workload (bootstrap servers,
 // client properties, client id) and says whether the properties hold
 // secrets.
-func (d *distFlags) connect(f *cmdutil.Factory, w *perf.AgentWorkload, extra map[string]string, clientID string) (bool, error) {
+func (d *distFlags) connect(f *cmdutil.Factory, w *distrib.AgentWorkload, extra map[string]string, clientID string) (bool, error) {
 	conn, err := d.conn.Connection(f, extra)
 	if err != nil {
 		return false, err
@@ -263,12 +265,12 @@ func (d *distFlags) connect(f *cmdutil.Factory, w *perf.AgentWorkload, extra map
 
 // distProgress draws the live sum over the agents on the progress line
 // (nil when stderr is not a terminal).
-func distProgress(f *cmdutil.Factory) func(perf.DistProgress) {
+func distProgress(f *cmdutil.Factory) func(distrib.DistProgress) {
 	pr := f.IO.Progress()
 	if !pr.Enabled() {
 		return nil
 	}
-	return func(p perf.DistProgress) {
+	return func(p distrib.DistProgress) {
 		tgt := ""
 		if p.Target > 0 {
 			tgt = fmt.Sprintf("/%d", p.Target)
@@ -280,7 +282,7 @@ func distProgress(f *cmdutil.Factory) func(perf.DistProgress) {
 
 // distError is the error a finished run ends with: an interruption, or the
 // agents that did not finish.
-func distError(res *perf.DistributedResult, err error) error {
+func distError(res *distrib.DistributedResult, err error) error {
 	if err != nil {
 		if errors.Is(err, context.Canceled) && res != nil {
 			return fmt.Errorf("interrupted: every task was stopped (%d of %d agents had finished)", len(res.MergedAgents), res.Agents)
@@ -290,7 +292,7 @@ func distError(res *perf.DistributedResult, err error) error {
 	if res.FailedAgents > 0 {
 		var msgs []string
 		for _, a := range res.PerAgent {
-			if a.State != perf.AgentDone {
+			if a.State != distrib.AgentDone {
 				msgs = append(msgs, fmt.Sprintf("%s %s: %s", a.Agent, a.State, a.Error))
 			}
 		}
@@ -299,7 +301,7 @@ func distError(res *perf.DistributedResult, err error) error {
 	return nil
 }
 
-func emitSweep(f *cmdutil.Factory, format string, s *perf.AgentSweep) error {
+func emitSweep(f *cmdutil.Factory, format string, s *distrib.AgentSweep) error {
 	switch output.Format(format) {
 	case output.JSON:
 		return output.WriteJSON(f.IO.Out, s, false)
@@ -313,7 +315,7 @@ func emitSweep(f *cmdutil.Factory, format string, s *perf.AgentSweep) error {
 	return output.WriteTable(f.IO, s.Header(), s.Rows())
 }
 
-func emitDistributed(f *cmdutil.Factory, format string, res *perf.DistributedResult) error {
+func emitDistributed(f *cmdutil.Factory, format string, res *distrib.DistributedResult) error {
 	switch output.Format(format) {
 	case output.JSON:
 		return output.WriteJSON(f.IO.Out, res, false)
@@ -335,7 +337,7 @@ func emitDistributed(f *cmdutil.Factory, format string, res *perf.DistributedRes
 
 func newDistE2ECmd(f *cmdutil.Factory, k8s bool) *cobra.Command {
 	d := distFlags{k8s: k8s}
-	var w perf.AgentWorkload
+	var w distrib.AgentWorkload
 	var acks string
 	var pollTimeout time.Duration
 	cmd := &cobra.Command{

@@ -8,7 +8,6 @@ import (
 	"github.com/kboxdev/kbox/cmd/e2elatency"
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/spf13/cobra"
-	"github.com/twmb/franz-go/pkg/kadm"
 )
 
 // newE2ENativeCmd is `kbox perf e2e`: the kafka-e2e-latency measurement
@@ -72,7 +71,7 @@ func newE2ECmd(f *cmdutil.Factory) *cobra.Command {
 				},
 				Record: prog,
 			}
-			run, err := perf.RunE2E(cmd.Context(), prod.Client, cons.Client, kadm.NewClient(prod.Client), cfg, obs)
+			run, err := perf.RunE2E(cmd.Context(), prod.Client, cons.Client, prod.Admin(), cfg, obs)
 			if err != nil {
 				return prod.Explain(err)
 			}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/output"
-	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/distrib"
 	"github.com/spf13/cobra"
 )
 
@@ -76,7 +76,7 @@ func (d *distFlags) registerK8s(f *cmdutil.Factory, cmd *cobra.Command) {
 
 // writeK8s checks the k8s-job flags and the workload (split over the pods
 // as the driver splits it over agents) and prints the Job manifest.
-func (d *distFlags) writeK8s(f *cmdutil.Factory, w perf.AgentWorkload, extra map[string]string, clientID string) error {
+func (d *distFlags) writeK8s(f *cmdutil.Factory, w distrib.AgentWorkload, extra map[string]string, clientID string) error {
 	pods, err := d.checkK8s(w.Kind)
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func (d *distFlags) checkK8s(kind string) ([]string, error) {
 	if d.jobName == "" {
 		d.jobName = fmt.Sprintf("kbox-perf-%s-%d", kind, time.Now().Unix())
 	}
-	if err := perf.CheckJobName(d.jobName, d.namespace, d.pods); err != nil {
+	if err := distrib.CheckJobName(d.jobName, d.namespace, d.pods); err != nil {
 		return nil, cmdutil.FlagErrorf("%v", err)
 	}
 	d.start = time.Now().Add(d.trog.StartDelay)
@@ -117,14 +117,14 @@ func (d *distFlags) checkK8s(kind string) ([]string, error) {
 		}
 		d.start = t
 	}
-	return perf.PodNames(d.jobName, d.pods), nil
+	return distrib.PodNames(d.jobName, d.pods), nil
 }
 
 // writeK8sJob prints the Job manifest of the run base.
-func writeK8sJob(f *cmdutil.Factory, d *distFlags, base perf.AgentWorkload, secrets bool) error {
+func writeK8sJob(f *cmdutil.Factory, d *distFlags, base distrib.AgentWorkload, secrets bool) error {
 	base.StartMs = d.start.UnixMilli()
-	j := &perf.JobWorkload{Name: d.jobName, Pods: d.pods, PerAgent: d.perAgent, Workload: base}
-	m, err := perf.JobManifest(j, d.namespace, d.image, append(strings.Fields(d.trog.Command), "--k8s-job"))
+	j := &distrib.JobWorkload{Name: d.jobName, Pods: d.pods, PerAgent: d.perAgent, Workload: base}
+	m, err := distrib.JobManifest(j, d.namespace, d.image, append(strings.Fields(d.trog.Command), "--k8s-job"))
 	if err != nil {
 		return err
 	}
@@ -148,20 +148,20 @@ func newK8sMergeCmd(f *cmdutil.Factory) *cobra.Command {
 		Long:  k8sJobLong,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var pods []*perf.PodOutcome
+			var pods []*distrib.PodOutcome
 			for _, a := range args {
 				fh, err := os.Open(a)
 				if err != nil {
 					return err
 				}
-				p, err := perf.ReadPodLog(a, fh)
+				p, err := distrib.ReadPodLog(a, fh)
 				_ = fh.Close()
 				if err != nil {
 					return err
 				}
 				pods = append(pods, p)
 			}
-			res, err := perf.MergePods(pods)
+			res, err := distrib.MergePods(pods)
 			if err != nil {
 				return err
 			}

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/distrib"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -41,10 +41,10 @@ func TestK8sJobManifest(t *testing.T) {
 		t.Fatalf("pod spec %+v", ps)
 	}
 	c := ps.Containers[0]
-	if c.Image != "registry.example/kbox:1.2" || strings.Join(c.Command, " ") != "kbox perf worker --k8s-job" || len(c.Env) != 1 || c.Env[0].Name != perf.JobEnv {
+	if c.Image != "registry.example/kbox:1.2" || strings.Join(c.Command, " ") != "kbox perf worker --k8s-job" || len(c.Env) != 1 || c.Env[0].Name != distrib.JobEnv {
 		t.Fatalf("container %+v", c)
 	}
-	var j perf.JobWorkload
+	var j distrib.JobWorkload
 	dec := json.NewDecoder(strings.NewReader(c.Env[0].Value))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&j); err != nil {
@@ -55,9 +55,9 @@ func TestK8sJobManifest(t *testing.T) {
 		w.Properties["linger.ms"] != "5" || w.StartMs != time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli() || w.Clients != 2 || w.RecordSize != 200 {
 		t.Fatalf("job workload %+v", j)
 	}
-	shares := perf.SplitWorkload(w, []string{"perf1-0", "perf1-1", "perf1-2", "perf1-3"}, false)
+	shares := distrib.SplitWorkload(w, []string{"perf1-0", "perf1-1", "perf1-2", "perf1-3"}, false)
 	for i := 0; i < 4; i++ {
-		task, err := perf.JobTask(c.Env[0].Value, string(rune('0'+i)))
+		task, err := distrib.JobTask(c.Env[0].Value, string(rune('0'+i)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,7 +80,7 @@ func TestK8sJobManifest(t *testing.T) {
 	}
 }
 
-func sameWorkload(a, b perf.AgentWorkload) bool {
+func sameWorkload(a, b distrib.AgentWorkload) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)

@@ -16,8 +16,8 @@ import (
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/distrib"
 	"github.com/spf13/cobra"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -40,8 +40,8 @@ type statusWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
 	seq    int64
-	base   perf.WorkerStatus
-	last   perf.WorkerStatus
+	base   distrib.WorkerStatus
+	last   distrib.WorkerStatus
 	lastAt time.Time
 }
 
@@ -66,7 +66,7 @@ func (s *statusWriter) heartbeat(stop <-chan struct{}) {
 	}
 }
 
-func (s *statusWriter) write(st perf.WorkerStatus) {
+func (s *statusWriter) write(st distrib.WorkerStatus) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.last, s.lastAt = st, time.Now()
@@ -76,9 +76,9 @@ func (s *statusWriter) write(st perf.WorkerStatus) {
 	if st.StartMs == 0 {
 		st.StartMs = s.base.StartMs
 	}
-	b, err := perf.StatusLine(&st)
+	b, err := distrib.StatusLine(&st)
 	if err != nil {
-		b = perf.ErrorLine(err.Error())
+		b = distrib.ErrorLine(err.Error())
 	}
 	_, _ = s.w.Write(b)
 }
@@ -91,35 +91,35 @@ func newWorkerCmd(f *cmdutil.Factory) *cobra.Command {
 		Long:  workerLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var task *perf.Task
+			var task *distrib.Task
 			var err error
 			if k8sJob {
-				task, err = perf.JobTask(f.Getenv(perf.JobEnv), f.Getenv(perf.IndexEnv))
+				task, err = distrib.JobTask(f.Getenv(distrib.JobEnv), f.Getenv(distrib.IndexEnv))
 			} else {
-				task, err = perf.ReadTask(f.IO.In)
+				task, err = distrib.ReadTask(f.IO.In)
 			}
 			if err != nil {
-				_, _ = f.IO.Out.Write(perf.ErrorLine(err.Error()))
+				_, _ = f.IO.Out.Write(distrib.ErrorLine(err.Error()))
 				return err
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			sw := &statusWriter{w: f.IO.Out, base: perf.WorkerStatus{Agent: task.Workload.Agent, TaskMs: time.Now().UnixMilli()}}
+			sw := &statusWriter{w: f.IO.Out, base: distrib.WorkerStatus{Agent: task.Workload.Agent, TaskMs: time.Now().UnixMilli()}}
 			hbStop, hbDone := make(chan struct{}), make(chan struct{})
 			go func() { sw.heartbeat(hbStop); close(hbDone) }()
 			res, err := runWorker(ctx, f, &task.Workload, sw)
 			close(hbStop)
 			<-hbDone // the final status below is the last line
 			if err != nil {
-				st := perf.WorkerStatus{State: perf.WorkerFailed, Error: err.Error(), Result: res}
+				st := distrib.WorkerStatus{State: distrib.WorkerFailed, Error: err.Error(), Result: res}
 				if res != nil {
 					st.Records, st.Bytes, st.Histogram = res.Records, res.Bytes, res.Histogram
 				}
 				sw.write(st)
-				_, _ = f.IO.Out.Write(perf.ErrorLine(err.Error()))
+				_, _ = f.IO.Out.Write(distrib.ErrorLine(err.Error()))
 				return err
 			}
-			sw.write(perf.WorkerStatus{State: perf.WorkerDone, Records: res.Records, Bytes: res.Bytes, Histogram: res.Histogram, Result: res})
+			sw.write(distrib.WorkerStatus{State: distrib.WorkerDone, Records: res.Records, Bytes: res.Bytes, Histogram: res.Histogram, Result: res})
 			return nil
 		},
 	}
@@ -128,7 +128,7 @@ func newWorkerCmd(f *cmdutil.Factory) *cobra.Command {
 }
 
 // runWorker waits for the shared start time and runs the workload.
-func runWorker(ctx context.Context, f *cmdutil.Factory, w *perf.AgentWorkload, sw *statusWriter) (*perf.Result, error) {
+func runWorker(ctx context.Context, f *cmdutil.Factory, w *distrib.AgentWorkload, sw *statusWriter) (*perf.Result, error) {
 	props := config.NewProperties()
 	for k, v := range w.Properties {
 		props.Set(k, v)
@@ -191,7 +191,7 @@ func runWorker(ctx context.Context, f *cmdutil.Factory, w *perf.AgentWorkload, s
 		}
 	}
 	progress := func(p perf.Progress) {
-		st := perf.WorkerStatus{State: perf.WorkerRunning, Done: p.Done, Records: p.Records, Bytes: p.Bytes, Rate: p.Rate}
+		st := distrib.WorkerStatus{State: distrib.WorkerRunning, Done: p.Done, Records: p.Records, Bytes: p.Bytes, Rate: p.Rate}
 		if p.Hist != nil {
 			if enc, err := p.Hist.Encode(); err == nil {
 				st.Histogram = enc
@@ -222,13 +222,13 @@ func runWorker(ctx context.Context, f *cmdutil.Factory, w *perf.AgentWorkload, s
 
 // waitStart waits for the shared start time (reporting "waiting" twice a
 // second, so the driver sees the agent alive), then marks the load start.
-func waitStart(ctx context.Context, w *perf.AgentWorkload, sw *statusWriter) error {
+func waitStart(ctx context.Context, w *distrib.AgentWorkload, sw *statusWriter) error {
 	if wait := time.Until(time.UnixMilli(w.StartMs)); wait > 0 {
 		t := time.NewTicker(500 * time.Millisecond)
 		defer t.Stop()
 		timer := time.NewTimer(wait)
 		defer timer.Stop()
-		sw.write(perf.WorkerStatus{State: perf.WorkerWaiting})
+		sw.write(distrib.WorkerStatus{State: distrib.WorkerWaiting})
 	waiting:
 		for {
 			select {
@@ -237,21 +237,21 @@ func waitStart(ctx context.Context, w *perf.AgentWorkload, sw *statusWriter) err
 			case <-timer.C:
 				break waiting
 			case <-t.C:
-				sw.write(perf.WorkerStatus{State: perf.WorkerWaiting})
+				sw.write(distrib.WorkerStatus{State: distrib.WorkerWaiting})
 			}
 		}
 	}
 	sw.mu.Lock()
 	sw.base.StartMs = time.Now().UnixMilli()
 	sw.mu.Unlock()
-	sw.write(perf.WorkerStatus{State: perf.WorkerRunning})
+	sw.write(distrib.WorkerStatus{State: distrib.WorkerRunning})
 	return nil
 }
 
 // runWorkerE2E is an e2e share: one record in flight on the agent's own
 // topic (created with 1 partition when missing, as kafka-e2e-latency does).
 // Progress statuses carry the round trips after the warm-up records.
-func runWorkerE2E(ctx context.Context, f *cmdutil.Factory, w *perf.AgentWorkload, props *config.Properties, sw *statusWriter) (*perf.Result, error) {
+func runWorkerE2E(ctx context.Context, f *cmdutil.Factory, w *distrib.AgentWorkload, props *config.Properties, sw *statusWriter) (*perf.Result, error) {
 	acks := "all"
 	if a, ok := w.Properties["acks"]; ok && a != "" {
 		acks = a
@@ -284,14 +284,14 @@ func runWorkerE2E(ctx context.Context, f *cmdutil.Factory, w *perf.AgentWorkload
 		}
 		if time.Since(last) >= 500*time.Millisecond {
 			last = time.Now()
-			st := perf.WorkerStatus{State: perf.WorkerRunning, Done: int64(i + 1), Records: records, Bytes: bytes}
+			st := distrib.WorkerStatus{State: distrib.WorkerRunning, Done: int64(i + 1), Records: records, Bytes: bytes}
 			if enc, err := hist.Encode(); err == nil {
 				st.Histogram = enc
 			}
 			sw.write(st)
 		}
 	}}
-	run, err := perf.RunE2E(ctx, prod.Client, cons.Client, kadm.NewClient(prod.Client), cfg, obs)
+	run, err := perf.RunE2E(ctx, prod.Client, cons.Client, prod.Admin(), cfg, obs)
 	if err != nil {
 		return nil, prod.Explain(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/app"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/distrib"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
@@ -26,7 +27,7 @@ func kboxIn(t *testing.T, stdin string, args ...string) (int, string, string) {
 
 // statusLines decodes the worker's stdout as the agent does: one JSON
 // object per line, with "status" or "error".
-func statusLines(t *testing.T, out string) (sts []*perf.WorkerStatus, errs []string) {
+func statusLines(t *testing.T, out string) (sts []*distrib.WorkerStatus, errs []string) {
 	t.Helper()
 	sc := bufio.NewScanner(strings.NewReader(out))
 	sc.Buffer(nil, 1<<22)
@@ -42,7 +43,7 @@ func statusLines(t *testing.T, out string) (sts []*perf.WorkerStatus, errs []str
 			errs = append(errs, *line.Error)
 			continue
 		}
-		st, ok := perf.ParseStatus(line.Status)
+		st, ok := distrib.ParseStatus(line.Status)
 		if !ok {
 			t.Fatalf("not a status line: %q", sc.Text())
 		}
@@ -60,7 +61,7 @@ func TestWorkerCapturedTaskKfake(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	b, err := os.ReadFile("../../pkg/perf/testdata/trogdor/task-produce.jsonl")
+	b, err := os.ReadFile("../../pkg/perf/distrib/testdata/trogdor/task-produce.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestWorkerCapturedTaskKfake(t *testing.T) {
 	if len(sts) < 4 {
 		t.Fatalf("%d statuses, want waiting, running, progress, done:\n%s", len(sts), out)
 	}
-	if sts[0].State != perf.WorkerWaiting {
+	if sts[0].State != distrib.WorkerWaiting {
 		t.Errorf("first status %q, want waiting", sts[0].State)
 	}
 	var prev int64
@@ -100,7 +101,7 @@ func TestWorkerCapturedTaskKfake(t *testing.T) {
 		if s.Agent != "agent1" || s.TaskMs == 0 {
 			t.Fatalf("status %+v", s)
 		}
-		if s.State == perf.WorkerRunning && s.Histogram != "" {
+		if s.State == distrib.WorkerRunning && s.Histogram != "" {
 			progress++
 			h, err := perf.DecodeLatency(s.Histogram)
 			if err != nil || h.Count() != s.Records {
@@ -112,7 +113,7 @@ func TestWorkerCapturedTaskKfake(t *testing.T) {
 		t.Errorf("no progress status with a histogram")
 	}
 	last := sts[len(sts)-1]
-	if last.State != perf.WorkerDone || last.Result == nil {
+	if last.State != distrib.WorkerDone || last.Result == nil {
 		t.Fatalf("last status %+v", last)
 	}
 	r := last.Result

@@ -99,15 +99,6 @@ it cleared, and what it left and why.`,
 	return cmd
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
-}
-
 func status(ctx context.Context, f *cmdutil.Factory, svc *reassign.Service, format output.Format, tps []reassign.TP, watch, preserve bool, interval time.Duration) error {
 	prev, err := svc.Snap(ctx, tps)
 	if err != nil {
@@ -129,7 +120,7 @@ func status(ctx context.Context, f *cmdutil.Factory, svc *reassign.Service, form
 		if len(prev.Ongoing) == 0 {
 			break
 		}
-		if err := sleepCtx(ctx, interval); err != nil {
+		if err := reassign.Sleep(ctx, interval); err != nil {
 			return err
 		}
 		cur, err := svc.Snap(ctx, tps)

@@ -9,16 +9,17 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/javaerr"
 	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/reassign"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 //go:embed apache_help.txt
@@ -196,7 +197,7 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		if verr != nil {
 			return fail(f, verr.Error())
 		}
-		if in.brokerIDs, in.topics, err = parseGenerate(file, brokers); err != nil {
+		if in.brokerIDs, in.topics, err = reassign.ParseGenerate(file, brokers); err != nil {
 			return fail(f, err.Error())
 		}
 	case "execute", "verify", "cancel":
@@ -279,7 +280,7 @@ func (r *runner) finish(err error) error {
 	var rf *reassign.InvalidReplicationFactorError
 	switch {
 	case errors.As(err, &tnf), errors.As(err, &pnf):
-		return fail(r.f, "org.apache.kafka.common.errors.UnknownTopicOrPartitionException: "+err.Error())
+		return fail(r.f, javaerr.String(kerr.UnknownTopicOrPartition.Code, err.Error()))
 	case errors.As(err, &pe), errors.As(err, &rf):
 		return fail(r.f, err.Error())
 	}
@@ -323,85 +324,13 @@ type input struct {
 	topics    []string
 }
 
-// parseGenerate is parseGenerateAssignmentArgs.
-func parseGenerate(file []byte, brokerList string) ([]int32, []string, error) {
-	var ids []int32
-	for _, x := range strings.Split(brokerList, ",") {
-		n, err := javafmt.ParseInt(x, 32)
-		if err != nil {
-			return nil, nil, err
-		}
-		ids = append(ids, int32(n))
-	}
-	if d := reassign.DuplicateBrokers(ids); len(d) > 0 {
-		return nil, nil, fmt.Errorf("Broker list contains duplicate entries: %s", reassign.JavaIntSet(d))
-	}
-	topics, err := reassign.ParseTopics(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	if d := reassign.DuplicateTopics(topics); len(d) > 0 {
-		return nil, nil, fmt.Errorf("List of topics to reassign contains duplicate entries: [%s]", strings.Join(d, ", "))
-	}
-	return ids, topics, nil
-}
-
 func (r *runner) generate(ctx context.Context, ids []int32, topics []string, rackAware bool) error {
-	current, err := r.svc.Assignment(ctx, topics)
+	p, err := r.svc.Propose(ctx, ids, topics, rackAware)
 	if err != nil {
 		return err
 	}
-	dirs, err := r.svc.CurrentDirs(ctx, current)
-	if err != nil {
-		return err
-	}
-	cluster, err := r.svc.Brokers(ctx)
-	if err != nil {
-		return err
-	}
-	want := map[int32]bool{}
-	for _, id := range ids {
-		want[id] = true
-	}
-	var brokers []reassign.Broker
-	racked := 0
-	for _, b := range cluster {
-		if !want[b.ID] {
-			continue
-		}
-		if !rackAware {
-			b.Rack = ""
-		}
-		if b.Rack != "" {
-			racked++
-		}
-		brokers = append(brokers, b)
-	}
-	if rackAware && racked != 0 && racked != len(brokers) {
-		return &reassign.ParseError{Msg: "Not all brokers have rack information. Add --disable-rack-aware in command line to make replica assignment without rack information."}
-	}
-	proposed := map[reassign.TP][]int32{}
-	byTopic := map[string][]reassign.TP{}
-	for _, tp := range reassign.SortedTPs(current) {
-		byTopic[tp.Topic] = append(byTopic[tp.Topic], tp)
-	}
-	topicNames := make([]string, 0, len(byTopic))
-	for t := range byTopic {
-		topicNames = append(topicNames, t)
-	}
-	sort.Strings(topicNames)
-	for _, t := range topicNames {
-		tps := byTopic[t]
-		placed, err := reassign.Placer{Start: -1, Shift: -1}.Place(brokers, len(tps), len(current[tps[0]]))
-		if err != nil {
-			return err
-		}
-		for p, reps := range placed {
-			proposed[reassign.TP{Topic: t, Partition: int32(p)}] = reps
-		}
-	}
-	r.out("Current partition replica assignment\n%s\n\n", reassign.FormatJSON(current, dirs))
-	r.out("Proposed partition reassignment configuration\n%s\n", reassign.FormatJSON(proposed, nil))
+	r.out("Current partition replica assignment\n%s\n\n", reassign.FormatJSON(p.Current, p.Dirs))
+	r.out("Proposed partition reassignment configuration\n%s\n", reassign.FormatJSON(p.Proposed, nil))
 	return nil
 }
 
@@ -506,44 +435,20 @@ func plural(n int) string {
 	return "s"
 }
 
-// executeMoves retries AlterReplicaLogDirs until every move started (a
-// replica must reach its new broker first) or the timeout passes.
+// executeMoves starts the log dir moves (retried until each replica is on
+// its new broker, or the timeout).
 func (r *runner) executeMoves(ctx context.Context, moves map[reassign.Replica]string, timeout time.Duration) error {
-	pending := map[reassign.Replica]string{}
-	for k, v := range moves {
-		pending[k] = v
+	left, err := r.svc.StartDirMoves(ctx, moves, timeout, func(rep reassign.Replica, dir string) {
+		r.out("Successfully started moving log directory to %s for replica %s-%d with broker %d \n", dir, rep.Topic, rep.Partition, rep.Broker)
+	})
+	if err != nil || len(left) == 0 {
+		return err
 	}
-	deadline := time.Now().Add(timeout)
-	for {
-		started, err := r.svc.AlterReplicaDirs(ctx, pending)
-		if err != nil {
-			return err
-		}
-		for _, rep := range started {
-			r.out("Successfully started moving log directory to %s for replica %s-%d with broker %d \n", pending[rep], rep.Topic, rep.Partition, rep.Broker)
-			delete(pending, rep)
-		}
-		if len(pending) == 0 {
-			return nil
-		}
-		if !time.Now().Before(deadline) {
-			left := make([]reassign.Replica, 0, len(pending))
-			for rep := range pending {
-				left = append(left, rep)
-			}
-			sort.Slice(left, func(i, j int) bool { return reassign.LessReplica(left[i], left[j]) })
-			parts := make([]string, len(left))
-			for i, rep := range left {
-				parts[i] = rep.String()
-			}
-			return &terseError{fmt.Sprintf("Timed out before log directory move%s could be started for: %s", plural(len(left)), strings.Join(parts, ","))}
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+	parts := make([]string, len(left))
+	for i, rep := range left {
+		parts[i] = rep.String()
 	}
+	return &terseError{fmt.Sprintf("Timed out before log directory move%s could be started for: %s", plural(len(left)), strings.Join(parts, ","))}
 }
 
 func (r *runner) verify(ctx context.Context, plan *reassign.Plan, preserve bool) error {

@@ -2,27 +2,23 @@ package sweep
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/config"
-	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/cmd/perf/trogdorflags"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/distrib"
+	"github.com/kboxdev/kbox/pkg/perf/report"
+	"github.com/kboxdev/kbox/pkg/perf/sweep"
 	"github.com/spf13/cobra"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // sweepFormats: a table with a chart, JSON (every run with its histogram)
@@ -47,7 +43,7 @@ func newSweepMergeCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Merge sweep results files run at the same time on several machines (or re-render one): table, JSON/CSV, report",
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			obj, err := perf.ParseObjective(objective)
+			obj, err := sweep.ParseObjective(objective)
 			if err != nil {
 				return err
 			}
@@ -55,20 +51,11 @@ func newSweepMergeCmd(f *cmdutil.Factory) *cobra.Command {
 			if err := checkReports(reports); err != nil {
 				return err
 			}
-			var rs []*perf.SweepResult
-			for _, a := range args {
-				fh, err := os.Open(a)
-				if err != nil {
-					return err
-				}
-				r, err := perf.ReadSweep(fh)
-				fh.Close()
-				if err != nil {
-					return fmt.Errorf("%s: %v", a, err)
-				}
-				rs = append(rs, r)
+			rs, err := sweep.ReadFiles(args)
+			if err != nil {
+				return err
 			}
-			m, err := perf.MergeSweeps(rs)
+			m, err := sweep.Merge(rs)
 			if err != nil {
 				return err
 			}
@@ -77,7 +64,7 @@ func newSweepMergeCmd(f *cmdutil.Factory) *cobra.Command {
 				return err
 			}
 			for _, r := range reports {
-				if err := writeReport(r, m, obj); err != nil {
+				if err := report.WriteFile(r, m, obj); err != nil {
 					return fmt.Errorf("--report %s: %v", r, err)
 				}
 				fmt.Fprintf(f.IO.ErrOut, "report written to %s\n", r)
@@ -93,16 +80,17 @@ func newSweepMergeCmd(f *cmdutil.Factory) *cobra.Command {
 
 type sweepOpts struct {
 	conn           cmdutil.ConnFlags
-	trog           cmdutil.TrogdorFlags
-	dist           *perf.Distributor // a sweep over agents
-	agentEnv       *perf.SweepAgents // set by connect; used when dist is set
+	trog           trogdorflags.Flags
+	dist           *distrib.Distributor // a sweep over agents
+	env            *sweep.KafkaEnv      // set by connect
+	agentEnv       *sweep.Agents        // set by connect; used when dist is set
 	secrets        bool
 	out            string
 	interval       time.Duration
-	plan           perf.SweepPlan
+	plan           sweep.Plan
 	duration       time.Duration
 	warmupDuration time.Duration
-	checks         perf.SweepChecks
+	checks         sweep.Checks
 	clusterWarmup  time.Duration
 	minRun         time.Duration
 	preset         string
@@ -123,7 +111,7 @@ type sweepOpts struct {
 }
 
 func newSweepModeCmd(f *cmdutil.Factory, mode string) *cobra.Command {
-	o := &sweepOpts{checks: perf.DefaultChecks}
+	o := &sweepOpts{checks: sweep.DefaultChecks}
 	o.plan.Mode = mode
 	what := map[string]string{
 		"produce": "a Java producer client property\n(batch.size, linger.ms, compression.type, acks, max.request.size, ...) or a\nworkload dimension: record-size, partitions, replication-factor,\nkey-cardinality, producers, agents (Trogdor agents: --coordinator)",
@@ -222,7 +210,7 @@ consumed; the objective is a latency percentile (p99 by default).`
 	if mode == "produce" {
 		o.trog.Register(f, cmd)
 		fl.Float64Var(&o.plan.Throughput, "throughput", -1, "target records/s per produce run (-1: unthrottled)")
-		fl.StringVar(&o.preset, "preset", "", "run an experiment of docs/perf-methodology.md: "+strings.Join(perf.PresetNames(), ", "))
+		fl.StringVar(&o.preset, "preset", "", "run an experiment of docs/perf-methodology.md: "+strings.Join(sweep.PresetNames(), ", "))
 	}
 	if mode == "consume" {
 		fl.DurationVar(&o.idleTimeout, "timeout", 10*time.Second, "a run fails when no record arrives for this long")
@@ -239,9 +227,9 @@ consumed; the objective is a latency percentile (p99 by default).`
 	}
 	fl.DurationVar(&o.warmupDuration, "warmup-duration", defWarm, "time at the start of each run excluded from the statistics, before --duration starts")
 	fl.DurationVar(&o.clusterWarmup, "cluster-warmup", time.Minute, "at most this long warming the cluster up before the first cell (0: no warm-up)")
-	fl.DurationVar(&o.minRun, "min-run-duration", secs(perf.DefaultChecks.MinRunSec), "flag a cell short-run when a run is measured for less")
-	fl.Float64Var(&o.checks.MaxSpreadPercent, "max-spread", perf.DefaultChecks.MaxSpreadPercent, "flag a cell outlier when its repeats' records/s spread exceeds this (%)")
-	fl.IntVar(&o.checks.RerunOutliers, "rerun-outliers", perf.DefaultChecks.RerunOutliers, "run an outlier or stalled cell's repeats again up to this many more times (0: never)")
+	fl.DurationVar(&o.minRun, "min-run-duration", secs(sweep.DefaultChecks.MinRunSec), "flag a cell short-run when a run is measured for less")
+	fl.Float64Var(&o.checks.MaxSpreadPercent, "max-spread", sweep.DefaultChecks.MaxSpreadPercent, "flag a cell outlier when its repeats' records/s spread exceeds this (%)")
+	fl.IntVar(&o.checks.RerunOutliers, "rerun-outliers", sweep.DefaultChecks.RerunOutliers, "run an outlier or stalled cell's repeats again up to this many more times (0: never)")
 	fl.IntVar(&o.plan.Producers, "producers", 1, "producers per run (each with its own client)")
 	fl.IntVar(&o.plan.Consumers, "consumers", 1, "consumers per run, in one fresh group")
 	if mode != "produce" {
@@ -274,13 +262,13 @@ func secs(s float64) time.Duration { return time.Duration(s * float64(time.Secon
 // applyPreset sets what the preset fixes (flags the user gave win, except
 // the varied dimensions and the strategy, which are the experiment).
 func (o *sweepOpts) applyPreset(brokers int) error {
-	p, err := perf.LookupPreset(o.preset)
+	p, err := sweep.LookupPreset(o.preset)
 	if err != nil {
 		return cmdutil.FlagErrorf("%v", err)
 	}
 	o.plan.Preset = p.Name
 	o.vary = p.Vary(brokers)
-	o.one = p.Strategy == perf.StrategyOneAtATime
+	o.one = p.Strategy == sweep.StrategyOneAtATime
 	o.grid = !o.one
 	if !o.changed("record-size") {
 		o.recordSize = fmt.Sprint(p.RecordSize)
@@ -299,9 +287,9 @@ func (o *sweepOpts) applyPreset(brokers int) error {
 }
 
 // prepare validates everything that can be checked without a broker.
-func (o *sweepOpts) prepare() ([]perf.Cell, perf.Objective, error) {
-	var obj perf.Objective
-	size, err := perf.ParseSize(o.recordSize)
+func (o *sweepOpts) prepare() ([]sweep.Cell, sweep.Objective, error) {
+	var obj sweep.Objective
+	size, err := sweep.ParseSize(o.recordSize)
 	if err != nil || size < 1 || size > 100<<20 {
 		return nil, obj, cmdutil.FlagErrorf("--record-size %s: want a size from 1 byte to 100m", o.recordSize)
 	}
@@ -309,9 +297,9 @@ func (o *sweepOpts) prepare() ([]perf.Cell, perf.Objective, error) {
 	if o.grid && o.one {
 		return nil, obj, cmdutil.FlagErrorf("--grid and --one-at-a-time exclude each other")
 	}
-	o.plan.Strategy = perf.StrategyGrid
+	o.plan.Strategy = sweep.StrategyGrid
 	if o.one {
-		o.plan.Strategy = perf.StrategyOneAtATime
+		o.plan.Strategy = sweep.StrategyOneAtATime
 	}
 	if o.duration < 0 || o.warmupDuration < 0 || o.clusterWarmup < 0 || o.minRun < 0 {
 		return nil, obj, cmdutil.FlagErrorf("--duration, --warmup-duration, --cluster-warmup and --min-run-duration must not be negative")
@@ -335,7 +323,7 @@ func (o *sweepOpts) prepare() ([]perf.Cell, perf.Objective, error) {
 	}
 	o.plan.Dimensions = nil
 	for _, v := range o.vary {
-		d, err := perf.ParseVary(v, o.plan.Mode)
+		d, err := sweep.ParseVary(v, o.plan.Mode)
 		if err != nil {
 			// One line naming the property (no usage hint), nothing run.
 			return nil, obj, err
@@ -345,11 +333,11 @@ func (o *sweepOpts) prepare() ([]perf.Cell, perf.Objective, error) {
 	if err := o.agents(); err != nil {
 		return nil, obj, err
 	}
-	cells, err := perf.Expand(o.plan.Dimensions, o.plan.Strategy)
+	cells, err := sweep.Expand(o.plan.Dimensions, o.plan.Strategy)
 	if err != nil {
 		return nil, obj, err
 	}
-	if obj, err = perf.ParseObjective(o.objective); err != nil {
+	if obj, err = sweep.ParseObjective(o.objective); err != nil {
 		return nil, obj, err
 	}
 	if err := checkReports(o.reports); err != nil {
@@ -401,63 +389,55 @@ func checkReports(reports []string) error {
 	return nil
 }
 
+// connect builds the sweep's environment from the user's connection (once).
+func (o *sweepOpts) connect(ctx context.Context, f *cmdutil.Factory) error {
+	if o.env != nil {
+		return nil
+	}
+	conn, err := o.conn.Connection(f, nil)
+	if err != nil {
+		return err
+	}
+	o.env, err = sweep.NewKafkaEnv(ctx, conn, f.Client, func(msg string) { f.Warn("%s", msg) })
+	if err != nil {
+		return err
+	}
+	// A preset's fixed client properties (acks=1) apply to the runs'
+	// clients, under the user's -X and the cell's.
+	var preset map[string]string
+	if o.preset != "" {
+		preset = sweep.Presets[o.preset].Props
+	}
+	props := o.env.Fix(preset)
+	o.plan.Properties = sweep.Redacted(props)
+	// A sweep over agents hands the same properties to the workers.
+	o.agentEnv = &sweep.Agents{Bootstrap: strings.Join(conn.Bootstrap, ","), Properties: props.Map()}
+	o.secrets = len(conn.Secrets()) > 0
+	return nil
+}
+
 func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.preset != "" {
-		if _, err := perf.LookupPreset(o.preset); err != nil {
+		if _, err := sweep.LookupPreset(o.preset); err != nil {
 			return cmdutil.FlagErrorf("%v", err)
 		}
 		if len(o.vary) > 0 || o.grid || o.one {
 			return cmdutil.FlagErrorf("--preset %s sets the varied dimensions and the strategy: drop --vary, --grid and --one-at-a-time", o.preset)
 		}
 	}
-	var env *sweepEnv
 	defer func() {
-		if env != nil {
-			env.close()
+		if o.env != nil {
+			o.env.Close()
 		}
 	}()
-	connect := func() error {
-		if env != nil {
-			return nil
-		}
-		conn, err := o.conn.Connection(f, nil)
-		if err != nil {
-			return err
-		}
-		env, err = newSweepEnv(ctx, f, conn)
-		if err != nil {
-			return err
-		}
-		// A preset's fixed client properties (acks=1) apply to the runs'
-		// clients, under the user's -X and the cell's.
-		props := config.NewProperties()
-		if conn.Props != nil {
-			props = conn.Props.Clone()
-		}
-		if o.preset != "" {
-			for k, v := range perf.SweepPresets[o.preset].Props {
-				if _, given := props.Get(k); !given {
-					env.fixed[k] = v
-				}
-			}
-		}
-		for k, v := range env.fixed {
-			props.Set(k, v)
-		}
-		o.plan.Properties = redacted(props)
-		// A sweep over agents hands the same properties to the workers.
-		o.agentEnv = &perf.SweepAgents{Bootstrap: strings.Join(conn.Bootstrap, ","), Properties: props.Map()}
-		o.secrets = len(conn.Secrets()) > 0
-		return nil
-	}
 	if o.preset != "" {
 		// A preset is scaled to the cluster: read its size first.
-		if err := connect(); err != nil {
+		if err := o.connect(ctx, f); err != nil {
 			return err
 		}
-		n, err := env.Brokers(ctx)
+		n, err := o.env.Brokers(ctx)
 		if err != nil {
 			return err
 		}
@@ -471,10 +451,10 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 	}
 	format := o.out
 	tot := o.plan.Totals(cells)
-	f.IO.ErrOut.Write([]byte(describe(&o.plan, tot) + "\n"))
+	f.IO.ErrOut.Write([]byte(o.plan.Describe(tot) + "\n"))
 	if o.plan.Records > 0 && o.maxRecords > 0 && tot.Total() > o.maxRecords {
 		return fmt.Errorf("the sweep would move %s records, more than --max-records %s; lower --records, --repeat or the number of values, or raise --max-records",
-			thousands(tot.Total()), thousands(o.maxRecords))
+			sweep.Thousands(tot.Total()), sweep.Thousands(o.maxRecords))
 	}
 	if o.dryRun {
 		for _, c := range cells {
@@ -482,19 +462,19 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 		}
 		return nil
 	}
-	if err := connect(); err != nil {
+	if err := o.connect(ctx, f); err != nil {
 		return err
 	}
-	var prev *perf.SweepResult
+	var prev *sweep.Result
 	if o.results != "" {
-		if prev, err = perf.LoadResume(o.results, &o.plan); err != nil {
+		if prev, err = sweep.LoadResume(o.results, &o.plan); err != nil {
 			return err
 		}
 		if prev != nil {
-			fmt.Fprintf(f.IO.ErrOut, "resuming from %s: %d of %d cells already done\n", o.results, len(cells)-len(perf.Pending(cells, prev)), len(cells))
+			fmt.Fprintf(f.IO.ErrOut, "resuming from %s: %d of %d cells already done\n", o.results, len(cells)-len(sweep.Pending(cells, prev)), len(cells))
 		}
 	}
-	var agents *perf.SweepAgents
+	var agents *sweep.Agents
 	if o.dist != nil {
 		agents = o.agentEnv
 		agents.Distributor = o.dist
@@ -502,13 +482,13 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 			f.Warn("the client properties, secrets included, go into the Trogdor task specs (on the coordinator until each run ends)")
 		}
 	}
-	sw := &perf.Sweeper{Plan: o.plan, Env: env, Interval: o.interval, KeepTopics: o.keepTopics, Seed: o.seed,
+	sw := &sweep.Sweeper{Plan: o.plan, Env: o.env, Interval: o.interval, KeepTopics: o.keepTopics, Seed: o.seed,
 		IdleTimeout: o.idleTimeout, Checks: o.checks, ClusterWarmup: o.clusterWarmup, Interleave: o.interleave, Events: progressPrinter(f, len(cells)),
 		Agents: agents}
 	if o.results != "" {
-		sw.Save = func(r *perf.SweepResult) error {
+		sw.Save = func(r *sweep.Result) error {
 			r.Objective = obj.String()
-			return perf.SaveSweep(o.results, r)
+			return sweep.Save(o.results, r)
 		}
 	}
 	res, runErr := sw.Run(ctx, cells, prev)
@@ -533,400 +513,14 @@ func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
 		return err
 	}
 	for _, r := range o.reports {
-		if err := writeReport(r, res, obj); err != nil {
+		if err := report.WriteFile(r, res, obj); err != nil {
 			return fmt.Errorf("--report %s: %v", r, err)
 		}
 		fmt.Fprintf(f.IO.ErrOut, "report written to %s\n", r)
 	}
-	failed := 0
-	for _, c := range res.Cells {
-		if !c.OK() {
-			failed++
-		}
-	}
+	failed := res.Failed()
 	if failed > 0 {
 		return fmt.Errorf("%d of %d cells measured nothing (see ERRORS; run with -o json for the messages)", failed, len(res.Cells))
 	}
 	return nil
 }
-
-func describe(p *perf.SweepPlan, t perf.Totals) string {
-	var names []string
-	for _, d := range p.Dimensions {
-		names = append(names, fmt.Sprintf("%s (%d)", d.Name, len(d.Values)))
-	}
-	what := fmt.Sprintf("%d cells (%s of %s)", t.Cells, p.Strategy, strings.Join(names, " x "))
-	if p.Preset != "" {
-		what = fmt.Sprintf("preset %s: %s", p.Preset, what)
-	}
-	warm := "no warm-up"
-	switch {
-	case p.WarmupRecords > 0 && p.WarmupDurationSec > 0:
-		warm = fmt.Sprintf("%s warm-up records and %s", thousands(p.WarmupRecords), p.WarmupDuration())
-	case p.WarmupRecords > 0:
-		warm = fmt.Sprintf("%s warm-up records", thousands(p.WarmupRecords))
-	case p.WarmupDurationSec > 0:
-		warm = fmt.Sprintf("%s warm-up", p.WarmupDuration())
-	}
-	if p.Records == 0 {
-		return fmt.Sprintf("sweep %s: %s x %d repeat(s) x %s measured (+ %s) = %s of measured runs",
-			p.Mode, what, p.Repeat, p.Duration(), warm, t.RunTime)
-	}
-	s := fmt.Sprintf("sweep %s: %s x %d repeat(s) x %s records (%s + %s warm-up) = %s records",
-		p.Mode, what, p.Repeat, thousands(t.RunRecords), thousands(p.Records), thousands(p.WarmupRecords), thousands(t.Records))
-	if p.WarmupDurationSec > 0 {
-		s += fmt.Sprintf(" (+ %s warm-up per run)", p.WarmupDuration())
-	}
-	if t.FillTopics > 0 {
-		s += fmt.Sprintf(", plus %s to fill %d topic(s)", thousands(t.FillRecords), t.FillTopics)
-	}
-	return s
-}
-
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
-func redacted(p *config.Properties) []string {
-	if p == nil {
-		return nil
-	}
-	var out []string
-	for _, k := range p.Keys() {
-		v, _ := p.Get(k)
-		if config.IsSecretKey(k) {
-			v = "[hidden]"
-		}
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func writeReport(path string, res *perf.SweepResult, obj perf.Objective) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if strings.EqualFold(filepath.Ext(path), ".png") {
-		err = perf.WritePNGReport(tmp, res, obj)
-	} else {
-		err = perf.WriteHTMLReport(tmp, res, obj)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	_ = os.Chmod(tmp.Name(), 0o644)
-	return os.Rename(tmp.Name(), path)
-}
-
-func (o *sweepOpts) emit(f *cmdutil.Factory, format string, res *perf.SweepResult, obj perf.Objective) error {
-	switch format {
-	case "json":
-		return output.WriteJSON(f.IO.Out, res, true)
-	case "csv":
-		w := csv.NewWriter(f.IO.Out)
-		_ = w.WriteAll(res.CSV(obj))
-		return w.Error()
-	}
-	mark := func(s string) string { return s + "*" }
-	if f.IO.IsStdoutTTY() {
-		mark = func(s string) string { return "\033[1;33m" + s + "\033[0m" }
-	}
-	t := res.Table(obj, mark)
-	if err := output.WriteTable(f.IO, t.Header, t.Rows); err != nil {
-		return err
-	}
-	legend := "* differs from the baseline (each dimension's first value)"
-	if f.IO.IsStdoutTTY() {
-		legend = "highlighted: differs from the baseline (each dimension's first value)"
-	}
-	fmt.Fprintf(f.IO.Out, "objective %s; %s; latency from %s\n", obj, legend, basisOf(res))
-	if cw := res.ClusterWarmup; cw != nil {
-		state := "stable"
-		if !cw.Stable {
-			state = "not stable"
-		}
-		fmt.Fprintf(f.IO.Out, "cluster warm-up: %.1f s before the first cell (%s; %d windows of 1 s)\n", cw.Seconds, state, len(cw.WindowRecordsPerSec))
-	}
-	for _, n := range res.Footnotes() {
-		fmt.Fprintf(f.IO.Out, "FLAGS %s\n", n)
-	}
-	if ch := perf.TerminalChart(res); ch != "" {
-		fmt.Fprintf(f.IO.Out, "\n%s\n", ch)
-	}
-	return nil
-}
-
-func basisOf(res *perf.SweepResult) string {
-	for _, c := range res.Cells {
-		for _, r := range c.Runs {
-			if r.Result != nil {
-				return r.Result.LatencyBasis
-			}
-		}
-	}
-	return "-"
-}
-
-// progressPrinter shows the running cell, its rate and the time left on
-// the progress line (drawn when stderr is a terminal), and one lasting line
-// per finished run either way.
-func progressPrinter(f *cmdutil.Factory, cells int) func(perf.SweepEvent) {
-	pr := f.IO.Progress()
-	var mu sync.Mutex
-	eta := func(e perf.SweepEvent) string {
-		if e.AllRecords == 0 && e.Position > 1 && e.Runs >= e.Position && e.Elapsed > 0 {
-			// Runs sized by time: estimate by runs.
-			left := e.Elapsed / time.Duration(e.Position-1) * time.Duration(e.Runs-e.Position+1)
-			return "  ETA " + left.Round(time.Second).String()
-		}
-		if e.DoneRecords <= 0 || e.Elapsed <= 0 || e.AllRecords <= e.DoneRecords {
-			return ""
-		}
-		rate := float64(e.DoneRecords) / e.Elapsed.Seconds()
-		left := time.Duration(float64(e.AllRecords-e.DoneRecords) / rate * float64(time.Second))
-		return "  ETA " + left.Round(time.Second).String()
-	}
-	head := func(e perf.SweepEvent) string {
-		rep := ""
-		if e.Runs > 0 {
-			rep = fmt.Sprintf("[run %d/%d] ", e.Position, e.Runs)
-		}
-		return fmt.Sprintf("%scell #%d/%d %s (repeat %d)", rep, e.Cell.Index, cells, e.Cell.Label(), e.Repeat)
-	}
-	return func(e perf.SweepEvent) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e.Kind {
-		case perf.EventFill:
-			pr.Println("%s", e.Message)
-		case perf.EventWarning:
-			pr.Println("kbox: warning: %s", strings.Join(strings.Fields(e.Message), " "))
-		case perf.EventWarmup, perf.EventRerun:
-			pr.Println("%s", e.Message)
-		case perf.EventCellStart:
-			pr.Update("%s  starting%s", head(e), eta(e))
-		case perf.EventProgress:
-			warm := ""
-			if e.Progress.Warmup {
-				warm = " (warm-up)"
-			}
-			pr.Update("%s  %d/%d  %.0f rec/s  p99 %.2f ms%s%s", head(e), e.Progress.Done, e.Progress.Target, e.Progress.Rate, e.Progress.P99Ms, warm, eta(e))
-		case perf.EventRunDone:
-			r := e.Run
-			if r.Result == nil {
-				pr.Println("%s: failed: %s%s", head(e), r.Error, eta(e))
-				return
-			}
-			rps, mbps := r.Rates()
-			msg := fmt.Sprintf("%s: %.1f records/s, %.2f MB/s, p99 %.2f ms, CPU %.0f%%", head(e), rps, mbps, r.Result.Latency.P99Ms, r.CPUPercent)
-			if d := r.Distributed; d != nil {
-				msg = fmt.Sprintf("%s: %.1f records/s, %.2f MB/s (sum of %d agents), p99 %.2f ms", head(e), rps, mbps, len(d.Agents), r.Result.Latency.P99Ms)
-			}
-			if r.Result.Failed > 0 {
-				msg += fmt.Sprintf(", %d failed", r.Result.Failed)
-			}
-			if r.Error != "" {
-				msg += ", error: " + r.Error
-			}
-			pr.Println("%s%s", msg, eta(e))
-		}
-	}
-}
-
-// sweepEnv builds the sweep's clients from the user's connection.
-type sweepEnv struct {
-	f     *cmdutil.Factory
-	conn  *config.Connection
-	admin *kafka.Client
-	seq   int
-	warn  map[string]bool
-	ready *kafka.Client // producer with a manual partitioner (readiness writes)
-	// fixed are client properties the sweep sets for every run (a
-	// preset's), under the user's and the cell's.
-	fixed map[string]string
-}
-
-func newSweepEnv(ctx context.Context, f *cmdutil.Factory, conn *config.Connection) (*sweepEnv, error) {
-	adm, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return &sweepEnv{f: f, conn: conn, admin: adm, warn: map[string]bool{}, fixed: map[string]string{}}, nil
-}
-
-func (e *sweepEnv) close() {
-	if e.ready != nil {
-		e.ready.Close()
-	}
-	e.admin.Close()
-}
-
-// cellConn is the user's connection with the sweep's fixed properties and
-// then the cell's over its client properties.
-func (e *sweepEnv) cellConn(props map[string]string) config.Connection {
-	c := *e.conn
-	c.Props = config.NewProperties()
-	if e.conn.Props != nil {
-		c.Props = e.conn.Props.Clone()
-	}
-	for k, v := range e.fixed {
-		c.Props.Set(k, v)
-	}
-	for k, v := range props {
-		c.Props.Set(k, v)
-	}
-	return c
-}
-
-func (e *sweepEnv) Clients(ctx context.Context, role kafka.Role, n int, props map[string]string, w perf.Workload, topic string) ([]*kgo.Client, []string, int, error) {
-	c := e.cellConn(props)
-	defaults := config.NewProperties()
-	opts := kafka.Options{Defaults: defaults}
-	if role == kafka.Producer {
-		defaults.Set("client.id", "kbox-perf-sweep-producer")
-		opts.Tune = func(s *kafka.Settings) { s.MaxRecordBytes = w.RecordSize }
-	} else {
-		e.seq++
-		defaults.Set("client.id", "kbox-perf-sweep-consumer")
-		c.Props.Set("group.id", fmt.Sprintf("kbox-perf-sweep-%d-%d", time.Now().UnixNano(), e.seq))
-		c.Props.Set("auto.offset.reset", "earliest")
-	}
-	var cls []*kgo.Client
-	var settings []string
-	maxPoll := 0
-	for i := 0; i < n; i++ {
-		o := opts
-		if role == kafka.Consumer {
-			o.Extra = []kgo.Opt{kgo.ConsumeTopics(topic)}
-		}
-		cl, err := e.f.Client(&c, role, o)
-		if err == nil {
-			err = cl.Connect(ctx)
-			if err != nil {
-				cl.Close()
-			}
-		}
-		if err != nil {
-			for _, x := range cls {
-				x.Close()
-			}
-			return nil, nil, 0, err
-		}
-		for _, ig := range cl.Settings.Ignored {
-			if !e.warn[ig.String()] && !strings.HasPrefix(ig.Reason, "not used by") {
-				e.warn[ig.String()] = true
-				e.f.Warn("%s", ig.String())
-			}
-		}
-		cls = append(cls, cl.Client)
-		settings = cl.Settings.EffectiveSorted()
-		maxPoll = cl.Settings.MaxPollRecords
-	}
-	return cls, settings, maxPoll, nil
-}
-
-func (e *sweepEnv) CreateTopic(ctx context.Context, name string, partitions, rf int) (bool, error) {
-	resp, err := e.admin.Admin().CreateTopic(ctx, int32(partitions), int16(rf), nil, name)
-	if err == nil {
-		err = resp.Err
-	}
-	if errors.Is(err, kerr.TopicAlreadyExists) {
-		return false, nil
-	}
-	if err != nil {
-		return false, e.admin.Explain(err)
-	}
-	return true, nil
-}
-
-func (e *sweepEnv) DeleteTopics(ctx context.Context, names ...string) error {
-	resps, err := e.admin.Admin().DeleteTopics(ctx, names...)
-	if err != nil {
-		return e.admin.Explain(err)
-	}
-	var errs []string
-	for _, r := range resps.Sorted() {
-		if r.Err != nil && !errors.Is(r.Err, kerr.UnknownTopicOrPartition) {
-			errs = append(errs, r.Topic+": "+r.Err.Error())
-		}
-	}
-	if len(errs) > 0 {
-		return errors.New(strings.Join(errs, "; "))
-	}
-	return nil
-}
-
-// E2EClients builds an e2e run's clients as kbox perf e2e does (linger.ms=0
-// unless the cell sets it, a group-less consumer with a 10 ms fetch wait),
-// with the cell's properties over the user's.
-func (e *sweepEnv) E2EClients(ctx context.Context, props map[string]string, w perf.Workload) (*kgo.Client, *kgo.Client, *kadm.Client, []string, error) {
-	pc := e.cellConn(props)
-	defaults := config.NewProperties()
-	defaults.Set("client.id", "kbox-perf-sweep-e2e")
-	defaults.Set("linger.ms", "0")
-	prod, err := e.f.Client(&pc, kafka.Producer, kafka.Options{Defaults: defaults, Tune: func(s *kafka.Settings) { s.MaxRecordBytes = w.RecordSize }})
-	if err == nil {
-		if err = prod.Connect(ctx); err != nil {
-			prod.Close()
-		}
-	}
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	cons, err := e.f.Client(e.conn, kafka.Consumer, kafka.Options{Tune: func(s *kafka.Settings) {
-		s.FetchMaxWait = 10 * time.Millisecond
-		s.GroupID = ""
-	}})
-	if err != nil {
-		prod.Close()
-		return nil, nil, nil, nil, err
-	}
-	return prod.Client, cons.Client, kadm.NewClient(prod.Client), prod.Settings.EffectiveSorted(), nil
-}
-
-// Ready waits for a created topic's leaders and writes one record to
-// every partition (see perf.WaitTopicReady).
-func (e *sweepEnv) Ready(ctx context.Context, topic string, partitions int) error {
-	if e.ready == nil {
-		cl, err := e.f.Client(e.conn, kafka.Producer, kafka.Options{Extra: []kgo.Opt{kgo.RecordPartitioner(kgo.ManualPartitioner())}})
-		if err != nil {
-			return err
-		}
-		e.ready = cl
-	}
-	err := perf.WaitTopicReady(ctx, e.admin.Admin(), e.ready.Client, topic, partitions, 30*time.Second)
-	if err != nil {
-		return e.admin.Explain(err)
-	}
-	return nil
-}
-
-// Brokers counts the cluster's brokers.
-func (e *sweepEnv) Brokers(ctx context.Context) (int, error) {
-	md, err := e.admin.Admin().BrokerMetadata(ctx)
-	if err != nil {
-		return 0, e.admin.Explain(err)
-	}
-	return len(md.Brokers), nil
-}
-
-var _ perf.SweepEnv = (*sweepEnv)(nil)

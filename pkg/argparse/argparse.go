@@ -12,7 +12,13 @@
 //     wrapped and justified to the format width ($COLUMNS-5, else 75), plus
 //     "Did you mean:" candidates for a mistyped option; exit 1;
 //   - help text is wrapped and justified exactly like argparse4j (JDK line
-//     break rules), with "(default: X)" appended when DefaultHelp is set.
+//     break rules), with "(default: X)" appended when DefaultHelp is set;
+//   - subcommands (AddSubparsers, as kafka-metadata-quorum, kafka-features
+//     and kafka-transactions use them): the first non-option argument names
+//     the subcommand (a unique prefix will do), whose parser takes every
+//     argument after it; usage, help and errors are argparse4j's ("too few
+//     arguments", "invalid choice: ...", "ambiguous command: ...", the
+//     subcommand's usage led by its parent's required options).
 //
 // Typical use:
 //
@@ -75,6 +81,12 @@ type Arg struct {
 	// NArgs "+" takes one or more values (a []string in the Namespace),
 	// as argparse4j's .nargs("+"); "" takes exactly one.
 	NArgs string
+	// Hidden is argparse4j's help(Arguments.SUPPRESS), for kbox's own
+	// flags on an Apache tool's parser (-o): parsed, but in no usage,
+	// help or "Did you mean", and matched by its exact flag only (never
+	// by a prefix), so that the Apache tool's options resolve as in
+	// Apache.
+	Hidden bool
 
 	group *Group
 }
@@ -98,7 +110,58 @@ type Parser struct {
 	args        []*Arg
 	groups      []*Group
 	index       map[string]*Arg
+	// a subcommand's parser: its parent and its name
+	parent  *Parser
+	command string
+	subHelp string // its line in the parent's help
+	subs    *Subparsers
 }
+
+// Subparsers are a parser's subcommands (argparse4j's addSubparsers()).
+type Subparsers struct {
+	// Title and Description give the subcommands a section of their own
+	// after the optional arguments ("commands:"); without either they are
+	// listed under "positional arguments:".
+	Title       string
+	Description string
+	// Metavar names the subcommand in the usage and help instead of
+	// {a,b,c} (kafka-transactions' COMMAND).
+	Metavar string
+	// Help follows the metavar in the help.
+	Help string
+	// Dest is the Namespace key of the subcommand's name (default
+	// "command").
+	Dest string
+
+	p    *Parser
+	cmds []*Parser
+}
+
+// AddSubparsers gives p subcommands, described by s; add them with
+// Subparsers.Add.
+func (p *Parser) AddSubparsers(s Subparsers) *Subparsers {
+	if s.Dest == "" {
+		s.Dest = "command"
+	}
+	ns := s
+	ns.p = p
+	p.subs = &ns
+	return &ns
+}
+
+// Add adds the subcommand name with its line of help and returns its
+// parser (with -h/--help; set its Description for its own help). Its
+// Prog is its parent's: errors read "<prog>: error: ...".
+func (s *Subparsers) Add(name, help string) *Parser {
+	sp := New(s.p.Prog, "")
+	sp.parent, sp.command = s.p, name
+	sp.subHelp = help
+	s.cmds = append(s.cmds, sp)
+	return sp
+}
+
+// Command is the subcommand's name ("" for a parser that is none).
+func (p *Parser) Command() string { return p.command }
 
 // New returns a parser with argparse4j's automatic -h/--help.
 func New(prog, description string) *Parser {
@@ -198,12 +261,27 @@ type Error struct {
 	// Unrecognized is the option that was not recognised (for "Did you
 	// mean"), "" otherwise.
 	Unrecognized string
+	// UnrecognizedCommand is the subcommand that was not recognised (for
+	// "Did you mean"), "" otherwise.
+	UnrecognizedCommand string
+	// parser raised the error: its usage is printed (a subcommand's).
+	parser *Parser
 }
 
 func (e *Error) Error() string { return e.Message }
 
-// ErrHelp is returned by Parse when -h/--help was given.
+// ErrHelp is returned by Parse when -h/--help was given (as a *HelpError,
+// which errors.Is matches to ErrHelp).
 var ErrHelp = errors.New("help requested")
+
+// HelpError is -h/--help given to Parser: the parser whose help to print
+// (a subcommand's when it followed the subcommand).
+type HelpError struct{ Parser *Parser }
+
+func (e *HelpError) Error() string { return ErrHelp.Error() }
+
+// Is makes errors.Is(err, ErrHelp) true.
+func (e *HelpError) Is(target error) bool { return target == ErrHelp }
 
 // Errorf builds an Error; tools use it for their own post-parse checks
 // (which argparse4j's handleError reports the same way).
@@ -228,8 +306,8 @@ func (p *Parser) resolve(flag string) (*Arg, error) {
 		return a, nil
 	}
 	var cand []string
-	for k := range p.index {
-		if strings.HasPrefix(k, flag) {
+	for k, a := range p.index {
+		if strings.HasPrefix(k, flag) && !a.Hidden {
 			cand = append(cand, k)
 		}
 	}
@@ -263,9 +341,27 @@ func (p *Parser) concatShort(term string) bool {
 	return true
 }
 
-// Parse parses args. It returns ErrHelp for -h/--help, or an *Error.
+// Parse parses args. It returns a *HelpError (errors.Is ErrHelp) for
+// -h/--help, or an *Error.
 func (p *Parser) Parse(args []string) (*Namespace, error) {
 	ns := &Namespace{values: map[string]any{}, given: map[string]bool{}}
+	if err := p.parse(args, ns); err != nil {
+		return nil, err
+	}
+	return ns, nil
+}
+
+// parse parses args into ns; errors name the parser that raised them.
+func (p *Parser) parse(args []string, ns *Namespace) error {
+	err := p.parseArgs(args, ns)
+	var pe *Error
+	if errors.As(err, &pe) && pe.parser == nil {
+		pe.parser = p
+	}
+	return err
+}
+
+func (p *Parser) parseArgs(args []string, ns *Namespace) error {
 	for _, a := range p.args {
 		if a.Default != nil {
 			ns.values[a.Dest] = normDefault(a.Default)
@@ -285,7 +381,7 @@ func (p *Parser) Parse(args []string) (*Namespace, error) {
 		}
 		return nil
 	}
-	consumedSep := false
+	consumedSep, subUsed := false, false
 	for i := 0; i < len(args); {
 		term := args[i]
 		if !consumedSep && term == "--" {
@@ -293,19 +389,31 @@ func (p *Parser) Parse(args []string) (*Namespace, error) {
 			i++
 			continue
 		}
+		if !consumedSep && !isFlag(term) && p.subs != nil {
+			sp, err := p.subs.lookup(term)
+			if err != nil {
+				return err
+			}
+			subUsed = true
+			if err := sp.parse(args[i+1:], ns); err != nil {
+				return err
+			}
+			ns.values[p.subs.Dest] = sp.command
+			break
+		}
 		if consumedSep || !isFlag(term) {
-			return nil, &Error{Message: fmt.Sprintf("unrecognized arguments: '%s'", strings.Join(args[i:], " "))}
+			return &Error{Message: fmt.Sprintf("unrecognized arguments: '%s'", strings.Join(args[i:], " "))}
 		}
 		flag, embedded, hasEmbedded := strings.Cut(term, "=")
 		a, err := p.resolve(flag)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		i++
 		if a == nil {
 			hasEmbedded = false
 			if !shortOpts.MatchString(term) {
-				return nil, &Error{Message: fmt.Sprintf("unrecognized arguments: '%s'", term), Unrecognized: term}
+				return &Error{Message: fmt.Sprintf("unrecognized arguments: '%s'", term), Unrecognized: term}
 			}
 			// possibly concatenated short options
 			found := false
@@ -313,7 +421,7 @@ func (p *Parser) Parse(args []string) (*Namespace, error) {
 				sf := "-" + string(term[k])
 				sa, ok := p.index[sf]
 				if !ok {
-					return nil, &Error{Message: fmt.Sprintf("unrecognized arguments: '%s'", term), Unrecognized: term}
+					return &Error{Message: fmt.Sprintf("unrecognized arguments: '%s'", term), Unrecognized: term}
 				}
 				if sa.consumes() {
 					a, flag, found = sa, sf, true
@@ -323,10 +431,10 @@ func (p *Parser) Parse(args []string) (*Namespace, error) {
 					break
 				}
 				if err := checkMutex(sa); err != nil {
-					return nil, err
+					return err
 				}
 				if err := p.run(ns, sa, nil); err != nil {
-					return nil, err
+					return err
 				}
 				used[sa] = true
 			}
@@ -335,14 +443,14 @@ func (p *Parser) Parse(args []string) (*Namespace, error) {
 			}
 		}
 		if err := checkMutex(a); err != nil {
-			return nil, err
+			return err
 		}
 		if !a.consumes() {
 			if hasEmbedded {
-				return nil, argError(a, "ignore implicit argument '%s'", embedded)
+				return argError(a, "ignore implicit argument '%s'", embedded)
 			}
 			if err := p.run(ns, a, nil); err != nil {
-				return nil, err
+				return err
 			}
 			used[a] = true
 			continue
@@ -358,12 +466,12 @@ func (p *Parser) Parse(args []string) (*Namespace, error) {
 				}
 			}
 			if len(vals) < 1 {
-				return nil, argError(a, "expected 1 argument(s)")
+				return argError(a, "expected 1 argument(s)")
 			}
 			for _, v := range vals {
 				v := v
 				if err := p.run(ns, a, &v); err != nil {
-					return nil, err
+					return err
 				}
 			}
 			ns.values[a.Dest] = vals
@@ -375,15 +483,24 @@ func (p *Parser) Parse(args []string) (*Namespace, error) {
 			val = embedded
 		} else {
 			if i >= len(args) || (isFlag(args[i]) || (args[i] == "--" && !consumedSep)) {
-				return nil, argError(a, "expected one argument")
+				return argError(a, "expected one argument")
 			}
 			val = args[i]
 			i++
 		}
 		if err := p.run(ns, a, &val); err != nil {
-			return nil, err
+			return err
 		}
 		used[a] = true
+	}
+	return p.checkGiven(subUsed, used, groupUsed)
+}
+
+// checkGiven is the end of a parse: the subcommand, then the required
+// options (the last one missing is named), then the required groups.
+func (p *Parser) checkGiven(subUsed bool, used map[*Arg]bool, groupUsed []*Arg) error {
+	if p.subs != nil && !subUsed {
+		return &Error{Message: "too few arguments"}
 	}
 	var missing *Error
 	for _, a := range p.args {
@@ -392,7 +509,7 @@ func (p *Parser) Parse(args []string) (*Namespace, error) {
 		}
 	}
 	if missing != nil {
-		return nil, missing
+		return missing
 	}
 	for i, g := range p.groups {
 		if g.Mutex && g.Required && groupUsed[i] == nil {
@@ -400,10 +517,51 @@ func (p *Parser) Parse(args []string) (*Namespace, error) {
 			for _, a := range g.args {
 				sb.WriteString(a.textualName() + " ")
 			}
-			return nil, &Error{Message: fmt.Sprintf("one of the arguments %sis required", sb.String())}
+			return &Error{Message: fmt.Sprintf("one of the arguments %sis required", sb.String())}
 		}
 	}
-	return ns, nil
+	return nil
+}
+
+// lookup finds the subcommand name names: itself, or the one command it
+// is a prefix of.
+func (s *Subparsers) lookup(name string) (*Parser, error) {
+	var cand []*Parser
+	for _, c := range s.cmds {
+		if c.command == name {
+			return c, nil
+		}
+		if strings.HasPrefix(c.command, name) {
+			cand = append(cand, c)
+		}
+	}
+	switch len(cand) {
+	case 1:
+		return cand[0], nil
+	case 0:
+		quoted := make([]string, len(s.cmds))
+		for i, c := range s.cmds {
+			quoted[i] = "'" + c.command + "'"
+		}
+		return nil, &Error{Message: fmt.Sprintf("invalid choice: '%s' (choose from %s)", name, strings.Join(quoted, ", ")), UnrecognizedCommand: name}
+	}
+	names := make([]string, len(cand))
+	for i, c := range cand {
+		names[i] = c.command
+	}
+	sort.Strings(names)
+	return nil, &Error{Message: fmt.Sprintf("ambiguous command: %s could match %s", name, strings.Join(names, ", "))}
+}
+
+func (s *Subparsers) shortSyntax() string {
+	if s.Metavar != "" {
+		return s.Metavar
+	}
+	names := make([]string, len(s.cmds))
+	for i, c := range s.cmds {
+		names[i] = c.command
+	}
+	return "{" + strings.Join(names, ",") + "}"
 }
 
 func normDefault(v any) any {
@@ -419,7 +577,7 @@ func normDefault(v any) any {
 func (p *Parser) run(ns *Namespace, a *Arg, val *string) error {
 	switch a.Type {
 	case Help:
-		return ErrHelp
+		return &HelpError{Parser: p}
 	case StoreTrue:
 		ns.values[a.Dest] = true
 		ns.given[a.Dest] = true
@@ -529,6 +687,44 @@ func (a *Arg) shortSyntax(brackets bool) string {
 	return s
 }
 
+func (g *Group) mutexUsage(opts []string) []string {
+	switch n := len(g.args); {
+	case n > 1:
+		open, close := "[", "]"
+		if g.Required {
+			open, close = "(", ")"
+		}
+		opts = append(opts, open+g.args[0].shortSyntax(false))
+		for _, a := range g.args[1 : n-1] {
+			opts = append(opts, "|", a.shortSyntax(false))
+		}
+		opts = append(opts, "|", g.args[n-1].shortSyntax(false)+close)
+	case n == 1:
+		opts = append(opts, g.args[0].shortSyntax(!g.Required))
+	}
+	return opts
+}
+
+// upperUsage adds what a subcommand's usage shows of p, its parent: p's
+// own parent's, p's command, and p's required options and groups.
+func (p *Parser) upperUsage(opts []string) []string {
+	if p.parent != nil {
+		opts = p.parent.upperUsage(opts)
+		opts = append(opts, p.command)
+	}
+	for _, a := range p.args {
+		if a.Required && !a.Hidden && (a.group == nil || !a.group.Mutex) {
+			opts = append(opts, a.shortSyntax(true))
+		}
+	}
+	for _, g := range p.groups {
+		if g.Mutex && g.Required {
+			opts = g.mutexUsage(opts)
+		}
+	}
+	return opts
+}
+
 // FormatUsage returns the "usage: ..." lines.
 func (p *Parser) FormatUsage(width int) string {
 	var b strings.Builder
@@ -546,29 +742,22 @@ func (p *Parser) FormatUsage(width int) string {
 		subsequent = indent[:offset]
 	}
 	var opts []string
+	if p.parent != nil {
+		opts = p.parent.upperUsage(opts)
+		opts = append(opts, p.command)
+	}
 	for _, a := range p.args {
-		if a.group == nil || !a.group.Mutex {
+		if !a.Hidden && (a.group == nil || !a.group.Mutex) {
 			opts = append(opts, a.shortSyntax(true))
 		}
 	}
 	for _, g := range p.groups {
-		if !g.Mutex {
-			continue
+		if g.Mutex {
+			opts = g.mutexUsage(opts)
 		}
-		switch n := len(g.args); {
-		case n > 1:
-			open, close := "[", "]"
-			if g.Required {
-				open, close = "(", ")"
-			}
-			opts = append(opts, open+g.args[0].shortSyntax(false))
-			for _, a := range g.args[1 : n-1] {
-				opts = append(opts, "|", a.shortSyntax(false))
-			}
-			opts = append(opts, "|", g.args[n-1].shortSyntax(false)+close)
-		case n == 1:
-			opts = append(opts, g.args[0].shortSyntax(!g.Required))
-		}
+	}
+	if p.subs != nil {
+		opts = append(opts, p.subs.shortSyntax(), "...")
 	}
 	cur := offset + len(first)
 	b.WriteString(first)
@@ -587,12 +776,18 @@ func (p *Parser) FormatUsage(width int) string {
 	return b.String()
 }
 
+// helpTitle is every flag, each with the metavar ("--controller-id
+// CONTROLLER_ID, -i CONTROLLER_ID").
 func (a *Arg) helpTitle() string {
-	t := strings.Join(a.Flags, ", ")
-	if mv := a.metavarFormatted(); mv != "" {
-		t += " " + mv
+	mv := a.metavarFormatted()
+	titles := make([]string, len(a.Flags))
+	for i, f := range a.Flags {
+		titles[i] = f
+		if mv != "" {
+			titles[i] += " " + mv
+		}
 	}
-	return t
+	return strings.Join(titles, ", ")
 }
 
 func (p *Parser) writeArgHelp(b *strings.Builder, a *Arg, width int) {
@@ -603,21 +798,35 @@ func (p *Parser) writeArgHelp(b *strings.Builder, a *Arg, width int) {
 		}
 		help += fmt.Sprintf("(default: %v)", a.Default)
 	}
-	title := a.helpTitle()
-	b.WriteString("  " + title)
+	writeHelpLine(b, "  "+a.helpTitle(), help, width)
+}
+
+// writeHelpLine writes a help entry: its title, then its help wrapped at
+// column 25, on the title's line when the title ends by column 23.
+func writeHelpLine(b *strings.Builder, title, help string, width int) {
+	b.WriteString(title)
 	if help == "" {
 		b.WriteString("\n")
 		return
 	}
 	ind := 25
-	if tw := javaLen(title); tw <= 21 {
-		ind -= tw + 2
+	if tw := javaLen(title); tw <= 23 {
+		ind -= tw
 	} else {
 		b.WriteString("\n")
 	}
 	b.WriteString(strings.Repeat(" ", ind))
 	b.WriteString(Wrap(help, width, 25, "", strings.Repeat(" ", 25)))
 	b.WriteString("\n")
+}
+
+// writeSubparsersHelp lists the subcommands: the metavar (or {a,b,c}),
+// then each subcommand with its help.
+func (s *Subparsers) writeHelp(b *strings.Builder, width int) {
+	writeHelpLine(b, "  "+s.shortSyntax(), s.Help, width)
+	for _, c := range s.cmds {
+		writeHelpLine(b, "    "+c.command, c.subHelp, width)
+	}
 }
 
 // FormatHelp returns the full help text, as printHelp writes it.
@@ -629,15 +838,32 @@ func (p *Parser) FormatHelp(width int) string {
 	}
 	var plain []*Arg
 	for _, a := range p.args {
-		if a.group == nil || !a.group.separateHelp() {
+		if !a.Hidden && (a.group == nil || !a.group.separateHelp()) {
 			plain = append(plain, a)
 		}
+	}
+	untitled := p.subs != nil && p.subs.Title == "" && p.subs.Description == ""
+	if untitled {
+		b.WriteString("\npositional arguments:\n")
+		p.subs.writeHelp(&b, width)
 	}
 	if len(plain) > 0 {
 		b.WriteString("\noptional arguments:\n")
 		for _, a := range plain {
 			p.writeArgHelp(&b, a, width)
 		}
+	}
+	if p.subs != nil && !untitled {
+		b.WriteString("\n")
+		title := p.subs.Title
+		if title == "" {
+			title = p.subs.shortSyntax()
+		}
+		b.WriteString(title + ":\n")
+		if p.subs.Description != "" {
+			b.WriteString("  " + Wrap(p.subs.Description, width, 2, "", "  ") + "\n\n")
+		}
+		p.subs.writeHelp(&b, width)
 	}
 	for _, g := range p.groups {
 		if !g.separateHelp() {
@@ -651,7 +877,9 @@ func (p *Parser) FormatHelp(width int) string {
 			b.WriteString("  " + Wrap(g.Description, width, 2, "", "  ") + "\n\n")
 		}
 		for _, a := range g.args {
-			p.writeArgHelp(&b, a, width)
+			if !a.Hidden {
+				p.writeArgHelp(&b, a, width)
+			}
 		}
 	}
 	return b.String()
@@ -660,37 +888,58 @@ func (p *Parser) FormatHelp(width int) string {
 // FormatError returns what handleError writes on stderr for err: the
 // usage, the justified "<prog>: error: <msg>" line and, for a mistyped
 // option, the "Did you mean:" candidates.
+// An error a subcommand's parser raised is reported with that parser's
+// usage (argparse4j's handleError).
 func (p *Parser) FormatError(err error, width int) string {
+	var pe *Error
+	if errors.As(err, &pe) && pe.parser != nil && pe.parser != p {
+		return pe.parser.FormatError(err, width)
+	}
 	var b strings.Builder
 	b.WriteString(p.FormatUsage(width))
 	b.WriteString(Wrap(fmt.Sprintf("%s: error: %s\n", p.Prog, err.Error()), width, 0, "", ""))
-	var pe *Error
-	if errors.As(err, &pe) && pe.Unrecognized != "" {
+	if pe != nil && pe.Unrecognized != "" {
 		body := strings.TrimLeft(pe.Unrecognized, "-")
 		if len(body) >= 2 {
-			b.WriteString(p.candidates(body))
+			var subjects []subject
+			for _, a := range p.args {
+				if a.Hidden {
+					continue
+				}
+				for _, f := range a.Flags {
+					if fb := strings.TrimLeft(f, "-"); len(fb) > 1 {
+						subjects = append(subjects, subject{f, fb})
+					}
+				}
+			}
+			b.WriteString(candidates(body, subjects))
 		}
+	}
+	if pe != nil && pe.UnrecognizedCommand != "" && p.subs != nil {
+		var subjects []subject
+		for _, c := range p.subs.cmds {
+			subjects = append(subjects, subject{c.command, c.command})
+		}
+		b.WriteString(candidates(pe.UnrecognizedCommand, subjects))
 	}
 	return b.String()
 }
 
-func (p *Parser) candidates(body string) string {
+// subject is a "Did you mean" candidate: what is printed, and the body
+// compared (a flag without its dashes).
+type subject struct{ name, body string }
+
+func candidates(body string, subjects []subject) string {
 	type cand struct {
 		sim  int
 		subj string
 	}
 	var cs []cand
-	for _, a := range p.args {
-		for _, f := range a.Flags {
-			fb := strings.TrimLeft(f, "-")
-			if len(fb) <= 1 {
-				continue
-			}
-			if strings.HasPrefix(fb, body) {
-				cs = append(cs, cand{0, f})
-			} else {
-				cs = append(cs, cand{editdist.Weighted(body, fb, 0, 2, 1, 4), f})
-			}
+	for _, s := range subjects {
+		if strings.HasPrefix(s.body, body) {
+			cs = append(cs, cand{0, s.name})
+		} else {
+			cs = append(cs, cand{editdist.Weighted(body, s.body, 0, 2, 1, 4), s.name})
 		}
 	}
 	if len(cs) == 0 {
@@ -728,8 +977,9 @@ func (p *Parser) Run(args []string, stdout, stderr io.Writer, getenv func(string
 		return nil, 0, true
 	}
 	ns, err := p.Parse(args)
-	if errors.Is(err, ErrHelp) {
-		_, _ = io.WriteString(stdout, p.FormatHelp(width))
+	var he *HelpError
+	if errors.As(err, &he) {
+		_, _ = io.WriteString(stdout, he.Parser.FormatHelp(width))
 		return nil, 1, true
 	}
 	if err != nil {

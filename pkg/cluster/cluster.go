@@ -30,9 +30,9 @@ type Description struct {
 // Describe fetches fresh metadata and returns the cluster description,
 // brokers sorted by id. In KRaft mode the metadata response names a random
 // broker as controller, so the active controller is taken from the metadata
-// quorum's leader (DescribeQuorum) when the cluster answers it.
-func Describe(ctx context.Context, cl *kgo.Client) (*Description, error) {
-	adm := kadm.NewClient(cl)
+// quorum's leader (DescribeQuorum) when the cluster answers it. adm is an
+// admin client over cl.
+func Describe(ctx context.Context, cl *kgo.Client, adm *kadm.Client) (*Description, error) {
 	md, err := adm.BrokerMetadata(ctx)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -134,6 +135,9 @@ func typeName(t kmsg.ConfigType) string {
 // Service runs config requests on one client.
 type Service struct {
 	Client *kgo.Client
+	// Admin is an admin client over Client (kafka.Client.Admin); one is
+	// made when it is nil.
+	Admin *kadm.Client
 	// TimeoutMs is the request timeout put in the requests that carry one.
 	TimeoutMs int32
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kboxdev/kbox/pkg/javaerr"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
@@ -233,14 +234,10 @@ func javaException(err error) string {
 		err = ce.Err
 	}
 	if errors.As(err, &ke) {
-		name := ""
-		for _, w := range strings.Split(ke.Message, "_") {
-			name += strings.ToUpper(w[:1]) + strings.ToLower(w[1:])
-		}
 		if ce == nil || ce.Message == "" {
 			msg = ke.Description
 		}
-		return name + "Exception: " + msg
+		return javaerr.SimpleName(ke.Code) + ": " + msg
 	}
 	return msg
 }

@@ -279,6 +279,14 @@ type ScramUpsert struct {
 	Password   string
 }
 
+// admin is s.Admin, or an admin client over s.Client.
+func (s *Service) admin() *kadm.Client {
+	if s.Admin != nil {
+		return s.Admin
+	}
+	return kadm.NewClient(s.Client)
+}
+
 // AlterScram deletes mechanisms and upserts credentials of one user.
 func (s *Service) AlterScram(ctx context.Context, user string, del []string, upsert []ScramUpsert) error {
 	var ds []kadm.DeleteSCRAM
@@ -289,7 +297,7 @@ func (s *Service) AlterScram(ctx context.Context, user string, del []string, ups
 	for _, u := range upsert {
 		us = append(us, kadm.UpsertSCRAM{User: user, Mechanism: scramMechanisms[u.Mechanism].m, Iterations: int32(u.Iterations), Password: u.Password})
 	}
-	res, err := kadm.NewClient(s.Client).AlterUserSCRAMs(ctx, ds, us)
+	res, err := s.admin().AlterUserSCRAMs(ctx, ds, us)
 	if err != nil {
 		return err
 	}

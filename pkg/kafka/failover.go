@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/javaerr"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -96,7 +97,7 @@ func (e *NetworkError) Error() string { return fmt.Sprintf("Disconnected from no
 
 // JavaException names the Java exception class and message.
 func (e *NetworkError) JavaException() (class, msg string) {
-	return "org.apache.kafka.common.errors.NetworkException", e.Error()
+	return javaerr.Class(kerr.NetworkException.Code), e.Error()
 }
 
 // SendError returns the error a failed record's promise should report:
@@ -484,7 +485,7 @@ func (e *AuthError) JavaException() (class, msg string) {
 	if msg == "" {
 		msg = e.Err.Error()
 	}
-	return "org.apache.kafka.common.errors.SaslAuthenticationException", msg
+	return javaerr.Class(kerr.SaslAuthenticationFailed.Code), msg
 }
 
 // skipTags returns the length of a tagged-field section.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
 // Role says which kind of Java client a property set configures.
@@ -396,9 +397,11 @@ func autoOffsetReset(s *Settings, v string) error {
 		s.AutoOffsetReset = l
 		return nil
 	case strings.HasPrefix(l, "by_duration:"):
-		d, err := parseISODuration(v[len("by_duration:"):])
-		if err != nil {
-			return err
+		// Java: Duration.parse, and a negative duration is refused.
+		iso := v[len("by_duration:"):]
+		d, err := javafmt.ParseDuration(strings.TrimSpace(iso))
+		if err != nil || d < 0 {
+			return fmt.Errorf("invalid ISO-8601 duration %q (e.g. P1D, PT1H30M)", iso)
 		}
 		s.AutoOffsetReset = "by_duration"
 		s.ResetDuration = d
@@ -441,56 +444,4 @@ func assignment(s *Settings, v string) error {
 	}
 	s.Assignors = out
 	return nil
-}
-
-// parseISODuration parses the ISO-8601 durations Java's Duration.parse
-// accepts in auto.offset.reset=by_duration: PnDTnHnMn.nS.
-func parseISODuration(v string) (time.Duration, error) {
-	bad := fmt.Errorf("invalid ISO-8601 duration %q (e.g. P1D, PT1H30M)", v)
-	u := strings.ToUpper(strings.TrimSpace(v))
-	if !strings.HasPrefix(u, "P") || len(u) < 3 {
-		return 0, bad
-	}
-	u = u[1:]
-	var total time.Duration
-	inTime := false
-	num := ""
-	for _, r := range u {
-		switch {
-		case r == 'T':
-			if inTime || num != "" {
-				return 0, bad
-			}
-			inTime = true
-		case r >= '0' && r <= '9' || r == '.':
-			num += string(r)
-		default:
-			if num == "" {
-				return 0, bad
-			}
-			f, err := strconv.ParseFloat(num, 64)
-			if err != nil {
-				return 0, bad
-			}
-			var unit time.Duration
-			switch {
-			case r == 'D' && !inTime:
-				unit = 24 * time.Hour
-			case r == 'H' && inTime:
-				unit = time.Hour
-			case r == 'M' && inTime:
-				unit = time.Minute
-			case r == 'S' && inTime:
-				unit = time.Second
-			default:
-				return 0, bad
-			}
-			total += time.Duration(f * float64(unit))
-			num = ""
-		}
-	}
-	if num != "" || total < 0 {
-		return 0, bad
-	}
-	return total, nil
 }

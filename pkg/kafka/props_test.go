@@ -201,16 +201,19 @@ func TestEveryTableRowParsesAnExample(t *testing.T) {
 	}
 }
 
+// auto.offset.reset=by_duration takes what Java's Duration.parse takes,
+// not negative.
 func TestISODuration(t *testing.T) {
-	for in, want := range map[string]time.Duration{"PT1H": time.Hour, "P1D": 24 * time.Hour, "PT1H30M": 90 * time.Minute, "PT0.5S": 500 * time.Millisecond, "P1DT1S": 24*time.Hour + time.Second} {
-		got, err := parseISODuration(in)
-		if err != nil || got != want {
-			t.Errorf("%s: %v %v", in, got, err)
+	for in, want := range map[string]time.Duration{"PT1H": time.Hour, "P1D": 24 * time.Hour, "PT1H30M": 90 * time.Minute, "PT0.5S": 500 * time.Millisecond,
+		"P1DT1S": 24*time.Hour + time.Second, " pt2m ": 2 * time.Minute, "PT1,5S": 1500 * time.Millisecond, "PT0S": 0} {
+		s := newSettings(Consumer)
+		if err := autoOffsetReset(s, "by_duration:"+in); err != nil || s.ResetDuration != want || s.AutoOffsetReset != "by_duration" {
+			t.Errorf("%s: %v %v", in, s.ResetDuration, err)
 		}
 	}
-	for _, in := range []string{"", "P", "1H", "PT", "PTH", "P1H", "PT1D"} {
-		if _, err := parseISODuration(in); err == nil {
-			t.Errorf("%q: no error", in)
+	for _, in := range []string{"", "P", "1H", "PT", "PTH", "P1H", "PT1D", "P1.5D", "-PT1H"} {
+		if err := autoOffsetReset(newSettings(Consumer), "by_duration:"+in); err == nil || !strings.Contains(err.Error(), "invalid ISO-8601 duration") {
+			t.Errorf("%q: %v", in, err)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kboxdev/kbox/pkg/javaerr"
 	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
@@ -131,7 +132,7 @@ func (r *ApacheResult) writeJSON(w *bufio.Writer) {
 			w.WriteString(`{"partitions":[`)
 			writeApachePartitions(w, d.Replicas, topics)
 			w.WriteString(`],"error":`)
-			if cls := JavaErrorClass(d.ErrCode); cls != "" {
+			if cls := javaerr.Class(d.ErrCode); cls != "" {
 				writeJSONString(w, cls)
 			} else {
 				w.WriteString("null")

@@ -32,21 +32,6 @@ func TestPlanApache(t *testing.T) {
 	}
 }
 
-func TestJavaErrorClass(t *testing.T) {
-	for code, want := range map[int16]string{
-		0:    "",
-		56:   "org.apache.kafka.common.errors.KafkaStorageException",
-		57:   "org.apache.kafka.common.errors.LogDirNotFoundException",
-		-1:   "org.apache.kafka.common.errors.UnknownServerException",
-		9999: "org.apache.kafka.common.errors.UnknownServerException",
-		36:   "org.apache.kafka.common.errors.TopicAlreadyExistsException",
-	} {
-		if got := JavaErrorClass(code); got != want {
-			t.Errorf("JavaErrorClass(%d) = %q, want %q", code, got, want)
-		}
-	}
-}
-
 // fixture: three brokers; broker 1 has two dirs (one offline), broker 3
 // holds a future replica (a move between its dirs) and a lagging replica;
 // broker 4 did not answer.

@@ -169,248 +169,283 @@ func BuildReport(in Input, o ReportOptions) *Report {
 			r.FailedBrokers = append(r.FailedBrokers, FailedBroker{Broker: f.Broker, Error: f.Err.Error()})
 		}
 	}
-	keep := in.Keep
-	if keep == nil {
-		keep = func(string) bool { return true }
+	x := newReplicas(in)
+	switch o.View {
+	case AggDir:
+		x.dirView(r, o)
+	case AggBroker:
+		x.brokerView(r, o)
+	case AggPartition, AggTopic:
+		x.partitionViews(r, o)
+	case AggReplica:
+		x.replicaView(r, o)
+	case ViewHealth:
+		x.healthView(r, o)
 	}
-	var answered []BrokerDirs
+	return r
+}
+
+// tp is a topic partition.
+type tp struct {
+	t string
+	p int32
+}
+
+// replicas are the answered brokers' replicas of the kept topics, by
+// partition, with the partitions' leaders.
+type replicas struct {
+	in       Input
+	keep     func(string) bool
+	answered []BrokerDirs
+	all      []located
+	byTP     map[tp][]int // indexes into all
+	keys     []tp         // sorted
+}
+
+func newReplicas(in Input) *replicas {
+	x := &replicas{in: in, keep: in.Keep, byTP: map[tp][]int{}}
+	if x.keep == nil {
+		x.keep = func(string) bool { return true }
+	}
 	if in.Query != nil {
-		answered = in.Query.Answered
+		x.answered = in.Query.Answered
 	}
-	// Replicas by partition for topic/partition/health views.
-	type tp struct {
-		t string
-		p int32
-	}
-	var all []located
-	byTP := map[tp][]int{}
-	for _, b := range answered {
+	for _, b := range x.answered {
 		for _, d := range b.Dirs {
 			for _, rep := range d.Replicas {
-				if !keep(rep.Topic) {
+				if !x.keep(rep.Topic) {
 					continue
 				}
 				k := tp{rep.Topic, rep.Partition}
-				byTP[k] = append(byTP[k], len(all))
-				all = append(all, located{b.Broker, d.Path, rep})
+				x.byTP[k] = append(x.byTP[k], len(x.all))
+				x.all = append(x.all, located{b.Broker, d.Path, rep})
 			}
 		}
 	}
-	leaderOf := func(t string, p int32) int32 {
-		if ps, ok := in.Leaders[t]; ok {
-			if l, ok := ps[p]; ok {
-				return l
-			}
-		}
-		return -1
+	x.keys = make([]tp, 0, len(x.byTP))
+	for k := range x.byTP {
+		x.keys = append(x.keys, k)
 	}
-	// leaderReplica returns the leader's current (non-future) replica.
-	leaderReplica := func(k tp) (located, bool) {
-		l := leaderOf(k.t, k.p)
-		for _, i := range byTP[k] {
-			if all[i].broker == l && !all[i].IsFuture {
-				return all[i], true
-			}
+	sort.Slice(x.keys, func(i, j int) bool {
+		if x.keys[i].t != x.keys[j].t {
+			return x.keys[i].t < x.keys[j].t
 		}
-		return located{}, false
-	}
-	keys := make([]tp, 0, len(byTP))
-	for k := range byTP {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].t != keys[j].t {
-			return keys[i].t < keys[j].t
-		}
-		return keys[i].p < keys[j].p
+		return x.keys[i].p < x.keys[j].p
 	})
+	return x
+}
 
-	switch o.View {
-	case AggDir:
-		rows := []DirUsage{}
-		for _, b := range sortedAnswers(answered) {
-			for _, d := range sortedDirs(b.Dirs) {
-				u := DirUsage{Broker: b.Broker, Dir: d.Path, Error: dirError(d.ErrCode)}
-				for _, rep := range d.Replicas {
-					if !keep(rep.Topic) {
-						continue
-					}
-					u.SizeBytes += rep.Size
-					u.Partitions++
-					if rep.IsFuture {
-						u.Future++
-					}
-				}
-				u.TotalBytes, u.UsableBytes, u.UsedPercent = volume(d.TotalBytes, d.UsableBytes)
-				rows = append(rows, u)
-			}
+func (x *replicas) leaderOf(t string, p int32) int32 {
+	if ps, ok := x.in.Leaders[t]; ok {
+		if l, ok := ps[p]; ok {
+			return l
 		}
-		if o.SortBySize {
-			sort.SliceStable(rows, func(i, j int) bool { return rows[i].SizeBytes > rows[j].SizeBytes })
+	}
+	return -1
+}
+
+// leaderReplica returns the leader's current (non-future) replica.
+func (x *replicas) leaderReplica(k tp) (located, bool) {
+	l := x.leaderOf(k.t, k.p)
+	for _, i := range x.byTP[k] {
+		if x.all[i].broker == l && !x.all[i].IsFuture {
+			return x.all[i], true
 		}
-		rows = top(rows, o.Top)
-		r.Dirs = &rows
-	case AggBroker:
-		rows := []BrokerUsage{}
-		for _, b := range sortedAnswers(answered) {
-			u := BrokerUsage{Broker: b.Broker, Host: in.Hosts[b.Broker], Dirs: len(b.Dirs)}
-			var errs []string
-			for _, d := range sortedDirs(b.Dirs) {
-				if d.ErrCode != 0 {
-					u.OfflineDirs++
-					errs = append(errs, d.Path+": "+*dirError(d.ErrCode))
+	}
+	return located{}, false
+}
+
+func (x *replicas) dirView(r *Report, o ReportOptions) {
+	rows := []DirUsage{}
+	for _, b := range sortedAnswers(x.answered) {
+		for _, d := range sortedDirs(b.Dirs) {
+			u := DirUsage{Broker: b.Broker, Dir: d.Path, Error: dirError(d.ErrCode)}
+			for _, rep := range d.Replicas {
+				if !x.keep(rep.Topic) {
+					continue
 				}
-				for _, rep := range d.Replicas {
-					if keep(rep.Topic) {
-						u.SizeBytes += rep.Size
-						u.Partitions++
-					}
+				u.SizeBytes += rep.Size
+				u.Partitions++
+				if rep.IsFuture {
+					u.Future++
 				}
 			}
-			if d, ok := fullestVolume(b.Dirs); ok {
-				u.TotalBytes, u.UsableBytes, u.UsedPercent = volume(d.TotalBytes, d.UsableBytes)
-				path := d.Path
-				u.VolumeDir = &path
-			}
-			if len(errs) > 0 {
-				s := strings.Join(errs, "; ")
-				u.Error = &s
-			}
+			u.TotalBytes, u.UsableBytes, u.UsedPercent = volume(d.TotalBytes, d.UsableBytes)
 			rows = append(rows, u)
 		}
-		if o.SortBySize {
-			sort.SliceStable(rows, func(i, j int) bool { return rows[i].SizeBytes > rows[j].SizeBytes })
-		}
-		rows = top(rows, o.Top)
-		r.Brokers = &rows
-	case AggPartition, AggTopic:
-		parts := make([]PartitionUsage, 0, len(keys))
-		for _, k := range keys {
-			u := PartitionUsage{Topic: k.t, Partition: k.p, Leader: leaderOf(k.t, k.p)}
-			var largest int64
-			for _, i := range byTP[k] {
-				rep := all[i]
-				u.Replicas++
-				u.PhysicalBytes += rep.Size
-				if rep.OffsetLag > u.MaxOffsetLag {
-					u.MaxOffsetLag = rep.OffsetLag
+	}
+	if o.SortBySize {
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].SizeBytes > rows[j].SizeBytes })
+	}
+	rows = top(rows, o.Top)
+	r.Dirs = &rows
+}
+
+func (x *replicas) brokerView(r *Report, o ReportOptions) {
+	rows := []BrokerUsage{}
+	for _, b := range sortedAnswers(x.answered) {
+		u := BrokerUsage{Broker: b.Broker, Host: x.in.Hosts[b.Broker], Dirs: len(b.Dirs)}
+		var errs []string
+		for _, d := range sortedDirs(b.Dirs) {
+			if d.ErrCode != 0 {
+				u.OfflineDirs++
+				errs = append(errs, d.Path+": "+*dirError(d.ErrCode))
+			}
+			for _, rep := range d.Replicas {
+				if x.keep(rep.Topic) {
+					u.SizeBytes += rep.Size
+					u.Partitions++
 				}
-				if rep.IsFuture {
-					u.FutureReplicas++
-				} else if rep.Size > largest {
-					largest = rep.Size
-				}
-			}
-			if lr, ok := leaderReplica(k); ok {
-				u.LogicalBytes = lr.Size
-			} else {
-				u.LogicalBytes, u.LogicalEstimated = largest, true
-			}
-			parts = append(parts, u)
-		}
-		if o.View == AggPartition {
-			if o.SortBySize {
-				sort.SliceStable(parts, func(i, j int) bool { return parts[i].PhysicalBytes > parts[j].PhysicalBytes })
-			}
-			parts = top(parts, o.Top)
-			r.Partitions = &parts
-			break
-		}
-		rows := []TopicUsage{}
-		idx := map[string]int{}
-		for _, p := range parts {
-			i, ok := idx[p.Topic]
-			if !ok {
-				i = len(rows)
-				idx[p.Topic] = i
-				rows = append(rows, TopicUsage{Topic: p.Topic})
-			}
-			t := &rows[i]
-			t.Partitions++
-			t.Replicas += p.Replicas
-			t.PhysicalBytes += p.PhysicalBytes
-			t.LogicalBytes += p.LogicalBytes
-			if p.LogicalEstimated {
-				t.LogicalEstimated++
 			}
 		}
+		if d, ok := fullestVolume(b.Dirs); ok {
+			u.TotalBytes, u.UsableBytes, u.UsedPercent = volume(d.TotalBytes, d.UsableBytes)
+			path := d.Path
+			u.VolumeDir = &path
+		}
+		if len(errs) > 0 {
+			s := strings.Join(errs, "; ")
+			u.Error = &s
+		}
+		rows = append(rows, u)
+	}
+	if o.SortBySize {
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].SizeBytes > rows[j].SizeBytes })
+	}
+	rows = top(rows, o.Top)
+	r.Brokers = &rows
+}
+
+func (x *replicas) partitionViews(r *Report, o ReportOptions) {
+	parts := make([]PartitionUsage, 0, len(x.keys))
+	for _, k := range x.keys {
+		u := PartitionUsage{Topic: k.t, Partition: k.p, Leader: x.leaderOf(k.t, k.p)}
+		var largest int64
+		for _, i := range x.byTP[k] {
+			rep := x.all[i]
+			u.Replicas++
+			u.PhysicalBytes += rep.Size
+			if rep.OffsetLag > u.MaxOffsetLag {
+				u.MaxOffsetLag = rep.OffsetLag
+			}
+			if rep.IsFuture {
+				u.FutureReplicas++
+			} else if rep.Size > largest {
+				largest = rep.Size
+			}
+		}
+		if lr, ok := x.leaderReplica(k); ok {
+			u.LogicalBytes = lr.Size
+		} else {
+			u.LogicalBytes, u.LogicalEstimated = largest, true
+		}
+		parts = append(parts, u)
+	}
+	if o.View == AggPartition {
 		if o.SortBySize {
-			sort.SliceStable(rows, func(i, j int) bool { return rows[i].PhysicalBytes > rows[j].PhysicalBytes })
+			sort.SliceStable(parts, func(i, j int) bool { return parts[i].PhysicalBytes > parts[j].PhysicalBytes })
 		}
-		rows = top(rows, o.Top)
-		r.Topics = &rows
-	case AggReplica:
-		rows := make([]ReplicaUsage, 0, len(all))
-		for _, k := range keys {
-			l := leaderOf(k.t, k.p)
-			for _, i := range byTP[k] {
-				rep := all[i]
-				rows = append(rows, ReplicaUsage{Broker: rep.broker, Dir: rep.dir, Topic: rep.Topic, Partition: rep.Partition,
-					SizeBytes: rep.Size, OffsetLag: rep.OffsetLag, IsFuture: rep.IsFuture, IsLeader: rep.broker == l && !rep.IsFuture})
-			}
+		parts = top(parts, o.Top)
+		r.Partitions = &parts
+		return
+	}
+	rows := []TopicUsage{}
+	idx := map[string]int{}
+	for _, p := range parts {
+		i, ok := idx[p.Topic]
+		if !ok {
+			i = len(rows)
+			idx[p.Topic] = i
+			rows = append(rows, TopicUsage{Topic: p.Topic})
 		}
-		sort.SliceStable(rows, func(i, j int) bool {
-			a, b := rows[i], rows[j]
-			if a.Topic != b.Topic || a.Partition != b.Partition {
-				return false // keys are already in order
-			}
-			if a.Broker != b.Broker {
-				return a.Broker < b.Broker
-			}
-			return !a.IsFuture && b.IsFuture
-		})
-		if o.SortBySize {
-			sort.SliceStable(rows, func(i, j int) bool { return rows[i].SizeBytes > rows[j].SizeBytes })
+		t := &rows[i]
+		t.Partitions++
+		t.Replicas += p.Replicas
+		t.PhysicalBytes += p.PhysicalBytes
+		t.LogicalBytes += p.LogicalBytes
+		if p.LogicalEstimated {
+			t.LogicalEstimated++
 		}
-		rows = top(rows, o.Top)
-		r.Replicas = &rows
-	case ViewHealth:
-		rows := []HealthIssue{}
-		for _, k := range keys {
-			lr, haveLeader := leaderReplica(k)
-			reps := append([]int(nil), byTP[k]...)
-			sort.SliceStable(reps, func(i, j int) bool { return all[reps[i]].broker < all[reps[j]].broker })
-			for _, i := range reps {
-				rep := all[i]
-				isLeader := haveLeader && rep.broker == lr.broker && rep.dir == lr.dir && !rep.IsFuture
-				h := HealthIssue{Topic: k.t, Partition: k.p, Broker: rep.broker, Dir: rep.dir, SizeBytes: rep.Size,
-					OffsetLag: rep.OffsetLag, IsFuture: rep.IsFuture, Leader: leaderOf(k.t, k.p), Issues: []string{}}
-				if haveLeader {
-					ls := lr.Size
-					h.LeaderSize = &ls
-					if !isLeader && !rep.IsFuture {
-						d := ls - rep.Size
-						if d < 0 {
-							d = -d
-						}
-						h.SkewBytes = &d
-						if ls > 0 {
-							pct := float64(d) * 100 / float64(ls)
-							h.SkewPercent = &pct
-						}
-						if d > o.SkewMinBytes && (ls == 0 || float64(d)*100 > o.SkewPercent*float64(ls)) {
-							h.Issues = append(h.Issues, "size-skew")
-						}
+	}
+	if o.SortBySize {
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].PhysicalBytes > rows[j].PhysicalBytes })
+	}
+	rows = top(rows, o.Top)
+	r.Topics = &rows
+}
+
+func (x *replicas) replicaView(r *Report, o ReportOptions) {
+	rows := make([]ReplicaUsage, 0, len(x.all))
+	for _, k := range x.keys {
+		l := x.leaderOf(k.t, k.p)
+		for _, i := range x.byTP[k] {
+			rep := x.all[i]
+			rows = append(rows, ReplicaUsage{Broker: rep.broker, Dir: rep.dir, Topic: rep.Topic, Partition: rep.Partition,
+				SizeBytes: rep.Size, OffsetLag: rep.OffsetLag, IsFuture: rep.IsFuture, IsLeader: rep.broker == l && !rep.IsFuture})
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i], rows[j]
+		if a.Topic != b.Topic || a.Partition != b.Partition {
+			return false // keys are already in order
+		}
+		if a.Broker != b.Broker {
+			return a.Broker < b.Broker
+		}
+		return !a.IsFuture && b.IsFuture
+	})
+	if o.SortBySize {
+		sort.SliceStable(rows, func(i, j int) bool { return rows[i].SizeBytes > rows[j].SizeBytes })
+	}
+	rows = top(rows, o.Top)
+	r.Replicas = &rows
+}
+
+func (x *replicas) healthView(r *Report, o ReportOptions) {
+	rows := []HealthIssue{}
+	for _, k := range x.keys {
+		lr, haveLeader := x.leaderReplica(k)
+		reps := append([]int(nil), x.byTP[k]...)
+		sort.SliceStable(reps, func(i, j int) bool { return x.all[reps[i]].broker < x.all[reps[j]].broker })
+		for _, i := range reps {
+			rep := x.all[i]
+			isLeader := haveLeader && rep.broker == lr.broker && rep.dir == lr.dir && !rep.IsFuture
+			h := HealthIssue{Topic: k.t, Partition: k.p, Broker: rep.broker, Dir: rep.dir, SizeBytes: rep.Size,
+				OffsetLag: rep.OffsetLag, IsFuture: rep.IsFuture, Leader: x.leaderOf(k.t, k.p), Issues: []string{}}
+			if haveLeader {
+				ls := lr.Size
+				h.LeaderSize = &ls
+				if !isLeader && !rep.IsFuture {
+					d := ls - rep.Size
+					if d < 0 {
+						d = -d
+					}
+					h.SkewBytes = &d
+					if ls > 0 {
+						pct := float64(d) * 100 / float64(ls)
+						h.SkewPercent = &pct
+					}
+					if d > o.SkewMinBytes && (ls == 0 || float64(d)*100 > o.SkewPercent*float64(ls)) {
+						h.Issues = append(h.Issues, "size-skew")
 					}
 				}
-				if rep.OffsetLag > 0 {
-					h.Issues = append(h.Issues, "offset-lag")
-				}
-				if rep.IsFuture {
-					h.Issues = append(h.Issues, "future-replica")
-				}
-				if len(h.Issues) > 0 {
-					rows = append(rows, h)
-				}
+			}
+			if rep.OffsetLag > 0 {
+				h.Issues = append(h.Issues, "offset-lag")
+			}
+			if rep.IsFuture {
+				h.Issues = append(h.Issues, "future-replica")
+			}
+			if len(h.Issues) > 0 {
+				rows = append(rows, h)
 			}
 		}
-		if o.SortBySize {
-			sort.SliceStable(rows, func(i, j int) bool { return skewOf(rows[i]) > skewOf(rows[j]) })
-		}
-		rows = top(rows, o.Top)
-		r.Health = &rows
 	}
-	return r
+	if o.SortBySize {
+		sort.SliceStable(rows, func(i, j int) bool { return skewOf(rows[i]) > skewOf(rows[j]) })
+	}
+	rows = top(rows, o.Top)
+	r.Health = &rows
 }
 
 // fullestVolume is the dir whose volume has the largest used share (on a

@@ -7,4 +7,8 @@
 //
 // The package never prints on its own: Apache-format lines go to the
 // io.Writer the caller passes, native progress goes to a callback.
+//
+// Around the engine: package sweep runs it over a grid of settings, package
+// report draws a sweep's charts, package distrib runs it on Trogdor agents
+// and Kubernetes Jobs.
 package perf

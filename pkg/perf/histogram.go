@@ -3,6 +3,7 @@ package perf
 import (
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -112,6 +113,14 @@ func DecodeLatency(s string) (*Latency, error) {
 		return nil, fmt.Errorf("bad histogram: %v", err)
 	}
 	return &Latency{h: h}, nil
+}
+
+// WriteApacheE2E prints kafka-e2e-latency's two final lines for the
+// recorded latencies (a merged distributed e2e run's): the mean given
+// (Apache's is over the exact values) and the percentiles as Apache picks
+// them from its sorted array.
+func (l *Latency) WriteApacheE2E(w io.Writer, meanMs float64) error {
+	return writeApacheE2ELines(w, meanMs, l.apacheIndexMs)
 }
 
 // apacheIndexMs is the value, in whole milliseconds, at 0-based index

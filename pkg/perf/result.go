@@ -58,6 +58,12 @@ const (
 	BasisE2E      = "record timestamp (end-to-end; producer and consumer clocks must agree)"
 )
 
+// Complete fills r's derived fields from h, as at the end of a run: the
+// format version, the rates over the measured span, the latency summary
+// and the encoded histogram. The engine's runs call it; a result built
+// from counters elsewhere (a Trogdor worker's last status) does too.
+func (r *Result) Complete(h *Latency) error { return r.finish(h) }
+
 func (r *Result) finish(h *Latency) error {
 	r.FormatVersion = FormatVersion
 	if r.Settings == nil {

@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kboxdev/kbox/pkg/javaerr"
+	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
 // Throttle config names (QuotaConfig).
@@ -49,30 +49,7 @@ type KafkaError struct {
 func (e *KafkaError) Error() string { return e.Message }
 
 // JavaString is Throwable.toString: "<class>: <message>".
-func (e *KafkaError) JavaString() string {
-	return "org.apache.kafka.common.errors." + JavaExceptionName(e.Code) + ": " + e.Message
-}
-
-// JavaExceptionName maps a Kafka error code to its Java exception's simple
-// name (UNKNOWN_TOPIC_OR_PARTITION: UnknownTopicOrPartitionException).
-func JavaExceptionName(code int16) string {
-	ke := kerr.ErrorForCode(code)
-	var e *kerr.Error
-	if !errors.As(ke, &e) {
-		return "UnknownServerException"
-	}
-	var b strings.Builder
-	for _, w := range strings.Split(strings.ToLower(e.Message), "_") {
-		if w != "" {
-			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
-		}
-	}
-	name := b.String()
-	if !strings.HasSuffix(name, "Exception") {
-		name += "Exception"
-	}
-	return name
-}
+func (e *KafkaError) JavaString() string { return javaerr.String(e.Code, e.Message) }
 
 func kafkaErr(code int16, msg *string) error {
 	if code == 0 {

@@ -317,9 +317,22 @@ func (s *Service) Release(ctx context.Context, l *Ledger) (*Released, error) {
 	if err != nil {
 		return nil, err
 	}
-	var why []string
+	listWhy, err := s.releaseLists(ctx, l, ongoing, r)
+	if err != nil {
+		return nil, err
+	}
+	why, err := s.releaseRates(ctx, l, ongoing, r)
+	if err != nil {
+		return nil, err
+	}
+	r.Kept = strings.Join(append(why, listWhy...), "; ")
+	return r, nil
+}
 
-	// Lists: the entries of owned partitions no longer moving go.
+// releaseLists removes from the topics' throttled-replica lists the
+// entries of the ledger's partitions no longer moving, forgets those
+// partitions, and says why the lists left stay.
+func (s *Service) releaseLists(ctx context.Context, l *Ledger, ongoing map[TP]Ongoing, r *Released) (listWhy []string, err error) {
 	topicSet := map[string]bool{}
 	for tp := range l.parts {
 		topicSet[tp.Topic] = true
@@ -383,7 +396,6 @@ func (s *Service) Release(ctx context.Context, l *Ledger) (*Released, error) {
 		}
 	}
 	sort.Strings(moving)
-	var listWhy []string
 	if len(moving) > 0 {
 		listWhy = append(listWhy, "throttled replicas of "+namesText(moving)+" (still moving)")
 	}
@@ -392,7 +404,13 @@ func (s *Service) Release(ctx context.Context, l *Ledger) (*Released, error) {
 			" (not of a move this command saw)")
 	}
 
-	// Rates: only when nothing moves anywhere.
+	return listWhy, nil
+}
+
+// releaseRates removes (or puts back) the ledger's broker rates when no
+// reassignment is in progress anywhere, forgets them, and says why the
+// rates left stay.
+func (s *Service) releaseRates(ctx context.Context, l *Ledger, ongoing map[TP]Ongoing, r *Released) (why []string, err error) {
 	live, err := s.Brokers(ctx)
 	if err != nil {
 		return nil, err
@@ -480,8 +498,7 @@ func (s *Service) Release(ctx context.Context, l *Ledger) (*Released, error) {
 		}
 	}
 	r.KeptBrokers = append(r.KeptBrokers, sortedIDs(kept)...)
-	r.Kept = strings.Join(append(why, listWhy...), "; ")
-	return r, nil
+	return why, nil
 }
 
 // WatchSummary ends kbox reassign status --watch.

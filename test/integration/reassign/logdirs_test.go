@@ -108,7 +108,7 @@ func TestLogDirMove(t *testing.T) {
 			t.Fatalf("execute %s: %d\n%s\n%s", topic, r.exec.code, r.exec.out, r.exec.err)
 		}
 		want := map[string]string{"broker 1 replica.alter.log.dirs.io.max.bytes.per.second": "500000"}
-		if got := throttles(t, adm); fmt.Sprint(got) != fmt.Sprint(want) {
+		if got := settled(t, adm, want); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: throttles after execute: %v, want %v", topic, got, want)
 		}
 		// --verify until the move completed (that run clears the throttle).
@@ -119,7 +119,7 @@ func TestLogDirMove(t *testing.T) {
 		if dirs, _ := replicaDirs(t, adm, topic); len(dirs) != 1 || dirs[0] != r.to {
 			t.Errorf("%s-0 in %v after the move, want %s", topic, dirs, r.to)
 		}
-		if got := throttles(t, adm); len(got) != 0 {
+		if got := settled(t, adm, map[string]string{}); len(got) != 0 {
 			t.Errorf("%s: throttles left after --verify: %v", topic, got)
 		}
 		return r

@@ -502,7 +502,7 @@ func TestExecuteListVerifyCancel(t *testing.T) {
 			compare(t, rp, "--bootstrap-server", bs, "--execute", "--reassignment-json-file", plan)
 		}
 		cancel = run(t, rp, "--bootstrap-server", bs, "--cancel", "--reassignment-json-file", plan)
-		if got := throttles(t, adm); len(got) != 0 {
+		if got := settled(t, adm, map[string]string{}); len(got) != 0 {
 			t.Errorf("throttles left after --cancel: %v", got)
 		}
 		return exec, cancel

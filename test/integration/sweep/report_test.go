@@ -18,7 +18,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/report"
+	"github.com/kboxdev/kbox/pkg/perf/sweep"
 )
 
 // probeScript is appended to a copy of a report (the report itself has no
@@ -225,17 +226,17 @@ func TestReportChartsInChromium(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var r perf.SweepResult
+			var r sweep.Result
 			if err := json.Unmarshal(b, &r); err != nil {
 				t.Fatal(err)
 			}
-			report := filepath.Join(outDir, tc.fixture+"-report.html")
-			fh, err := os.Create(report)
+			html := filepath.Join(outDir, tc.fixture+"-report.html")
+			fh, err := os.Create(html)
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, _ := perf.ParseObjective("throughput")
-			if err := perf.WriteHTMLReport(fh, &r, o); err != nil {
+			o, _ := sweep.ParseObjective("throughput")
+			if err := report.WriteHTML(fh, &r, o); err != nil {
 				t.Fatal(err)
 			}
 			if err := fh.Close(); err != nil {
@@ -245,14 +246,14 @@ func TestReportChartsInChromium(t *testing.T) {
 			for _, d := range tc.dims {
 				ids = append(ids, "throughput-vs-"+d.name, "mbps-vs-"+d.name)
 			}
-			checkHTML(t, report, append(ids, "latency-per-cell", "throughput-vs-p99", "series-rate", "series-p99"))
-			src, _ := os.ReadFile(report)
+			checkHTML(t, html, append(ids, "latency-per-cell", "throughput-vs-p99", "series-rate", "series-p99"))
+			src, _ := os.ReadFile(html)
 			for cell, flags := range tc.flags {
 				if !regexp.MustCompile(`<tr class="[^"]*flagged[^"]*"><td class="s">[^<]*</td><td class="s">` + cell + `</td>.*<td class="s flag">` + regexp.QuoteMeta(flags) + `</td></tr>`).Match(src) {
 					t.Errorf("cell %s: FLAGS %q not in the table", cell, flags)
 				}
 			}
-			figs := probe(t, report)
+			figs := probe(t, html)
 			for di, d := range tc.dims {
 				dim := r.Plan.Dimensions[di]
 				if dim.Name != d.name {
@@ -275,7 +276,7 @@ func TestReportChartsInChromium(t *testing.T) {
 	}
 }
 
-func checkDimChart(t *testing.T, f probeFigure, dim perf.Dimension, kind, flagged string) {
+func checkDimChart(t *testing.T, f probeFigure, dim sweep.Dimension, kind, flagged string) {
 	t.Helper()
 	ticks := f.xTicks(dim.Name)
 	var labels []string
@@ -317,7 +318,7 @@ func checkDimChart(t *testing.T, f probeFigure, dim perf.Dimension, kind, flagge
 		}
 		var vs, px []float64
 		for _, tx := range ticks {
-			v, err := perf.ParseSize(tx.S)
+			v, err := sweep.ParseSize(tx.S)
 			if err != nil {
 				t.Fatalf("%s: tick label %q: %v", f.ID, tx.S, err)
 			}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/sweep"
 	"github.com/kboxdev/kbox/test/integration/testbed"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -74,14 +75,14 @@ func topicsAt(t *testing.T, bootstrap, prefix string) []string {
 	return out
 }
 
-func readSweep(t *testing.T, path string) *perf.SweepResult {
+func readSweep(t *testing.T, path string) *sweep.Result {
 	t.Helper()
 	fh, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	r, err := perf.ReadSweep(fh)
+	r, err := sweep.Read(fh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestProduceSweepTableJSONReport(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "4 of 4 cells already done") || strings.Contains(stderr, "[run ") {
 		t.Fatalf("resume of a finished sweep: exit %d\n%s", code, stderr)
 	}
-	var j perf.SweepResult
+	var j sweep.Result
 	if err := json.Unmarshal([]byte(stdout), &j); err != nil || len(j.Cells) != 4 || j.Cells[0].Runs[0].Result.Histogram == "" {
 		t.Fatalf("json output: %v", err)
 	}
@@ -205,7 +206,7 @@ func TestProduceSweepTableJSONReport(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("merge: exit %d\n%s", code, stderr)
 	}
-	var m perf.SweepResult
+	var m sweep.Result
 	if err := json.Unmarshal([]byte(stdout), &m); err != nil || len(m.Cells) != 4 {
 		t.Fatalf("merge json: %v", err)
 	}
@@ -321,7 +322,7 @@ func TestConsumeSweep(t *testing.T) {
 	if strings.Count(stderr, "filling itc with 2000 records") != 1 {
 		t.Errorf("topic must be filled exactly once:\n%s", stderr)
 	}
-	var r perf.SweepResult
+	var r sweep.Result
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +360,7 @@ func TestResumeAfterInterruption(t *testing.T) {
 	r := readSweep(t, results)
 	first := r.Cells[0].Histogram
 	r.Cells, r.Complete = r.Cells[:1], false
-	if err := perf.SaveSweep(results, r); err != nil {
+	if err := sweep.Save(results, r); err != nil {
 		t.Fatal(err)
 	}
 	stdout, stderr, code := kbox(t, args...)

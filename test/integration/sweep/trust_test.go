@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/sweep"
 	"github.com/kboxdev/kbox/test/integration/testbed"
 )
 
@@ -66,7 +66,7 @@ func TestTrustworthySweep(t *testing.T) {
 	if cw := res.ClusterWarmup; cw == nil || len(cw.WindowRecordsPerSec) == 0 || cw.Seconds > 31 {
 		t.Errorf("cluster warm-up %+v", cw)
 	}
-	cell := func(name, value string) *perf.CellResult {
+	cell := func(name, value string) *sweep.CellResult {
 		for i := range res.Cells {
 			c := &res.Cells[i]
 			ok := true
@@ -86,10 +86,10 @@ func TestTrustworthySweep(t *testing.T) {
 	for _, c := range res.Cells {
 		t.Logf("cell #%d %-40s %10.0f records/s %7.2f MB/s spread %5.1f %% p50 %8.2f ms attempts %d flags %v",
 			c.Index, c.Label(), c.RecordsPerSec, c.MBPerSec, c.SpreadPercent, c.Latency.P50Ms, c.Attempts, c.Flags)
-		if c.HasFlag(perf.FlagOutlier) || c.SpreadPercent > 25 {
+		if c.HasFlag(sweep.FlagOutlier) || c.SpreadPercent > 25 {
 			t.Errorf("cell #%d %s: spread %.1f %% after %d attempt(s) (flags %v)", c.Index, c.Label(), c.SpreadPercent, c.Attempts, c.Flags)
 		}
-		if c.HasFlag(perf.FlagShortRun) || c.Errors > 0 {
+		if c.HasFlag(sweep.FlagShortRun) || c.Errors > 0 {
 			t.Errorf("cell #%d: flags %v errors %d", c.Index, c.Flags, c.Errors)
 		}
 		for i, run := range c.Runs {
@@ -149,7 +149,7 @@ func TestTrustworthySweepSmall(t *testing.T) {
 		t.Fatalf("cells %d warm-up %+v checks %+v", len(res.Cells), res.ClusterWarmup, res.Checks)
 	}
 	for _, c := range res.Cells {
-		if c.HasFlag(perf.FlagShortRun) || c.Errors > 0 || len(c.Runs) != 3 {
+		if c.HasFlag(sweep.FlagShortRun) || c.Errors > 0 || len(c.Runs) != 3 {
 			t.Errorf("cell #%d: flags %v errors %d runs %d", c.Index, c.Flags, c.Errors, len(c.Runs))
 		}
 		for _, r := range c.Runs {

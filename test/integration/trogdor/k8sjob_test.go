@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/distrib"
 	"github.com/kboxdev/kbox/test/integration/testbed"
 )
 
@@ -54,7 +54,7 @@ func TestK8sJobPods(t *testing.T) {
 		}
 		defer fh.Close()
 		cmd := exec.Command(kboxBin, c.Command[1:]...)
-		cmd.Env = append(os.Environ(), c.Env[0].Name+"="+c.Env[0].Value, perf.IndexEnv+"="+strconv.Itoa(i))
+		cmd.Env = append(os.Environ(), c.Env[0].Name+"="+c.Env[0].Value, distrib.IndexEnv+"="+strconv.Itoa(i))
 		cmd.Stdout = fh
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -86,7 +86,7 @@ func TestK8sJobPods(t *testing.T) {
 		t.Fatalf("topic holds %d, want 20002", got)
 	}
 	for i, a := range d.PerAgent {
-		if want := perf.Split(20002, i, 3); a.Agent != "k8s-"+strconv.Itoa(i) || a.Result == nil || a.Result.Records != want {
+		if want := distrib.Split(20002, i, 3); a.Agent != "k8s-"+strconv.Itoa(i) || a.Result == nil || a.Result.Records != want {
 			t.Errorf("pod %d: %+v, want %d records", i, a, want)
 		}
 	}

@@ -23,6 +23,8 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/kboxdev/kbox/pkg/perf"
+	"github.com/kboxdev/kbox/pkg/perf/distrib"
+	"github.com/kboxdev/kbox/pkg/perf/sweep"
 	"github.com/kboxdev/kbox/test/integration/testbed"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -120,9 +122,9 @@ func distArgs(topic string, extra ...string) []string {
 		"--record-size", "100", "--start-delay", "2s", "-o", "json"}, extra...)
 }
 
-func decode(t *testing.T, out string) *perf.DistributedResult {
+func decode(t *testing.T, out string) *distrib.DistributedResult {
 	t.Helper()
-	var d perf.DistributedResult
+	var d distrib.DistributedResult
 	if err := json.Unmarshal([]byte(out), &d); err != nil {
 		t.Fatalf("%v in %q", err, out)
 	}
@@ -148,10 +150,10 @@ func TestDistributedProduce(t *testing.T) {
 	merged := hdr.New(1, int64(time.Hour/time.Microsecond), 3)
 	var sumRate, sumMB float64
 	for i, a := range d.PerAgent {
-		if a.State != perf.AgentDone || a.Result == nil {
+		if a.State != distrib.AgentDone || a.Result == nil {
 			t.Fatalf("agent %+v", a)
 		}
-		if want := perf.Split(30001, i, 3); a.Result.Records != want {
+		if want := distrib.Split(30001, i, 3); a.Result.Records != want {
 			t.Errorf("agent %s produced %d, its share is %d", a.Agent, a.Result.Records, want)
 		}
 		h, err := hdr.Decode([]byte(a.Result.Histogram))
@@ -252,7 +254,7 @@ func TestDistributedAgentCounts(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
-	var s perf.AgentSweep
+	var s distrib.AgentSweep
 	if err := json.Unmarshal([]byte(r.Stdout), &s); err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +286,7 @@ func TestSweepOverAgents(t *testing.T) {
 	if r.Code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", r.Code, r.Stdout, r.Stderr)
 	}
-	var res perf.SweepResult
+	var res sweep.Result
 	if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil {
 		t.Fatalf("%v in %q", err, r.Stdout)
 	}
@@ -307,7 +309,7 @@ func TestSweepOverAgents(t *testing.T) {
 		}
 		var sum float64
 		for _, a := range d.PerAgent {
-			if a.State != perf.AgentDone || a.Records != perf.Split(3000, indexOf(trog.Agents, a.Agent), len(want)) {
+			if a.State != distrib.AgentDone || a.Records != distrib.Split(3000, indexOf(trog.Agents, a.Agent), len(want)) {
 				t.Errorf("cell %d agent %+v", c.Index, a)
 			}
 			sum += a.RecordsPerSec
@@ -420,7 +422,7 @@ func waitRunning(t *testing.T, agents ...string) {
 				Status json.RawMessage `json:"status"`
 			}
 			_ = json.Unmarshal(raw, &ts)
-			st, isKbox := perf.ParseStatus(ts.Status)
+			st, isKbox := distrib.ParseStatus(ts.Status)
 			for _, a := range agents {
 				if strings.HasSuffix(id, "-"+a) && ts.State == "RUNNING" && isKbox && st.Records > 0 {
 					ok++
@@ -462,7 +464,7 @@ func TestDistributedInterrupt(t *testing.T) {
 	d := decode(t, out.String())
 	var partial int64
 	for _, a := range d.PerAgent {
-		if a.State != perf.AgentStopped || a.Result == nil || a.Result.Records == 0 || a.Result.Records >= 200000 {
+		if a.State != distrib.AgentStopped || a.Result == nil || a.Result.Records == 0 || a.Result.Records >= 200000 {
 			t.Fatalf("agent %+v", a)
 		}
 		partial += a.Result.Records
@@ -520,10 +522,10 @@ func TestDistributedAgentKilled(t *testing.T) {
 	for _, a := range d.PerAgent {
 		switch {
 		case a.Agent == victim:
-			if a.State != perf.AgentLost || a.Result == nil || a.Result.Records == 0 || a.Result.Records >= 8000 {
+			if a.State != distrib.AgentLost || a.Result == nil || a.Result.Records == 0 || a.Result.Records >= 8000 {
 				t.Errorf("victim %+v", a)
 			}
-		case a.State != perf.AgentDone || a.Result.Records != 8000:
+		case a.State != distrib.AgentDone || a.Result.Records != 8000:
 			t.Errorf("agent %+v", a)
 		}
 	}
