@@ -33,6 +33,12 @@
 #       ... with or without .sh; or kafka-run-class CLASS) of the same jars,
 #       like bin/TOOL.sh would: same stdout, stderr, stdin and exit code.
 #       Needs no running cluster.
+#   testbed.sh apache-batch TOOL FILE
+#       Run the Apache tool once per line of FILE in one JVM (a JVM start costs
+#       seconds): each line holds one command line, its arguments separated by
+#       tabs. Prints, per line, "@@case EXIT" and the case's stdout and stderr,
+#       each base64-encoded on one line. Exit.exit ends the case, not the JVM.
+#       No stdin. The Go side: testbed.ApacheBatch.
 #   testbed.sh trogdor up [--agents N]
 #       Start a Trogdor coordinator and N agents (default 3; nodes agent1..N)
 #       on loopback from Maven Central's org.apache.kafka:trogdor
@@ -254,6 +260,7 @@ tool_class() {
     kafka-client-metrics) echo org.apache.kafka.tools.ClientMetricsCommand ;;
     kafka-delegation-tokens) echo org.apache.kafka.tools.DelegationTokenCommand ;;
     kafka-jmx) echo org.apache.kafka.tools.JmxTool ;;
+    kafka-replica-verification) echo org.apache.kafka.tools.ReplicaVerificationTool ;;
     *) return 1 ;;
   esac
 }
@@ -289,6 +296,18 @@ cmd_apache() {
   # shellcheck disable=SC2086
   exec "$JAVA" $heap $perf -Dkafka.logs.dir="$CACHE_DIR/logs" $log4j_opts \
     -cp "$LIB_DIR/*" ${KAFKA_OPTS:-} "$class" "$@"
+}
+
+# cmd_apache_batch runs TOOL's main class once per line of FILE in one JVM
+# (ApacheBatch.java beside this script): tab-separated arguments per line;
+# per case "@@case EXIT", then stdout and stderr, each base64 on one line.
+cmd_apache_batch() {
+  [[ $# -eq 2 ]] || die "usage: testbed.sh apache-batch TOOL FILE"
+  local class
+  class=$(tool_class "$1") || die "unknown Apache tool '$1' (use e.g. kafka-topics)"
+  [[ -r "$2" ]] || die "cannot read $2"
+  KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:-$(tool_heap "$1")} \
+    cmd_apache kafka-run-class "$(dirname "$(readlink -f "$0")")/ApacheBatch.java" "$class" "$2"
 }
 
 # ------------------------------------------------------------------ state helpers
@@ -1268,6 +1287,7 @@ case "$cmd" in
   status) cmd_status "$@" ;;
   env) cmd_env "$@" ;;
   apache) cmd_apache "$@" ;;
+  apache-batch) cmd_apache_batch "$@" ;;
   trogdor) cmd_trogdor "$@" ;;
   schema-registry) cmd_schema_registry "$@" ;;
   -h|--help|help) usage ;;

@@ -5,6 +5,8 @@ package testbed
 import (
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -92,5 +94,28 @@ func TestSchemaRegistryLifecycle(t *testing.T) {
 	}
 	if err := r.Down(); err != nil {
 		t.Fatalf("second down: %v", err)
+	}
+}
+
+// TestApacheBatch: several command lines of one tool in one JVM, each with
+// its own output and exit code, as separate runs give them.
+func TestApacheBatch(t *testing.T) {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(Script()), "ApacheBatch.java")); err != nil {
+		t.Fatal(err)
+	}
+	cmds := [][]string{{"--version"}, {}, {"--bogus"}, {"--bootstrap-server", "127.0.0.1:1", "--list", "--command-config", "/nonexistent"}}
+	res, err := ApacheBatch("", "kafka-topics", cmds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cmds {
+		out, errs, code, err := Apache("", nil, "kafka-topics", c...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
+		if res[i].Code != code || res[i].Stdout != out || first(res[i].Stderr) != first(errs) {
+			t.Errorf("%q: batch exit %d stdout %q stderr %q; alone exit %d stdout %q stderr %q", c, res[i].Code, res[i].Stdout, first(res[i].Stderr), code, out, first(errs))
+		}
 	}
 }
