@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/kboxdev/kbox/pkg/javaerr"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -26,31 +26,11 @@ func JavaErrorClass(err error, topic string, partition int32) (class, msg string
 	case errors.Is(err, context.Canceled), errors.Is(err, kgo.ErrClientClosed):
 		return "org.apache.kafka.common.errors.InterruptException", err.Error()
 	case errors.As(err, &ke):
-		switch ke {
-		case kerr.RequestTimedOut:
-			return pkg + "TimeoutException", ke.Description
-		case kerr.MessageTooLarge:
-			return pkg + "RecordTooLargeException", ke.Description
-		case kerr.CorruptMessage:
-			return pkg + "CorruptRecordException", ke.Description
-		case kerr.RecordListTooLarge:
-			return pkg + "RecordBatchTooLargeException", ke.Description
-		case kerr.NotLeaderForPartition:
-			// renamed in Java (KIP-392); the code is the same
-			return pkg + "NotLeaderOrFollowerException", "For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition."
+		if ke == kerr.NotLeaderForPartition {
+			// renamed in Java (KIP-392), with its message; the code is the same
+			return javaerr.Class(ke.Code), "For requests intended only for the leader, this error indicates that the broker is not the current leader. For requests intended for any replica, this error indicates that the broker is not a replica of the topic partition."
 		}
-		return pkg + camel(ke.Message) + "Exception", ke.Description
+		return javaerr.Class(ke.Code), ke.Description
 	}
 	return "org.apache.kafka.common.KafkaException", err.Error()
-}
-
-// camel turns NOT_ENOUGH_REPLICAS into NotEnoughReplicas.
-func camel(s string) string {
-	var b strings.Builder
-	for _, w := range strings.Split(strings.ToLower(s), "_") {
-		if w != "" {
-			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
-		}
-	}
-	return b.String()
 }
