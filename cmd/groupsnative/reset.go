@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/groups"
+	"github.com/kboxdev/kbox/pkg/javafmt"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -415,22 +415,14 @@ func readOffsetsCSV(path string, names []string) (map[string]map[groups.TopicPar
 	return out, sc.Err()
 }
 
-var isoDuration = regexp.MustCompile(`^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$`)
-
-// parseDuration reads a Go duration (90m, 1h30m) or an ISO 8601 one
-// (PT1H30M, P1DT2H, as Apache's --by-duration takes); it must be positive.
+// parseDuration reads a Go duration (90m, 1h30m) or an ISO 8601 one as
+// Java's Duration.parse reads it (PT1H30M, P1DT2H; what Apache's
+// --by-duration takes: javafmt.ParseDuration); it must be positive.
 func parseDuration(s string) (time.Duration, error) {
-	if m := isoDuration.FindStringSubmatch(strings.ToUpper(s)); m != nil && s != "P" && !strings.HasSuffix(strings.ToUpper(s), "T") {
-		var d time.Duration
-		for i, unit := range []time.Duration{24 * time.Hour, time.Hour, time.Minute, time.Second} {
-			if m[i+1] == "" {
-				continue
-			}
-			v, err := strconv.ParseFloat(m[i+1], 64)
-			if err != nil {
-				return 0, err
-			}
-			d += time.Duration(v * float64(unit))
+	if u := strings.ToUpper(s); strings.HasPrefix(u, "P") || strings.HasPrefix(u, "-P") || strings.HasPrefix(u, "+P") {
+		d, err := javafmt.ParseDuration(s)
+		if err != nil {
+			return 0, fmt.Errorf("want a duration such as 90m, 2h or PT1H30M")
 		}
 		if d <= 0 {
 			return 0, fmt.Errorf("must be positive")
