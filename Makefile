@@ -8,7 +8,7 @@ LDFLAGS := -s -w -X $(PKG)/cmd/app.Version=$(VERSION) -X $(PKG)/cmd/app.Commit=$
 # Integration tests start real Kafka brokers; give them room but bound them.
 IT_TIMEOUT ?= 70m
 
-.PHONY: all build test test-unit test-integration soak lint install deps-integration clean demo bench bench-sweep bench-verify bench-groups bench-console bench-reassign bench-ui bench-exporter dist
+.PHONY: all build test test-unit test-integration soak lint install deps-integration clean demo bench bench-sweep bench-verify bench-groups bench-console bench-reassign bench-ui bench-exporter bench-status dist
 
 all: build
 
@@ -36,7 +36,7 @@ test-integration: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox $(GO) test -race -tags integration -count=1 -p 1 -timeout $(IT_TIMEOUT) ./test/integration/...
 
 # Long measurements kept out of make test. `make bench` runs them all.
-bench: bench-sweep bench-verify bench-groups bench-console bench-reassign bench-ui bench-exporter
+bench: bench-sweep bench-verify bench-groups bench-console bench-reassign bench-ui bench-exporter bench-status
 
 # The trustworthy perf sweep on a fresh 3-broker test bed (issue 21; 5-12
 # minutes on 2 cores).
@@ -103,9 +103,10 @@ bench-reassign: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/reassign.sh
 
 # kbox ui's topic page with a 10,000-partition topic on a playground and a
-# one-broker cluster: time to first byte and CPU per refresh (medians),
-# rate sampling, binary size with and without the dashboard (issue 17;
-# ~5 minutes). The numbers go to docs/benchmarks.md by hand.
+# 3-broker cluster: time to first byte and CPU per refresh (medians), a
+# refresh after the rate interval, rate sampling, binary size with and
+# without the dashboard (issues 17, 31; ~10 minutes). The numbers go to
+# docs/benchmarks.md by hand.
 bench-ui: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/ui.sh
 
@@ -115,3 +116,9 @@ bench-ui: build deps-integration
 # the per-topic series only. The table goes to docs/benchmarks.md by hand.
 bench-exporter: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/exporter.sh
+
+# kbox status over 10 playground profiles, then with one black-holed
+# profile beside them: wall time, CPU, each cluster's check time (issue
+# 31; ~1 minute). The numbers go to docs/benchmarks.md by hand.
+bench-status: build
+	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/status.sh

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -351,89 +350,55 @@ func runNative(ctx context.Context, f *cmdutil.Factory, p *parsed, format output
 		return err
 	}
 	defer cl.Close()
-	cluster, err := logdirs.DescribeCluster(ctx, cl.Client, true)
-	if err != nil {
-		return cl.Explain(err)
-	}
-	known := map[int32]logdirs.ClusterBroker{}
-	var all []int32
-	for _, b := range cluster {
-		known[b.ID] = b
-		all = append(all, b.ID)
-	}
-	targets := all
-	if len(o.brokers) > 0 {
-		var missing []string
-		targets = nil
-		seen := map[int32]bool{}
-		for _, id := range o.brokers {
-			if _, ok := known[id]; !ok {
-				missing = append(missing, strconv.Itoa(int(id)))
-			} else if !seen[id] {
-				seen[id] = true
-				targets = append(targets, id)
-			}
-		}
-		if len(missing) > 0 {
-			return fmt.Errorf("unknown broker %s in --broker-list (cluster brokers: %s)", strings.Join(missing, ","), joinSorted(all))
-		}
-	}
-	sort.Slice(targets, func(i, j int) bool { return targets[i] < targets[j] })
 	if format == output.Apache {
+		cluster, err := logdirs.DescribeCluster(ctx, cl.Client, true)
+		if err != nil {
+			return cl.Explain(err)
+		}
+		targets, err := logdirs.Targets(cluster, o.brokers)
+		var unknown *logdirs.UnknownBrokerError
+		if errors.As(err, &unknown) {
+			return brokerListError(unknown)
+		}
 		var topics []string
 		for t := range o.topics {
 			topics = append(topics, t)
 		}
 		return apacheQuery(ctx, f, cl, targets, topics)
 	}
-	// Fenced brokers are registered but not serving (stopped or shutting
-	// down); clients cannot reach them, so they are reported, not asked.
-	var live []int32
-	var fenced []logdirs.BrokerFailure
-	for _, id := range targets {
-		if known[id].Fenced {
-			fenced = append(fenced, logdirs.BrokerFailure{Broker: id, Err: errors.New("fenced by the controller (broker stopped or not serving)")})
-		} else {
-			live = append(live, id)
-		}
-	}
-	q := logdirs.QueryBrokers(ctx, cl.Client, live, logdirs.QueryOptions{Timeout: o.timeout})
-	for i := range q.Failed {
-		q.Failed[i].Err = cl.Explain(q.Failed[i].Err)
-	}
-	q.Failed = append(q.Failed, fenced...)
-	sort.Slice(q.Failed, func(i, j int) bool { return q.Failed[i].Broker < q.Failed[j].Broker })
-	if len(q.Answered) == 0 {
-		return fmt.Errorf("no broker answered: %s", failedList(q.Failed))
-	}
-	in := logdirs.Input{Query: q, Hosts: map[int32]string{}}
-	for _, b := range cluster {
-		in.Hosts[b.ID] = fmt.Sprintf("%s:%d", b.Host, b.Port)
-	}
+	ro := logdirs.ReadOptions{Brokers: o.brokers, Registered: true, Query: logdirs.QueryOptions{Timeout: o.timeout},
+		Leaders: o.view != logdirs.AggDir && o.view != logdirs.AggBroker}
 	if o.topics != nil || o.topicRegex != nil {
-		in.Keep = func(t string) bool {
+		ro.Keep = func(t string) bool {
 			if o.topics != nil && !o.topics[t] {
 				return false
 			}
 			return o.topicRegex == nil || o.topicRegex.MatchString(t)
 		}
 	}
-	if o.view != logdirs.AggDir && o.view != logdirs.AggBroker {
-		md, err := cl.Admin().Metadata(ctx)
-		if err != nil {
-			f.Warn("cannot read partition leaders (%v); logical sizes are estimated from the largest replica", cl.Explain(err))
-		} else {
-			in.Leaders = map[string]map[int32]int32{}
-			for _, t := range md.Topics {
-				ps := map[int32]int32{}
-				for _, pd := range t.Partitions {
-					ps[pd.Partition] = pd.Leader
-				}
-				in.Leaders[t.Topic] = ps
-			}
+	// Fenced brokers are registered but not serving (stopped or shutting
+	// down); clients cannot reach them, so they are reported, not asked.
+	in, err := logdirs.Read(ctx, cl.Client, ro)
+	var unknown *logdirs.UnknownBrokerError
+	switch {
+	case errors.As(err, &unknown):
+		return brokerListError(unknown)
+	case err != nil:
+		return cl.Explain(err)
+	}
+	q := in.Query
+	for i := range q.Failed {
+		if !errors.Is(q.Failed[i].Err, logdirs.ErrFenced) {
+			q.Failed[i].Err = cl.Explain(q.Failed[i].Err)
 		}
 	}
-	rep := logdirs.BuildReport(in, logdirs.ReportOptions{View: o.view, SortBySize: o.sortBySize, Top: o.top, RawBytes: o.rawBytes,
+	if len(q.Answered) == 0 {
+		return fmt.Errorf("no broker answered: %s", failedList(q.Failed))
+	}
+	if in.LeadersErr != nil {
+		f.Warn("cannot read partition leaders (%v); logical sizes are estimated from the largest replica", cl.Explain(in.LeadersErr))
+	}
+	rep := logdirs.BuildReport(*in, logdirs.ReportOptions{View: o.view, SortBySize: o.sortBySize, Top: o.top, RawBytes: o.rawBytes,
 		SkewPercent: o.skewPercent, SkewMinBytes: o.skewMinBytes})
 	if len(q.Failed) > 0 {
 		fmt.Fprintf(f.IO.ErrOut, "kbox: warning: partial result, no answer from %s\n", failedList(q.Failed))
@@ -456,11 +421,14 @@ func failedList(fs []logdirs.BrokerFailure) string {
 	return strings.Join(parts, ", ")
 }
 
-func joinSorted(ids []int32) string {
-	s := append([]int32(nil), ids...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	parts := make([]string, len(s))
-	for i, id := range s {
+// brokerListError words unknown --broker-list ids as kbox log-dirs does.
+func brokerListError(ue *logdirs.UnknownBrokerError) error {
+	return fmt.Errorf("unknown broker %s in --broker-list (cluster brokers: %s)", joinIDs(ue.Missing), joinIDs(ue.Cluster))
+}
+
+func joinIDs(ids []int32) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
 		parts[i] = strconv.Itoa(int(id))
 	}
 	return strings.Join(parts, ",")

@@ -87,7 +87,7 @@ Stops on SIGINT/SIGTERM, or after --duration.`,
 	fl := cmd.Flags()
 	fl.BoolVar(&o.allowWrites, "allow-writes", false, "enable writes (create topic, add partitions, config change, preferred election, offset reset), each confirmed")
 	fl.DurationVar(&o.duration, "duration", 0, "stop after this long (0: until SIGINT/SIGTERM)")
-	fl.DurationVar(&o.interval, "interval", 3*time.Second, "time between two rate samples of the live charts")
+	fl.DurationVar(&o.interval, "interval", 3*time.Second, "time between two rate samples of the live charts, and how long the log dirs and a topic's offsets serve the topic pages")
 	fl.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-cluster time limit of a health check")
 	return cmd
 }
@@ -174,12 +174,8 @@ func cluster(f *cmdutil.Factory, name string, conn *config.Connection, expected 
 		Bootstrap:        append([]string(nil), conn.Bootstrap...),
 		SecurityProtocol: proto,
 		ExpectedBrokers:  expected,
-		Connect: func(ctx context.Context) (*kgo.Client, error) {
-			cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
-			if err != nil {
-				return nil, err
-			}
-			return cl.Client, nil
+		Connect: func(ctx context.Context) (*kafka.Client, error) {
+			return f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
 		},
 		Reader: func(context.Context) (*kgo.Client, func(), error) {
 			r, err := groupsnative.NewReader(f, conn)

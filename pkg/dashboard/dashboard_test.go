@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/groups"
+	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/playground"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -34,10 +36,26 @@ func startPlayground(t *testing.T, topics ...playground.Topic) (*playground.Play
 	return pg, cl
 }
 
+// connectTo is a cluster's Connect as cmd/ui builds it: the one client
+// constructor (pkg/kafka), connected; opts are extra kgo options (hooks).
+func connectTo(addrs []string, opts ...kgo.Opt) func(context.Context) (*kafka.Client, error) {
+	return func(ctx context.Context) (*kafka.Client, error) {
+		cl, err := kafka.NewClient(&config.Connection{Bootstrap: addrs, Props: config.NewProperties()}, kafka.Admin, kafka.Options{Extra: opts})
+		if err != nil {
+			return nil, err
+		}
+		if err := cl.Connect(ctx); err != nil {
+			cl.Close()
+			return nil, err
+		}
+		return cl, nil
+	}
+}
+
 func clusterOf(name string, pg *playground.Playground) Cluster {
 	return Cluster{
 		Name: name, Bootstrap: pg.Addrs(), SecurityProtocol: "PLAINTEXT",
-		Connect: func(context.Context) (*kgo.Client, error) { return kgo.NewClient(kgo.SeedBrokers(pg.Addrs()...)) },
+		Connect: connectTo(pg.Addrs()),
 		Reader: func(context.Context) (*kgo.Client, func(), error) {
 			cl, err := kgo.NewClient(kgo.SeedBrokers(pg.Addrs()...), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 			if err != nil {

@@ -129,7 +129,7 @@ func (rs *rateSampler) sample(ctx context.Context) (*status.TopSample, time.Dura
 	if err != nil {
 		return nil, time.Since(start), err
 	}
-	smp, err := (&status.Sampler{Client: cl}).Sample(sctx)
+	smp, err := (&status.Sampler{Client: cl.Client}).Sample(sctx)
 	return smp, time.Since(start), err
 }
 

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/groups"
+	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/redact"
 	"github.com/kboxdev/kbox/pkg/serve"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -36,10 +37,11 @@ type Cluster struct {
 	Bootstrap        []string
 	SecurityProtocol string
 	ExpectedBrokers  int
-	// Connect returns a connected admin client. The server keeps it for
-	// later requests and closes it on Close; a failed connect is retried
-	// by the next request.
-	Connect func(ctx context.Context) (*kgo.Client, error)
+	// Connect returns a connected admin client, built as the CLI builds
+	// its clients (cmd/ui: the command layer's ConnectedClient). The
+	// server keeps it for later requests and closes it on Close; a failed
+	// connect is retried by the next request.
+	Connect func(ctx context.Context) (*kafka.Client, error)
 	// Reader, when set, connects a consumer without a group, used to read
 	// the record at a group's committed offset (lag in time).
 	Reader func(ctx context.Context) (cl *kgo.Client, close func(), err error)
@@ -62,7 +64,9 @@ type Options struct {
 	RequestTimeout time.Duration
 	// StatusTimeout bounds each cluster's health check (default 10s).
 	StatusTimeout time.Duration
-	// RateInterval is the time between two rate samples (default 3s).
+	// RateInterval is the time between two rate samples (default 3s),
+	// and how long the log dirs and a topic's offsets read for the topic
+	// pages stay in use.
 	RateInterval time.Duration
 	// ConfirmTTL is how long a write's confirm token stays valid (default 5m).
 	ConfirmTTL time.Duration
@@ -101,8 +105,10 @@ type Server struct {
 type clusterState struct {
 	Cluster
 	mu     sync.Mutex
-	client *kgo.Client
+	client *kafka.Client
 	rates  *rateSampler
+	// data is what the topic pages read at most once per rate interval.
+	data *clusterData
 
 	// lagWindow judges the groups' verdicts over the commits seen by the
 	// groups pages' requests (pkg/groups' sampler, as groups lag --watch).
@@ -148,6 +154,7 @@ func New(o Options) (*Server, error) {
 		}
 		cs := &clusterState{Cluster: c}
 		cs.rates = &rateSampler{cs: cs, interval: o.RateInterval}
+		cs.data = newClusterData(ctx, o.RateInterval, o.RequestTimeout)
 		s.clusters[c.Name] = cs
 		s.order = append(s.order, c.Name)
 	}
@@ -177,12 +184,12 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/info", s.info)
 	m.HandleFunc("GET /api/clusters", s.clustersStatus)
 	m.HandleFunc("GET /api/c/{cluster}/brokers", s.withCluster(s.brokers))
-	m.HandleFunc("GET /api/c/{cluster}/topics", s.withCluster(s.topicList))
-	m.HandleFunc("GET /api/c/{cluster}/topics/{topic}", s.withCluster(s.topicPage))
-	m.HandleFunc("GET /api/c/{cluster}/groups", s.withCluster(s.groupList))
-	m.HandleFunc("GET /api/c/{cluster}/groups/{group}", s.withCluster(s.groupPage))
+	m.HandleFunc("GET /api/c/{cluster}/topics", s.withClient(s.topicList))
+	m.HandleFunc("GET /api/c/{cluster}/topics/{topic}", s.withClient(s.topicPage))
+	m.HandleFunc("GET /api/c/{cluster}/groups", s.withClient(s.groupList))
+	m.HandleFunc("GET /api/c/{cluster}/groups/{group}", s.withClient(s.groupPage))
 	m.HandleFunc("GET /api/c/{cluster}/rates", s.withCluster(s.ratesHandler))
-	m.HandleFunc("GET /api/c/{cluster}/logdirs", s.withCluster(s.logDirs))
+	m.HandleFunc("GET /api/c/{cluster}/logdirs", s.withClient(s.logDirs))
 	m.HandleFunc("POST /api/c/{cluster}/write/{op}", s.withCluster(s.write))
 	s.mux = m
 }
@@ -308,8 +315,36 @@ func (s *Server) withCluster(h func(http.ResponseWriter, *http.Request, *cluster
 	}
 }
 
-// client returns the cluster's connected client, connecting on first use.
-func (cs *clusterState) connect(ctx context.Context) (*kgo.Client, error) {
+// clientHandler is a handler of a cluster's data: r's context carries
+// the request's time limit, cl is the cluster's connected client.
+type clientHandler func(w http.ResponseWriter, r *http.Request, cs *clusterState, cl *kafka.Client)
+
+// withClient is the prologue of every handler that reads or writes a
+// cluster: the cluster named in the path (404 when none), the request's
+// time limit, and the cluster's client (a 502 with the reason when it
+// cannot connect).
+func (s *Server) withClient(h clientHandler) http.HandlerFunc {
+	return s.withCluster(func(w http.ResponseWriter, r *http.Request, cs *clusterState) {
+		s.serveClient(w, r, cs, h)
+	})
+}
+
+// serveClient runs h within the request's time limit with the cluster's
+// client (withClient; the write endpoint calls it once its own checks,
+// which need no cluster, have passed).
+func (s *Server) serveClient(w http.ResponseWriter, r *http.Request, cs *clusterState, h clientHandler) {
+	ctx, cancel := s.reqCtx(r)
+	defer cancel()
+	cl, err := cs.connect(ctx)
+	if err != nil {
+		httpError(w, http.StatusBadGateway, "%s", err)
+		return
+	}
+	h(w, r.WithContext(ctx), cs, cl)
+}
+
+// connect returns the cluster's connected client, connecting on first use.
+func (cs *clusterState) connect(ctx context.Context) (*kafka.Client, error) {
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
 	if cs.client != nil {

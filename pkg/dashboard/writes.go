@@ -15,10 +15,9 @@ import (
 
 	"github.com/kboxdev/kbox/pkg/configs"
 	"github.com/kboxdev/kbox/pkg/groups"
+	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/reassign"
 	"github.com/kboxdev/kbox/pkg/topics"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // The write operations.
@@ -71,10 +70,10 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, cs *clusterState)
 		httpError(w, http.StatusBadRequest, "%s", err)
 		return
 	}
-	ctx, cancel := s.reqCtx(r)
-	defer cancel()
 	var cb confirmBody
 	if json.Unmarshal(body, &cb) == nil && cb.Confirm != "" {
+		ctx, cancel := s.reqCtx(r)
+		defer cancel()
 		p := s.take(cb.Confirm, cs.Name, op)
 		if p == nil {
 			httpError(w, http.StatusConflict, "confirm token unknown, expired or already used: preview the change again")
@@ -94,13 +93,17 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, cs *clusterState)
 		tooMany(w, err)
 		return
 	}
-	cl, err := cs.connect(ctx)
-	if err != nil {
-		httpError(w, http.StatusBadGateway, "%s", err)
-		return
-	}
+	s.serveClient(w, r, cs, func(w http.ResponseWriter, r *http.Request, cs *clusterState, cl *kafka.Client) {
+		s.preview(w, r.Context(), cs, cl, op, body)
+	})
+}
+
+// preview checks a write through the domain code (validate-only, dry run
+// or plan) and answers the preview with the token that confirms it.
+func (s *Server) preview(w http.ResponseWriter, ctx context.Context, cs *clusterState, cl *kafka.Client, op string, body []byte) {
 	var preview any
 	var apply func(context.Context) (any, error)
+	var err error
 	switch op {
 	case OpCreateTopic:
 		preview, apply, err = planCreate(ctx, cl, body)
@@ -246,11 +249,11 @@ type CreateTopicRequest struct {
 	Configs           map[string]string `json:"configs"`
 }
 
-func topicService(cl *kgo.Client) *topics.Service {
-	return &topics.Service{Client: cl, Admin: kadm.NewClient(cl)}
+func topicService(cl *kafka.Client) *topics.Service {
+	return &topics.Service{Client: cl.Client, Admin: cl.Admin()}
 }
 
-func planCreate(ctx context.Context, cl *kgo.Client, body []byte) (any, func(context.Context) (any, error), error) {
+func planCreate(ctx context.Context, cl *kafka.Client, body []byte) (any, func(context.Context) (any, error), error) {
 	var req CreateTopicRequest
 	if err := decode(body, &req); err != nil {
 		return nil, nil, err
@@ -283,7 +286,7 @@ type AddPartitionsRequest struct {
 	Partitions int32  `json:"partitions"`
 }
 
-func planAddPartitions(ctx context.Context, cl *kgo.Client, body []byte) (any, func(context.Context) (any, error), error) {
+func planAddPartitions(ctx context.Context, cl *kafka.Client, body []byte) (any, func(context.Context) (any, error), error) {
 	var req AddPartitionsRequest
 	if err := decode(body, &req); err != nil {
 		return nil, nil, err
@@ -324,7 +327,7 @@ type AlterConfigRequest struct {
 	Delete       []string          `json:"delete"`
 }
 
-func planAlterConfig(ctx context.Context, cl *kgo.Client, body []byte) (any, func(context.Context) (any, error), error) {
+func planAlterConfig(ctx context.Context, cl *kafka.Client, body []byte) (any, func(context.Context) (any, error), error) {
 	var req AlterConfigRequest
 	if err := decode(body, &req); err != nil {
 		return nil, nil, err
@@ -359,7 +362,7 @@ func planAlterConfig(ctx context.Context, cl *kgo.Client, body []byte) (any, fun
 	if len(ops) == 0 {
 		return nil, nil, badf("nothing to change: give set or delete")
 	}
-	svc := &configs.Service{Client: cl}
+	svc := &configs.Service{Client: cl.Client}
 	preview, err := configs.Change(ctx, svc, res, ops, true)
 	if err != nil {
 		return nil, nil, err
@@ -386,14 +389,14 @@ type ElectResult struct {
 	After   *reassign.LeaderBalance `json:"after"`
 }
 
-func planElect(ctx context.Context, cl *kgo.Client, body []byte) (any, func(context.Context) (any, error), error) {
+func planElect(ctx context.Context, cl *kafka.Client, body []byte) (any, func(context.Context) (any, error), error) {
 	var req ElectRequest
 	if len(body) > 0 {
 		if err := decode(body, &req); err != nil {
 			return nil, nil, err
 		}
 	}
-	svc := &reassign.Service{Client: cl, Admin: kadm.NewClient(cl)}
+	svc := &reassign.Service{Client: cl.Client, Admin: cl.Admin()}
 	bs, err := svc.Brokers(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -448,7 +451,7 @@ var resetKinds = map[string]groups.ResetKind{
 	"shift-by": groups.ShiftBy, "datetime": groups.ToDatetime,
 }
 
-func planReset(ctx context.Context, cl *kgo.Client, body []byte) (any, func(context.Context) (any, error), error) {
+func planReset(ctx context.Context, cl *kafka.Client, body []byte) (any, func(context.Context) (any, error), error) {
 	var req ResetRequest
 	if err := decode(body, &req); err != nil {
 		return nil, nil, err
@@ -461,7 +464,7 @@ func planReset(ctx context.Context, cl *kgo.Client, body []byte) (any, func(cont
 		return nil, nil, badf("to %q: want earliest, latest, offset, shift-by or datetime", req.To)
 	}
 	spec := groups.ResetSpec{Groups: []string{req.Group}, AllTopics: len(req.Topics) == 0, Topics: req.Topics, Kind: kind, Offset: req.Offset, TimestampMs: req.TimestampMs}
-	c := groups.New(cl)
+	c := groups.New(cl.Client)
 	plan, err := c.PlanReset(ctx, spec)
 	if err != nil {
 		return nil, nil, err

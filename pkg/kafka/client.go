@@ -159,11 +159,23 @@ func (c *Client) Admin() *kadm.Client {
 // Connect checks within the connect timeout that a broker answers, and turns
 // failures into one line naming the address and the cause.
 func (c *Client) Connect(ctx context.Context) error {
+	// The limit in effect: the connect timeout, or the caller's deadline
+	// when it comes first (kbox status --timeout).
+	limit := c.ConnectTimeout
+	if dl, ok := ctx.Deadline(); ok && (limit <= 0 || time.Until(dl) < limit) {
+		limit = time.Until(dl).Round(100 * time.Millisecond)
+	}
 	ctx, cancel := ctxTimeout(ctx, c.ConnectTimeout)
 	defer cancel()
 	err := c.Ping(ctx)
 	if err == nil {
 		return nil
+	}
+	if _, derr, _ := c.dials.last(); derr == nil && errors.Is(err, context.DeadlineExceeded) {
+		// Every connection was made, and no broker answered on it (a
+		// hung broker, or a listener that is not Kafka's): not a
+		// network timeout.
+		return &ConnError{Addr: strings.Join(c.Settings.Bootstrap, ","), Msg: fmt.Sprintf("no broker answered within %s", limit)}
 	}
 	return c.Explain(err)
 }

@@ -95,6 +95,9 @@ type QueryOptions struct {
 	Timeout time.Duration
 	// NoRetry sends each request once (for brokers known to be down).
 	NoRetry map[int32]bool
+	// Partitions, when set, are the only partitions asked (topic →
+	// partition ids); nil asks for every replica of every dir.
+	Partitions map[string][]int32
 }
 
 // QueryBrokers sends DescribeLogDirs (all dirs, all partitions) to every
@@ -109,6 +112,15 @@ func QueryBrokers(ctx context.Context, cl *kgo.Client, brokers []int32, o QueryO
 		err  error
 	}
 	results := make([]res, len(brokers))
+	var topics []kmsg.DescribeLogDirsRequestTopic // nil: all
+	if o.Partitions != nil {
+		topics = make([]kmsg.DescribeLogDirsRequestTopic, 0, len(o.Partitions))
+		for t, ps := range o.Partitions {
+			rt := kmsg.NewDescribeLogDirsRequestTopic()
+			rt.Topic, rt.Partitions = t, ps
+			topics = append(topics, rt)
+		}
+	}
 	var wg sync.WaitGroup
 	for i, id := range brokers {
 		wg.Add(1)
@@ -117,7 +129,7 @@ func QueryBrokers(ctx context.Context, cl *kgo.Client, brokers []int32, o QueryO
 			bctx, cancel := context.WithTimeout(ctx, to)
 			defer cancel()
 			req := kmsg.NewPtrDescribeLogDirsRequest()
-			req.Topics = nil // all
+			req.Topics = topics
 			b := cl.Broker(int(id))
 			var kr kmsg.Response
 			var err error

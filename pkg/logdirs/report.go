@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -34,13 +35,21 @@ type ReportOptions struct {
 	SkewMinBytes int64
 }
 
-// Input is everything the report is computed from.
+// Input is everything the report is computed from (Read gathers it).
 type Input struct {
 	Query   *Query
 	Hosts   map[int32]string           // broker id → host:port
 	Leaders map[string]map[int32]int32 // topic → partition → leader id (-1: none)
 	// Keep reports whether a topic is included (nil: all).
 	Keep func(topic string) bool
+	// Brokers are the brokers the cluster listed (Read; nil when the
+	// caller named the brokers and wanted no leaders).
+	Brokers []ClusterBroker
+	// LeadersErr is why the leaders could not be read (Read with
+	// Leaders): the logical sizes are then estimated.
+	LeadersErr error
+	// At is when the brokers answered (Read).
+	At time.Time
 }
 
 // Report is the native result. Only the selected view is set.

@@ -476,7 +476,11 @@ func disk(ctx context.Context, cl *kgo.Client, up []int32, brokers map[int32]*Br
 	for _, id := range up {
 		noRetry[id] = true
 	}
-	diskFrom(logdirs.QueryBrokers(ctx, cl, up, logdirs.QueryOptions{Timeout: 10 * time.Second, NoRetry: noRetry}), brokers)
+	in, err := logdirs.Read(ctx, cl, logdirs.ReadOptions{Brokers: up, Query: logdirs.QueryOptions{Timeout: 10 * time.Second, NoRetry: noRetry}})
+	if err != nil {
+		return
+	}
+	diskFrom(in.Query, brokers)
 }
 
 // diskFrom fills the brokers' log bytes and used percent from a log-dir

@@ -272,13 +272,17 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 				smp.Down[id] = r
 			}
 		}
-		var brokers []int32
+		brokers := []int32{} // none up: none asked (nil would ask every broker)
 		for _, b := range md.Brokers {
 			if _, down := smp.Down[b.NodeID]; !down {
 				brokers = append(brokers, b.NodeID)
 			}
 		}
-		dirs <- logdirs.QueryBrokers(ctx, s.Client, brokers, logdirs.QueryOptions{Timeout: 10 * time.Second})
+		in, err := logdirs.Read(ctx, s.Client, logdirs.ReadOptions{Brokers: brokers, Query: logdirs.QueryOptions{Timeout: 10 * time.Second}})
+		if err != nil {
+			in = &logdirs.Input{Query: &logdirs.Query{}}
+		}
+		dirs <- in.Query
 	}()
 	lagDone := make(chan struct{})
 	if s.Groups {

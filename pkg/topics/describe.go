@@ -12,6 +12,7 @@ import (
 
 	"github.com/kboxdev/kbox/pkg/configs"
 	"github.com/kboxdev/kbox/pkg/javafmt"
+	"github.com/kboxdev/kbox/pkg/logdirs"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -279,29 +280,13 @@ func (s *Service) Describe(ctx context.Context, names []string, c *Cluster, o De
 				continue
 			}
 			p := pi.p
-			part := Partition{Partition: p.Partition, Replicas: nonNil(p.Replicas), ISR: nonNil(p.ISR)}
-			if p.LeaderID >= 0 && c.Live[p.LeaderID] {
-				l := p.LeaderID
-				part.Leader = &l
+			var ra *kadm.ListPartitionReassignmentsResponse
+			if r, ok := reassign[n][p.Partition]; ok {
+				ra = &r
 			}
+			part, rf := partitionHealth(p.Partition, p.LeaderID, p.Replicas, p.ISR, c.Live, t.MinISR, ra)
 			if pi.hasElr {
 				part.ELR, part.LastKnownELR = nonNil(p.EligibleLeaderReplicas), nonNil(p.LastKnownELR)
-			}
-			rf := len(p.Replicas)
-			if r, ok := reassign[n][p.Partition]; ok {
-				part.AddingReplicas, part.RemovingReplicas = nonNil(r.AddingReplicas), nonNil(r.RemovingReplicas)
-				part.Reassigning = true
-				if reassignmentInProgress(p.Replicas, r) {
-					rf = len(r.Replicas) - len(r.AddingReplicas)
-				}
-			}
-			part.UnderReplicated = rf-len(p.ISR) > 0
-			part.Unavailable = part.Leader == nil
-			if t.MinISR != nil {
-				part.UnderMinISR = part.Leader == nil || len(p.ISR) < *t.MinISR
-				part.AtMinISR = len(p.ISR) == *t.MinISR
-			} else {
-				part.UnderMinISR = part.Leader == nil
 			}
 			part.show = !o.report() ||
 				(o.UnderReplicated && part.UnderReplicated) ||
@@ -323,72 +308,112 @@ func (s *Service) Describe(ctx context.Context, names []string, c *Cluster, o De
 		d.Topics = append(d.Topics, t)
 	}
 	if o.Wide {
-		if err := s.addWide(ctx, d, names); err != nil {
+		if err := s.addWide(ctx, d, names, c); err != nil {
 			return nil, err
 		}
 	}
 	return d, nil
 }
 
-func (s *Service) addWide(ctx context.Context, d *Description, names []string) error {
-	starts, err := s.Admin.ListStartOffsets(ctx, names...)
-	if err != nil && len(starts) == 0 {
-		return err
-	}
-	ends, err := s.Admin.ListEndOffsets(ctx, names...)
-	if err != nil && len(ends) == 0 {
-		return err
-	}
-	set := kadm.TopicsSet{}
+// addWide adds -o wide's offsets and replica sizes: the offsets
+// (ListOffsets) and the log dirs of the described partitions
+// (logdirs.Read) are read concurrently.
+func (s *Service) addWide(ctx context.Context, d *Description, names []string, c *Cluster) error {
+	set := map[string][]int32{}
 	for _, t := range d.Topics {
 		for _, p := range t.Partitions {
-			set.Add(t.Name, p.Partition)
+			set[t.Name] = append(set[t.Name], p.Partition)
 		}
 	}
-	dirs, _ := s.Admin.DescribeAllLogDirs(ctx, set)
+	var in *logdirs.Input
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// Only the brokers' listing can fail, and they are given: a
+		// broker that does not answer leaves its replicas unsized.
+		in, _ = logdirs.Read(ctx, s.Client, logdirs.ReadOptions{Brokers: c.BrokerIDs(), Query: logdirs.QueryOptions{Partitions: set}})
+	}()
+	offs, err := s.ListOffsets(ctx, names)
+	<-done
+	if err != nil {
+		return err
+	}
+	var sizes logdirs.Sizes
+	if in != nil {
+		sizes = in.Query.Sizes(nil)
+	}
 	for ti := range d.Topics {
 		t := &d.Topics[ti]
 		for pi := range t.Partitions {
 			p := &t.Partitions[pi]
-			if o, ok := starts.Lookup(t.Name, p.Partition); ok && o.Err == nil {
-				v := o.Offset
-				p.LogStartOffset = &v
-			}
-			if o, ok := ends.Lookup(t.Name, p.Partition); ok && o.Err == nil {
-				v := o.Offset
-				p.HighWatermark = &v
-			}
+			p.LogStartOffset, p.HighWatermark = offs.Of(t.Name, p.Partition)
+			p.ReplicaSizes = replicaSizes(sizes.Of(t.Name, p.Partition))
 		}
 	}
-	// Index the partitions once: a log dir lists every replica it holds,
-	// and a lookup per replica keeps a 10,000-partition topic linear.
-	type key struct {
-		topic string
-		part  int32
-	}
-	index := map[key]*Partition{}
-	for ti := range d.Topics {
-		t := &d.Topics[ti]
-		for pi := range t.Partitions {
-			index[key{t.Name, t.Partitions[pi].Partition}] = &t.Partitions[pi]
-		}
-	}
-	dirs.Each(func(ld kadm.DescribedLogDir) {
-		ld.Topics.Each(func(lp kadm.DescribedLogDirPartition) {
-			if lp.IsFuture {
-				return
-			}
-			p, ok := index[key{lp.Topic, lp.Partition}]
-			if !ok {
-				return
-			}
-			if p.ReplicaSizes == nil {
-				p.ReplicaSizes = map[int32]int64{}
-			}
-			p.ReplicaSizes[lp.Broker] = lp.Size
-		})
-	})
 	return nil
+}
+
+// replicaSizes is a partition's replica sizes by broker (nil: none known).
+func replicaSizes(rs []logdirs.ReplicaSize) map[int32]int64 {
+	if len(rs) == 0 {
+		return nil
+	}
+	m := make(map[int32]int64, len(rs))
+	for _, r := range rs {
+		m[r.Broker] = r.Size
+	}
+	return m
+}
+
+// partitionHealth is one partition as kafka-topics --describe judges it
+// (kbox ui's topic page too): its leader when that broker is live, the
+// replicas being added and removed by a reassignment, and its health
+// against the replication factor (net of a reassignment's adding
+// replicas, which is also returned) and min.insync.replicas (nil: unknown).
+func partitionHealth(id, leader int32, replicas, isr []int32, live map[int32]bool, minISR *int, r *kadm.ListPartitionReassignmentsResponse) (Partition, int) {
+	h := judge(leader, replicas, isr, live, minISR, r)
+	part := Partition{Partition: id, Replicas: nonNil(replicas), ISR: nonNil(isr), Reassigning: h.reassigning,
+		UnderReplicated: h.underReplicated, Unavailable: h.unavailable, UnderMinISR: h.underMinISR, AtMinISR: h.atMinISR}
+	if h.leader >= 0 {
+		l := h.leader
+		part.Leader = &l
+	}
+	if r != nil {
+		part.AddingReplicas, part.RemovingReplicas = nonNil(r.AddingReplicas), nonNil(r.RemovingReplicas)
+	}
+	return part, h.rf
+}
+
+// health is partitionHealth's judgement without the partition's lists
+// (nothing allocated: kbox ui's topic page judges every partition of a
+// topic and builds only the page's).
+type health struct {
+	leader                                    int32 // -1: none, or not live
+	rf                                        int
+	reassigning, underReplicated, unavailable bool
+	underMinISR, atMinISR                     bool
+}
+
+func judge(leader int32, replicas, isr []int32, live map[int32]bool, minISR *int, r *kadm.ListPartitionReassignmentsResponse) health {
+	h := health{leader: -1, rf: len(replicas)}
+	if leader >= 0 && live[leader] {
+		h.leader = leader
+	}
+	if r != nil {
+		h.reassigning = true
+		if reassignmentInProgress(replicas, *r) {
+			h.rf = len(r.Replicas) - len(r.AddingReplicas)
+		}
+	}
+	h.underReplicated = h.rf-len(isr) > 0
+	h.unavailable = h.leader < 0
+	if minISR != nil {
+		h.underMinISR = h.unavailable || len(isr) < *minISR
+		h.atMinISR = len(isr) == *minISR
+	} else {
+		h.underMinISR = h.unavailable
+	}
+	return h
 }
 
 func reassignmentInProgress(replicas []int32, r kadm.ListPartitionReassignmentsResponse) bool {

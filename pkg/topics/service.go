@@ -56,6 +56,12 @@ func (c *Cluster) Names() []string {
 func (s *Service) Metadata(ctx context.Context) (*Cluster, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	req.Topics = nil // all topics
+	return s.metadata(ctx, req)
+}
+
+// metadata sends one Metadata request; topics with an error (unknown
+// ones) are left out.
+func (s *Service) metadata(ctx context.Context, req *kmsg.MetadataRequest) (*Cluster, error) {
 	resp, err := req.RequestWith(ctx, s.Client)
 	if err != nil {
 		return nil, err

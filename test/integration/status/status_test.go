@@ -11,11 +11,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -328,6 +330,7 @@ type clusterStatus struct {
 	NonPreferredLeaderPartitions int            `json:"non_preferred_leader_partitions"`
 	Partitions                   int            `json:"partitions"`
 	Brokers                      []brokerStatus `json:"brokers"`
+	CheckedMs                    int64          `json:"check_duration_ms"`
 }
 
 type brokerStatus struct {
@@ -702,4 +705,45 @@ func firstChecksAfterKill(t *testing.T, cfg, uiBase string, killed time.Time) {
 		}
 	})
 	wg.Wait()
+}
+
+// A hung cluster (a listener that accepts every connection and never
+// answers) costs `kbox status` its own --timeout and no more: the real
+// cluster beside it is checked as fast as alone, and the hung one is
+// reported with the limit that ended its check.
+func TestStatusHungClusterCostsOnlyItsTimeout(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _, _ = io.Copy(io.Discard, c) }()
+		}
+	}()
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("profiles:\n  real:\n    bootstrap-servers: "+cluster.Bootstrap+"\n  hung:\n    bootstrap-servers: "+ln.Addr().String()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const timeout = 6 * time.Second
+	r := kbox(t, cfg, time.Minute, "status", "-o", "json", "--sample", "0", "--timeout", timeout.String())
+	var rep report
+	if err := json.Unmarshal([]byte(r.Stdout), &rep); err != nil {
+		t.Fatalf("status -o json: %v\n%s", err, r)
+	}
+	if r.Code != 1 || r.Took > timeout+3*time.Second {
+		t.Fatalf("want exit 1 within the hung cluster's --timeout %s (and 3 s to start and print): %s", timeout, r)
+	}
+	hung, real := find(t, rep, "hung"), find(t, rep, "real")
+	if hung.Reachable || hung.Error == nil || !regexp.MustCompile(`no (broker answered|complete answer) within 6s$`).MatchString(*hung.Error) {
+		t.Fatalf("hung cluster: %+v", hung)
+	}
+	if !real.Reachable || real.BrokersUp != 3 || real.CheckedMs >= timeout.Milliseconds() {
+		t.Fatalf("real cluster beside the hung one: %+v", real)
+	}
 }
