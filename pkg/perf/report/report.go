@@ -948,8 +948,22 @@ func clusterWarmupText(w *sweep.ClusterWarmup) string {
 	return fmt.Sprintf("%s on topic %s, %s; last 1 s window %.0f records/s", secText(w.Seconds), w.Topic, state, last)
 }
 
+// secText is a number of seconds for people: to the tenth of a second
+// from 1 s up ("34.2 s" for a warm-up that took 34.1892094 s, "3 s",
+// "60 s"), to the millisecond below ("0.25 s"). output.Duration is not
+// used: it writes "34.2s" and "1m00s", where the report, like the sweep's
+// table ("cluster warm-up: 34.2 s"), writes seconds with a unit after a
+// space.
 func secText(sec float64) string {
-	return strconv.FormatFloat(sec, 'f', -1, 64) + " s"
+	scale := 10.0
+	if math.Abs(sec) < 1 {
+		scale = 1000
+	}
+	v := math.Round(sec*scale) / scale
+	if v == 0 {
+		v = 0 // no "-0 s"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64) + " s"
 }
 
 // WriteFile writes the report for res to path: PNG when path ends in .png

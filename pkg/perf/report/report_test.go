@@ -523,6 +523,25 @@ func TestPerRunText(t *testing.T) {
 	if got := clusterWarmupText(w); !strings.Contains(got, "not stable within 60 s") {
 		t.Errorf("unstable warm-up text %q", got)
 	}
+	// The warm-up of docs/perf-methodology/message-size.json, for people.
+	w = &sweep.ClusterWarmup{Topic: "t", Seconds: 34.1892094, MaxSeconds: 60.0001, Stable: false, WindowRecordsPerSec: []float64{330857.2}}
+	if got, want := clusterWarmupText(w), "34.2 s on topic t, not stable within 60 s (the time bound); last 1 s window 330857 records/s"; got != want {
+		t.Errorf("clusterWarmupText = %q, want %q", got, want)
+	}
+}
+
+func TestSecText(t *testing.T) {
+	for _, c := range []struct {
+		sec  float64
+		want string
+	}{
+		{34.1892094, "34.2 s"}, {60.04, "60 s"}, {60.05, "60.1 s"}, {3, "3 s"}, {1, "1 s"}, {0.99996, "1 s"},
+		{125.36, "125.4 s"}, {0.25, "0.25 s"}, {0.0004, "0 s"}, {0, "0 s"}, {-0.00001, "0 s"}, {-2.26, "-2.3 s"},
+	} {
+		if got := secText(c.sec); got != c.want {
+			t.Errorf("secText(%v) = %q, want %q", c.sec, got, c.want)
+		}
+	}
 }
 
 // ranSweep is a grid sweep over specs whose cells ran once each: at
