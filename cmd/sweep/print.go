@@ -47,7 +47,7 @@ func (o *sweepOpts) emit(f *cmdutil.Factory, format string, res *sweep.Result, o
 		fmt.Fprintf(f.IO.Out, "FLAGS %s\n", n)
 	}
 	if n := report.LoadNote(res); n != "" {
-		fmt.Fprintf(f.IO.Out, "FLAGS %s\n", n)
+		fmt.Fprintf(f.IO.Out, "FLAGS load: %s\n", n)
 	}
 	if ch := report.TerminalChart(res); ch != "" {
 		fmt.Fprintf(f.IO.Out, "\n%s\n", ch)
