@@ -39,54 +39,64 @@ func TestPerfMethodologyDocs(t *testing.T) {
 		t.Fatalf("no results files in %s: %v", docsDir, err)
 	}
 	exact := runtime.GOARCH == "amd64"
-	rendered := map[string]bool{}
+	names := map[string]bool{}
 	for _, j := range jsons {
 		name := strings.TrimSuffix(filepath.Base(j), ".json")
-		tmp := t.TempDir()
-		out, errOut, err := runSweep(t, "merge", j, "--report", filepath.Join(tmp, name+".html"), "--report", filepath.Join(tmp, name+".png"))
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", j, err, errOut)
-		}
-		for _, ext := range []string{".txt", ".html", ".png"} {
-			file := name + ext
-			rendered[file] = true
-			got := []byte(out)
-			if ext != ".txt" {
-				if got, err = os.ReadFile(filepath.Join(tmp, file)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			committed := filepath.Join(docsDir, file)
-			if golden.Update() {
-				if err := os.WriteFile(committed, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			want, err := os.ReadFile(committed)
-			if err != nil {
-				t.Errorf("docs/perf-methodology/%s: %v; render it with `%s` (or `make perf-docs`)", file, err, regenerate(name))
-				continue
-			}
-			switch {
-			case exact || ext == ".txt":
-			case ext == ".html":
-				got, want = svgElem.ReplaceAll(got, nil), svgElem.ReplaceAll(want, nil)
-			default:
-				continue
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("docs/perf-methodology/%s is stale: today's kbox renders it differently from %s.json; regenerate with `make perf-docs` (or `%s`) and commit the result", file, name, regenerate(name))
-			}
-		}
+		names[name] = true
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			checkDocsReport(t, j, name, exact)
+		})
 	}
 	// Every committed report has its results file.
 	for _, pat := range []string{"*.txt", "*.html", "*.png"} {
 		files, _ := filepath.Glob(filepath.Join(docsDir, pat))
 		for _, f := range files {
-			if !rendered[filepath.Base(f)] {
-				t.Errorf("docs/perf-methodology/%s has no results file (%s.json) to render it from", filepath.Base(f), strings.TrimSuffix(filepath.Base(f), filepath.Ext(f)))
+			base := filepath.Base(f)
+			if name := strings.TrimSuffix(base, filepath.Ext(base)); !names[name] {
+				t.Errorf("docs/perf-methodology/%s has no results file (%s.json) to render it from", base, name)
 			}
+		}
+	}
+}
+
+// checkDocsReport renders one results file as make perf-docs does and
+// compares with the committed table, HTML report and PNG chart.
+func checkDocsReport(t *testing.T, j, name string, exact bool) {
+	tmp := t.TempDir()
+	out, errOut, err := runSweep(t, "merge", j, "--report", filepath.Join(tmp, name+".html"), "--report", filepath.Join(tmp, name+".png"))
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", j, err, errOut)
+	}
+	for _, ext := range []string{".txt", ".html", ".png"} {
+		file := name + ext
+		got := []byte(out)
+		if ext != ".txt" {
+			if got, err = os.ReadFile(filepath.Join(tmp, file)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		committed := filepath.Join(docsDir, file)
+		if golden.Update() {
+			if err := os.WriteFile(committed, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(committed)
+		if err != nil {
+			t.Errorf("docs/perf-methodology/%s: %v; render it with `%s` (or `make perf-docs`)", file, err, regenerate(name))
+			continue
+		}
+		switch {
+		case exact || ext == ".txt":
+		case ext == ".html":
+			got, want = svgElem.ReplaceAll(got, nil), svgElem.ReplaceAll(want, nil)
+		default:
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("docs/perf-methodology/%s is stale: today's kbox renders it differently from %s.json; regenerate with `make perf-docs` (or `%s`) and commit the result", file, name, regenerate(name))
 		}
 	}
 }
