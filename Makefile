@@ -8,7 +8,7 @@ LDFLAGS := -s -w -X $(PKG)/cmd/app.Version=$(VERSION) -X $(PKG)/cmd/app.Commit=$
 # Integration tests start real Kafka brokers; give them room but bound them.
 IT_TIMEOUT ?= 70m
 
-.PHONY: all build test test-unit test-integration soak lint install deps-integration clean demo bench bench-sweep bench-verify bench-groups bench-console bench-reassign bench-ui bench-exporter bench-status dist
+.PHONY: all build test test-unit test-integration soak lint install deps-integration clean demo bench bench-sweep bench-verify bench-groups bench-console bench-reassign bench-ui bench-exporter bench-status dist perf-docs
 
 all: build
 
@@ -64,6 +64,13 @@ bench-verify: build deps-integration
 # goes to docs/benchmarks.md by hand.
 bench-console: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/console-consumer.sh
+
+# Re-render the reports of docs/perf-methodology/ (table, HTML, PNG) from
+# their results files; TestPerfMethodologyDocs fails when they are stale.
+perf-docs: build
+	@for j in docs/perf-methodology/*.json; do n=$${j%.json}; \
+	  bin/kbox perf sweep merge $$j --report $$n.html --report $$n.png > $$n.txt 2>/dev/null || exit 1; \
+	  echo "rendered $$n.txt, $$n.html, $$n.png"; done
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -42,8 +42,12 @@ func (o *sweepOpts) emit(f *cmdutil.Factory, format string, res *sweep.Result, o
 		}
 		fmt.Fprintf(f.IO.Out, "cluster warm-up: %.1f s before the first cell (%s; %d windows of 1 s)\n", cw.Seconds, state, len(cw.WindowRecordsPerSec))
 	}
+	fmt.Fprintf(f.IO.Out, "machine: %s\n", report.MachineText(res))
 	for _, n := range res.Footnotes() {
 		fmt.Fprintf(f.IO.Out, "FLAGS %s\n", n)
+	}
+	if n := report.LoadNote(res); n != "" {
+		fmt.Fprintf(f.IO.Out, "FLAGS load: %s\n", n)
 	}
 	if ch := report.TerminalChart(res); ch != "" {
 		fmt.Fprintf(f.IO.Out, "\n%s\n", ch)

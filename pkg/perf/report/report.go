@@ -792,6 +792,7 @@ code{font-size:.9em}
 <dt>varied</dt><dd>{{range .Plan.Dimensions}}<code>{{.Name}}</code> = {{range $i, $l := .Labels}}{{if $i}}, {{end}}{{$l}}{{end}}<br>{{end}}</dd>
 <dt>strategy</dt><dd>{{.Plan.Strategy}} ({{len .Cells}} cells, {{.Plan.Repeat}} repeat(s) each)</dd>
 <dt>per run</dt><dd>{{.PerRun}}</dd>
+<dt>machine</dt><dd>{{.Machine}}</dd>
 {{if .ClusterWarmup}}<dt>cluster warm-up</dt><dd>{{.ClusterWarmup}}</dd>{{end}}
 <dt>objective</dt><dd>{{.Objective}}{{if .BestLabel}}: best cell #{{.BestIndex}} <code>{{.BestLabel}}</code>{{else}}: no cell met it{{end}}</dd>
 <dt>latency from</dt><dd>{{.Basis}}</dd>
@@ -802,20 +803,14 @@ code{font-size:.9em}
 <table id="cells"><thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead><tbody>
 {{range $i, $r := .Rows}}<tr{{with index $.RowClasses $i}} class="{{.}}"{{end}}>{{range $j, $c := $r}}<td class="{{index $.Classes $i $j}}">{{$c}}</td>{{end}}</tr>
 {{end}}</tbody></table>
-<p style="font-size:.85em;color:#555">Highlighted settings differ from the baseline (each dimension's first value). SPREAD% is (max-min)/median of the repeats' records/s.{{if .Flagged}} FLAGS: {{range $i, $f := .FlagNotes}}{{if $i}}; {{end}}<b>{{$f.Name}}</b>: {{$f.Means}}{{end}}.{{end}}</p>
+<p style="font-size:.85em;color:#555">Highlighted settings differ from the baseline (each dimension's first value). SPREAD% is (max-min)/median of the repeats' records/s.</p>
+{{if .Flagged}}<p style="font-size:.85em" id="flags">FLAGS: {{range $i, $f := .FlagNotes}}{{if $i}}; {{end}}<b>{{$f.Flag}}</b> ({{range $j, $c := $f.Cells}}{{if $j}} {{end}}{{$c}}{{end}}): {{$f.Means}}{{end}}.{{with .LoadNote}} {{.}}{{end}}</p>{{end}}
 <h2>Charts</h2>
 <div class="charts">
 {{range .ChartRows}}{{if .Group}}<div class="pair" id="{{.Group}}">{{end}}{{range .Charts}}<figure id="{{.ID}}" class="chart">{{.SVG}}<figcaption><b>{{.Title}}.</b> {{.Caption}}</figcaption></figure>{{end}}{{if .Group}}</div>{{end}}
 {{end}}</div>
 </body></html>
 `))
-
-// flagMeanings explains the cell flags under the HTML table.
-var flagMeanings = []struct{ Name, Means string }{
-	{sweep.FlagShortRun, "a run lasted less than the minimum duration, so its rate is mostly noise"},
-	{sweep.FlagOutlier, "the repeats disagree beyond the spread threshold"},
-	{sweep.FlagStall, "latency shows a stall compared with the neighbouring cells"},
-}
 
 // WriteHTML writes one self-contained HTML file (inline SVG charts,
 // no scripts, no external fetches).
@@ -901,7 +896,7 @@ func WriteHTML(w io.Writer, r *sweep.Result, o sweep.Objective) error {
 		"Objective": o.String(), "BestLabel": bestLabel, "BestIndex": bestIndex, "Basis": latencyBasis(r),
 		"Started": r.Started.Format(time.RFC3339), "Complete": r.Complete,
 		"Header": t.Header, "Rows": t.Rows, "Classes": classes, "RowClasses": rowClasses, "ChartRows": rows,
-		"Flagged": flagged, "FlagNotes": flagMeanings,
+		"Flagged": flagged, "FlagNotes": r.FlagNotes(), "LoadNote": LoadNote(r), "Machine": MachineText(r),
 		"PerRun": perRunText(&r.Plan), "ClusterWarmup": clusterWarmupText(r.ClusterWarmup),
 	})
 }
@@ -932,6 +927,47 @@ func perRunText(p *sweep.Plan) string {
 	return b.String()
 }
 
+// MachineText says how many CPUs the machine that ran the sweep had and
+// how busy it was (the one-minute load average at the end of the runs).
+func MachineText(r *sweep.Result) string {
+	cpus := "CPUs not recorded"
+	if r.CPUs > 0 {
+		cpus = fmt.Sprintf("%d CPUs", r.CPUs)
+	}
+	lo, hi, n := r.LoadRange()
+	switch {
+	case n == 0 && r.CPUs == 0:
+		return "CPUs and load average not recorded (a results file written before kbox recorded them)"
+	case n == 0:
+		return cpus + "; load average not recorded"
+	case lo == hi:
+		return fmt.Sprintf("%s; load average (1 min) %.1f at the end of the runs", cpus, hi)
+	}
+	return fmt.Sprintf("%s; load average (1 min) from %.1f to %.1f at the end of the %d runs", cpus, lo, hi, n)
+}
+
+// LoadNote says whether the machine's load can explain the repeats that
+// disagree (outlier and stall flags), from what the results file recorded.
+func LoadNote(r *sweep.Result) string {
+	noisy := false
+	for i := range r.Cells {
+		noisy = noisy || r.Cells[i].HasFlag(sweep.FlagOutlier) || r.Cells[i].HasFlag(sweep.FlagStall)
+	}
+	if !noisy {
+		return ""
+	}
+	_, hi, n := r.LoadRange()
+	switch {
+	case n == 0:
+		return "The results file does not record the machine's load average, so these flags cannot be told apart from a busy machine: re-run the sweep on an idle machine with a kbox that records it."
+	case r.CPUs > 0 && hi > float64(r.CPUs):
+		return fmt.Sprintf("The machine was busy: its load average reached %.1f on %d CPUs (more runnable processes than CPUs), so the runs competed with other processes for the CPUs and their repeats may disagree because of that load rather than the settings: re-run the sweep on an idle machine to tell.", hi, r.CPUs)
+	case r.CPUs > 0:
+		return fmt.Sprintf("The load average stayed within the %d CPUs (at most %.1f): a busy machine does not explain these flags.", r.CPUs, hi)
+	}
+	return ""
+}
+
 // clusterWarmupText summarises the warm-up before the first cell.
 func clusterWarmupText(w *sweep.ClusterWarmup) string {
 	if w == nil {
@@ -948,8 +984,22 @@ func clusterWarmupText(w *sweep.ClusterWarmup) string {
 	return fmt.Sprintf("%s on topic %s, %s; last 1 s window %.0f records/s", secText(w.Seconds), w.Topic, state, last)
 }
 
+// secText is a number of seconds for people: to the tenth of a second
+// from 1 s up ("34.2 s" for a warm-up that took 34.1892094 s, "3 s",
+// "60 s"), to the millisecond below ("0.25 s"). output.Duration is not
+// used: it writes "34.2s" and "1m00s", where the report, like the sweep's
+// table ("cluster warm-up: 34.2 s"), writes seconds with a unit after a
+// space.
 func secText(sec float64) string {
-	return strconv.FormatFloat(sec, 'f', -1, 64) + " s"
+	scale := 10.0
+	if math.Abs(sec) < 1 {
+		scale = 1000
+	}
+	v := math.Round(sec*scale) / scale
+	if v == 0 {
+		v = 0 // no "-0 s"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64) + " s"
 }
 
 // WriteFile writes the report for res to path: PNG when path ends in .png

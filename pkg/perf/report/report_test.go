@@ -438,8 +438,12 @@ func TestHTMLReportFlagsAndPairs(t *testing.T) {
 	if strings.Count(h, `<td class="s flag">-</td>`) != 2 {
 		t.Error("unflagged cells should have an empty FLAGS cell")
 	}
-	if !strings.Contains(h, "<b>short-run</b>: a run lasted less than the minimum duration") {
-		t.Error("flag meanings not explained")
+	if !strings.Contains(h, "<b>short-run</b> (#2): a run was measured for less than") || !strings.Contains(h, "<b>stall</b> (#2): p50 latency over") {
+		t.Errorf("flag meanings not explained:\n%s", h)
+	}
+	// No load average in the results: the stall is not put down to a busy machine.
+	if !strings.Contains(h, "does not record the machine&#39;s load average") || !strings.Contains(h, "<dt>machine</dt><dd>CPUs and load average not recorded") {
+		t.Errorf("missing load average not said:\n%s", h)
 	}
 	for _, d := range []string{"batch.size", "acks"} {
 		re := regexp.MustCompile(`<div class="pair" id="vs-` + regexp.QuoteMeta(d) + `"><figure id="throughput-vs-` + regexp.QuoteMeta(d) + `" class="chart"><svg.*?</figure><figure id="mbps-vs-` + regexp.QuoteMeta(d) + `" class="chart"><svg.*?</figure></div>`)
@@ -522,6 +526,67 @@ func TestPerRunText(t *testing.T) {
 	w.Stable = false
 	if got := clusterWarmupText(w); !strings.Contains(got, "not stable within 60 s") {
 		t.Errorf("unstable warm-up text %q", got)
+	}
+	// The warm-up of docs/perf-methodology/message-size.json, for people.
+	w = &sweep.ClusterWarmup{Topic: "t", Seconds: 34.1892094, MaxSeconds: 60.0001, Stable: false, WindowRecordsPerSec: []float64{330857.2}}
+	if got, want := clusterWarmupText(w), "34.2 s on topic t, not stable within 60 s (the time bound); last 1 s window 330857 records/s"; got != want {
+		t.Errorf("clusterWarmupText = %q, want %q", got, want)
+	}
+}
+
+// TestMachineAndLoadNote: the report says how busy the machine was and
+// whether that explains the outliers.
+func TestMachineAndLoadNote(t *testing.T) {
+	r := chartSweep(t, sweep.StrategyOneAtATime, func(c sweep.Cell) (float64, []string) {
+		if bs, _ := c.Get("batch.size"); bs == "65536" {
+			return 900, []string{sweep.FlagOutlier}
+		}
+		return 1000, nil
+	}, "batch.size=16k,64k")
+	if got := LoadNote(r); !strings.Contains(got, "does not record the machine's load average") {
+		t.Errorf("no load: %q", got)
+	}
+	setLoad := func(loads ...float64) {
+		for i := range r.Cells {
+			v := loads[i%len(loads)]
+			r.Cells[i].Runs = []sweep.Run{{LoadAverage: &v}}
+		}
+	}
+	r.CPUs = 2
+	if got, want := MachineText(r), "2 CPUs; load average not recorded"; got != want {
+		t.Errorf("machineText = %q, want %q", got, want)
+	}
+	setLoad(40.04, 190.26)
+	if got, want := MachineText(r), "2 CPUs; load average (1 min) from 40.0 to 190.3 at the end of the 2 runs"; got != want {
+		t.Errorf("machineText = %q, want %q", got, want)
+	}
+	if got := LoadNote(r); !strings.HasPrefix(got, "The machine was busy: its load average reached 190.3 on 2 CPUs") || !strings.Contains(got, "idle machine") {
+		t.Errorf("busy: %q", got)
+	}
+	setLoad(0.5)
+	if got, want := MachineText(r), "2 CPUs; load average (1 min) 0.5 at the end of the runs"; got != want {
+		t.Errorf("machineText = %q, want %q", got, want)
+	}
+	if got := LoadNote(r); got != "The load average stayed within the 2 CPUs (at most 0.5): a busy machine does not explain these flags." {
+		t.Errorf("idle: %q", got)
+	}
+	r.Cells[1].Flags = nil
+	if got := LoadNote(r); got != "" {
+		t.Errorf("no flags, yet %q", got)
+	}
+}
+
+func TestSecText(t *testing.T) {
+	for _, c := range []struct {
+		sec  float64
+		want string
+	}{
+		{34.1892094, "34.2 s"}, {60.04, "60 s"}, {60.05, "60.1 s"}, {3, "3 s"}, {1, "1 s"}, {0.99996, "1 s"},
+		{125.36, "125.4 s"}, {0.25, "0.25 s"}, {0.0004, "0 s"}, {0, "0 s"}, {-0.00001, "0 s"}, {-2.26, "-2.3 s"},
+	} {
+		if got := secText(c.sec); got != c.want {
+			t.Errorf("secText(%v) = %q, want %q", c.sec, got, c.want)
+		}
 	}
 }
 

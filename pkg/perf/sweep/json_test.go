@@ -32,6 +32,9 @@ func TestSweepJSONGolden(t *testing.T) {
 	res := &Result{FormatVersion: perf.FormatVersion, Kind: "sweep", Plan: *p, Started: start, Updated: start.Add(time.Minute),
 		Complete: true, Objective: "max-throughput", Cells: done, Checks: DefaultChecks, Brokers: 3,
 		ClusterWarmup: &ClusterWarmup{Topic: "sw-warmup", WindowRecordsPerSec: []float64{9000, 20000, 21000}, Seconds: 3.1, MaxSeconds: 30, Stable: true, TolerancePercent: 10}}
+	res.CPUs = 2
+	load := 41.25
+	res.Cells[0].Runs[0].LoadAverage = &load
 	res.Cells[0].Attempts = 2
 	res.Cells[0].DiscardedRuns = []Run{{Error: "an earlier attempt"}}
 	res.Flag() // the runs last 1 s: short-run; 1000 vs 1200 records/s: 18 % spread, no outlier

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -117,9 +118,16 @@ func TestSweeperProduceByDuration(t *testing.T) {
 		}}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // loose: a loaded -race run is slow
 	defer cancel()
+	loads := 0.0
+	defer func(f func() (float64, bool)) { loadAverage = f }(loadAverage)
+	loadAverage = func() (float64, bool) { loads++; return 40 + loads, true }
 	res, err := sw.Run(ctx, cells, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The machine it ran on: its CPUs, the load after every run.
+	if lo, hi, n := res.LoadRange(); res.CPUs != runtime.NumCPU() || lo != 41 || hi != 44 || n != 4 {
+		t.Errorf("cpus %d, load average %v to %v over %d runs", res.CPUs, lo, hi, n)
 	}
 	cw := res.ClusterWarmup
 	// Stable or not (a loaded machine), the warm-up is bounded in time

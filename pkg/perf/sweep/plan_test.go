@@ -363,6 +363,27 @@ func TestMergeSweeps(t *testing.T) {
 	if m.Cells[0].RecordsPerSec != 200 {
 		t.Fatalf("merged rate %v", m.Cells[0].RecordsPerSec)
 	}
+	// Merged, a run keeps the busiest machine's load; re-rendered from one
+	// file, a cell keeps its attempts and discarded runs, the sweep its CPUs.
+	la := func(v float64) *float64 { return &v }
+	a, b := mk(100, 200), mk(100, 200)
+	a.CPUs, a.Cells[0].Runs[0].LoadAverage, b.Cells[0].Runs[0].LoadAverage = 2, la(40.5), la(190.25)
+	a.Cells[1].Attempts, a.Cells[1].DiscardedRuns = 3, []Run{{Error: "earlier"}}
+	if m, err = Merge([]*Result{a, b}); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Cells[0].Runs[0].LoadAverage; got == nil || *got != 190.25 || m.Cells[1].Runs[0].LoadAverage != nil || m.CPUs != 2 {
+		t.Errorf("merged load average %v, cpus %d", got, m.CPUs)
+	}
+	if m, err = Merge([]*Result{a}); err != nil {
+		t.Fatal(err)
+	}
+	if c := m.Cells[1]; c.Attempts != 3 || len(c.DiscardedRuns) != 1 || m.CPUs != 2 || *m.Cells[0].Runs[0].LoadAverage != 40.5 {
+		t.Errorf("one file re-rendered: attempts %d, discarded %d, cpus %d", c.Attempts, len(c.DiscardedRuns), m.CPUs)
+	}
+	if lo, hi, n := m.LoadRange(); lo != 40.5 || hi != 40.5 || n != 1 {
+		t.Errorf("load range %v %v %d", lo, hi, n)
+	}
 	other := mk(1, 2)
 	other.Plan.Records = 7
 	if _, err := Merge([]*Result{mk(1, 2), other}); err == nil || !strings.Contains(err.Error(), "file 2: it was written by a different sweep") {

@@ -21,6 +21,10 @@ type Run struct {
 	CPUSec     float64      `json:"cpu_sec"`     // process CPU time (user+system) during the run
 	CPUPercent float64      `json:"cpu_percent"` // CPUSec over the run's wall time, in % of one core
 	Error      string       `json:"error,omitempty"`
+	// LoadAverage is the one-minute load average of the machine that ran
+	// the sweep, read when the run ended (absent where it cannot be read,
+	// and in results files written before kbox recorded it).
+	LoadAverage *float64 `json:"load_average,omitempty"`
 	// Distributed is set when the run ran on Trogdor agents (a sweep over
 	// agents): Result is then the agents' merged result and the run's
 	// rates are the aggregate ones (the sum of the agents' own rates);
@@ -280,9 +284,38 @@ type Result struct {
 	// Checks are the thresholds the cells' Flags were set by.
 	Checks Checks `json:"checks"`
 	// Brokers is the cluster's size when the sweep ran.
-	Brokers       int            `json:"brokers,omitempty"`
+	Brokers int `json:"brokers,omitempty"`
+	// CPUs is the number of CPUs of the machine that ran the sweep (0 in
+	// results files written before kbox recorded it); with the runs'
+	// LoadAverage it says how busy the machine was.
+	CPUs          int            `json:"cpus,omitempty"`
 	ClusterWarmup *ClusterWarmup `json:"cluster_warmup,omitempty"`
 	Cells         []CellResult   `json:"cells"`
+}
+
+// LoadRange is the lowest and highest load average recorded at the end of
+// the cells' runs (discarded attempts included); n is how many runs
+// recorded one (0: the results file has none).
+func (r *Result) LoadRange() (lo, hi float64, n int) {
+	for i := range r.Cells {
+		c := &r.Cells[i]
+		for _, runs := range [][]Run{c.Runs, c.DiscardedRuns} {
+			for _, run := range runs {
+				if run.LoadAverage == nil {
+					continue
+				}
+				v := *run.LoadAverage
+				if n == 0 || v < lo {
+					lo = v
+				}
+				if n == 0 || v > hi {
+					hi = v
+				}
+				n++
+			}
+		}
+	}
+	return lo, hi, n
 }
 
 // Cell returns the finished cell with the key, if any.
@@ -475,7 +508,7 @@ func Merge(rs []*Result) (*Result, error) {
 		return nil, errors.New("nothing to merge")
 	}
 	out := &Result{FormatVersion: perf.FormatVersion, Kind: "sweep", Plan: rs[0].Plan, Started: rs[0].Started, Complete: true, Objective: rs[0].Objective,
-		Checks: rs[0].Checks, Brokers: rs[0].Brokers, ClusterWarmup: rs[0].ClusterWarmup}
+		Checks: rs[0].Checks, Brokers: rs[0].Brokers, CPUs: rs[0].CPUs, ClusterWarmup: rs[0].ClusterWarmup}
 	for i, r := range rs[1:] {
 		if err := rs[0].Plan.Compatible(&r.Plan); err != nil {
 			return nil, fmt.Errorf("file %d: %v", i+2, err)
@@ -483,6 +516,10 @@ func Merge(rs []*Result) (*Result, error) {
 	}
 	for _, c := range rs[0].Cells {
 		cr := CellResult{Cell: c.Cell, Key: c.Key, Topic: c.Topic, Agents: c.Agents}
+		if len(rs) == 1 {
+			// One file re-rendered keeps how its cells were re-run.
+			cr.Attempts, cr.DiscardedRuns = c.Attempts, c.DiscardedRuns
+		}
 		for n := 0; ; n++ {
 			var parts []*perf.Result
 			run := Run{}
@@ -494,6 +531,11 @@ func Merge(rs []*Result) (*Result, error) {
 				o := oc.Runs[n]
 				run.CPUSec += o.CPUSec
 				run.CPUPercent += o.CPUPercent
+				// The busiest machine's load.
+				if o.LoadAverage != nil && (run.LoadAverage == nil || *o.LoadAverage > *run.LoadAverage) {
+					la := *o.LoadAverage
+					run.LoadAverage = &la
+				}
 				if o.Error != "" && run.Error == "" {
 					run.Error = o.Error
 				}

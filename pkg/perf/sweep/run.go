@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -141,7 +142,7 @@ func (r *sweepRun) emit(e Event) {
 // Checks.RerunOutliers more times. On interruption it returns the cells
 // finished so far with ctx's error.
 func (s *Sweeper) Run(ctx context.Context, cells []Cell, prev *Result) (*Result, error) {
-	res := &Result{FormatVersion: perf.FormatVersion, Kind: "sweep", Plan: s.Plan, Started: time.Now(), Checks: s.Checks}
+	res := &Result{FormatVersion: perf.FormatVersion, Kind: "sweep", Plan: s.Plan, Started: time.Now(), Checks: s.Checks, CPUs: runtime.NumCPU()}
 	if prev != nil {
 		res.Started, res.Cells, res.ClusterWarmup, res.Brokers = prev.Started, prev.Cells, prev.ClusterWarmup, prev.Brokers
 	}
@@ -431,6 +432,9 @@ func (r *sweepRun) runCells(cs []Cell, attempt int) ([]CellResult, error) {
 			if r.ctx.Err() != nil {
 				return nil, r.ctx.Err()
 			}
+			if la, ok := loadAverage(); ok {
+				run.LoadAverage = &la
+			}
 			if run.Result != nil {
 				r.done += run.Result.Records + run.Result.WarmupRecords
 			}
@@ -573,6 +577,10 @@ func closeAll(cls []*kgo.Client) {
 		c.Close()
 	}
 }
+
+// loadAverage reads the machine's load average after each run (a variable
+// for the tests).
+var loadAverage = perf.LoadAverage
 
 // E2ESweepPollTimeout bounds the wait for one record of an e2e sweep run.
 const E2ESweepPollTimeout = 30 * time.Second

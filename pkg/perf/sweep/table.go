@@ -113,9 +113,17 @@ func flagsCell(c *CellResult) string {
 	return strings.Join(c.Flags, ",")
 }
 
-// Footnotes explain the flags the table shows, one line per flag that
-// occurs, naming its cells and the threshold.
-func (r *Result) Footnotes() []string {
+// FlagNote explains one flag that occurs in a sweep: the cells that carry
+// it and what it means with the sweep's thresholds.
+type FlagNote struct {
+	Flag  string
+	Cells []string // "#3"
+	Means string
+}
+
+// FlagNotes explain the flags the table shows, one per flag that occurs,
+// naming its cells and the threshold.
+func (r *Result) FlagNotes() []FlagNote {
 	cells := map[string][]string{}
 	for i := range r.Cells {
 		for _, fl := range r.Cells[i].Flags {
@@ -124,15 +132,26 @@ func (r *Result) Footnotes() []string {
 	}
 	ck := r.Checks
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	var out []FlagNote
+	for _, n := range []FlagNote{
+		{FlagShortRun, nil, "a run was measured for less than " + f(ck.MinRunSec) + " s; its rate is mostly noise (run longer: --duration)"},
+		{FlagOutlier, nil, "the repeats' records/s spread exceeds " + f(ck.MaxSpreadPercent) + " % even after " + strconv.Itoa(ck.RerunOutliers) + " re-run(s)"},
+		{FlagStall, nil, "p50 latency over " + f(ck.StallFactor) + "x the other cells' median with records/s and MB/s under 1/" + f(ck.StallFactor) + " of theirs"},
+	} {
+		if c := cells[n.Flag]; len(c) > 0 {
+			n.Cells = c
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Footnotes explain the flags the table shows, one line per flag that
+// occurs, naming its cells and the threshold.
+func (r *Result) Footnotes() []string {
 	var out []string
-	if c := cells[FlagShortRun]; len(c) > 0 {
-		out = append(out, "short-run ("+strings.Join(c, " ")+"): a run was measured for less than "+f(ck.MinRunSec)+" s; its rate is mostly noise (run longer: --duration)")
-	}
-	if c := cells[FlagOutlier]; len(c) > 0 {
-		out = append(out, "outlier ("+strings.Join(c, " ")+"): the repeats' records/s spread exceeds "+f(ck.MaxSpreadPercent)+" % even after "+strconv.Itoa(ck.RerunOutliers)+" re-run(s)")
-	}
-	if c := cells[FlagStall]; len(c) > 0 {
-		out = append(out, "stall ("+strings.Join(c, " ")+"): p50 latency over "+f(ck.StallFactor)+"x the other cells' median with records/s and MB/s under 1/"+f(ck.StallFactor)+" of theirs")
+	for _, n := range r.FlagNotes() {
+		out = append(out, n.Flag+" ("+strings.Join(n.Cells, " ")+"): "+n.Means)
 	}
 	return out
 }
