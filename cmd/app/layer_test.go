@@ -87,10 +87,11 @@ func TestProfileServesEveryApplet(t *testing.T) {
 		"kafka-reassign-partitions": {"--profile", "p", "--list"},
 		"kafka-leader-election":     {"--profile", "p", "--election-type", "preferred", "--all-topic-partitions"},
 		"kafka-configs":             {"--profile", "p", "--describe", "--topic", "pt"},
+		"kafka-get-offsets":         {"--profile", "p", "--topic", "pt"},
 	}
 	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency", "kafka-consumer-groups",
 		"kafka-reassign-partitions", "kafka-leader-election"}
-	order = append(order, "kafka-console-producer", "kafka-console-consumer", "kafka-configs")
+	order = append(order, "kafka-console-producer", "kafka-console-consumer", "kafka-configs", "kafka-get-offsets")
 	if len(order) != len(apacheNames()) {
 		t.Fatalf("registry has %v; this test covers %v", apacheNames(), order)
 	}

@@ -14,8 +14,9 @@
 //     topic, then partition order; Apache prints them in the order of a
 //     Java HashMap of topic names. The message of the exception is Kafka's
 //     default message of the error code.
-//   - -o table|json|yaml (kbox's presentation flag) prints the same result
-//     as kbox's report, partitions without an offset included (offset null).
+//
+// The drop-in takes Apache's options only; the table, JSON and YAML views
+// and the human times are the native subcommand's (kbox offsets get).
 package getoffsets
 
 import (
@@ -29,7 +30,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/offsets"
-	"github.com/kboxdev/kbox/pkg/output"
 )
 
 //go:embed apache_help.txt
@@ -61,16 +61,7 @@ var parser = jopt.New(
 	jopt.Spec{Name: "exclude-internal-topics"},
 	jopt.Spec{Name: "help"},
 	jopt.Spec{Name: "version"},
-	// kbox: the result's other views.
-	jopt.Spec{Name: "output", Short: "o", Arg: jopt.RequiredArg},
 )
-
-const nativeHelp = `
-kbox extensions:
-  -o table|json|yaml      the same offsets as kbox's report (partitions
-                          without an offset included, with the record
-                          timestamp and leader epoch the broker names)
-`
 
 // errorOccurred is GetOffsetShell's catch: "Error occurred: " and the
 // message on stderr, exit 1 (a stack trace that follows is left out).
@@ -82,26 +73,14 @@ func errorOccurred(f *cmdutil.Factory, msg string) error {
 var tool = cmdutil.ApacheTool{
 	Title:      title,
 	Options:    apacheHelp,
-	Extensions: nativeHelp,
 	ParseError: func(err error) string { return "Error occurred: " + err.Error() },
 }
-
-// formats are the drop-in's views; Apache's lines are the default.
-var formats = cmdutil.Formats{Default: output.Apache, Allowed: []output.Format{output.Apache, output.Table, output.JSON, output.YAML}}
 
 // Run is kafka-get-offsets.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	s, err := parser.Parse(args)
 	if done, err := tool.Prologue(f, args, err, s.Has); done {
 		return err
-	}
-	oflag := ""
-	if vs := s.Values("output"); len(vs) > 0 {
-		oflag = vs[len(vs)-1]
-	}
-	format, err := f.Output(oflag, formats)
-	if err != nil {
-		return &cmdutil.FlagError{Err: err}
 	}
 	if err := tool.Require(f, s.Has, "bootstrap-server"); err != nil {
 		return err
@@ -180,9 +159,6 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return errorOccurred(f, te.Msg)
 	case err != nil:
 		return cl.Explain(err)
-	}
-	if format != output.Apache {
-		return output.Print(f.IO, format, rep)
 	}
 	for _, l := range rep.Skipped() {
 		fmt.Fprintln(f.IO.ErrOut, l)

@@ -52,7 +52,12 @@ latest-tiered or earliest-pending-upload.`,
   kbox offsets get --topic orders --ago 15m -o json
   # the earliest offsets of partitions 0 and 1
   kbox offsets get --topic orders --partitions 0,1 --time earliest`,
-		Args: cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return cmdutil.FlagErrorf("unexpected argument %q (the topic is --topic)", args[0])
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			n := 0
 			for _, v := range []string{at, ago, timeName} {
