@@ -14,6 +14,12 @@
 //     the order of the admin client's immutable map of partitions
 //     (Collectors.toUnmodifiableMap), which the JVM salts at random on
 //     every run: no fixed order to follow.
+//   - A partition the cluster does not know fails, once
+//     default.api.timeout.ms has passed, with "TimeoutException: Timed out
+//     waiting for a node assignment. Call: deleteRecords(api=METADATA)";
+//     Apache prints that or "Call(callName=..., deadlineMs=..., tries=N,
+//     ...) timed out at ... after N attempt(s)", depending on where its
+//     retries were at the deadline.
 //   - A field of the wrong type is shown as Go re-encodes it compactly;
 //     Jackson normalises some numbers (1e3 as 1000.0) and string escapes.
 package deleterecords
