@@ -43,7 +43,10 @@ func TestMain(m *testing.M) {
 func seed() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(cluster.Bootstrap, ",")...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(cluster.Bootstrap, ",")...), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		// A topic just created may be unknown to the broker for a moment
+		// on a loaded machine; the context bounds the wait.
+		kgo.UnknownTopicRetries(-1))
 	if err != nil {
 		return err
 	}
