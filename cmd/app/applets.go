@@ -11,8 +11,10 @@ import (
 	"github.com/kboxdev/kbox/cmd/consoleproducer"
 	"github.com/kboxdev/kbox/cmd/consumergroups"
 	"github.com/kboxdev/kbox/cmd/consumerperf"
+	"github.com/kboxdev/kbox/cmd/deleterecords"
 	"github.com/kboxdev/kbox/cmd/e2elatency"
 	"github.com/kboxdev/kbox/cmd/exporter"
+	"github.com/kboxdev/kbox/cmd/getoffsets"
 	"github.com/kboxdev/kbox/cmd/leaderelection"
 	"github.com/kboxdev/kbox/cmd/logdirs"
 	"github.com/kboxdev/kbox/cmd/perf"
@@ -41,6 +43,7 @@ var applets = []cmdutil.Applet{
 	consumergroups.Applet,
 	consoleconsumer.Applet, consoleproducer.Applet,
 	reassignpartitions.Applet, leaderelection.Applet,
+	getoffsets.Applet, deleterecords.Applet,
 	configs.Applet,
 	// Native groups and commands (`kbox Alias`).
 	cluster.Applet,

@@ -73,6 +73,10 @@ func TestUnknownProfileSameEverywhere(t *testing.T) {
 func TestProfileServesEveryApplet(t *testing.T) {
 	c := startKfake(t, "profile-everywhere", 1)
 	env := writeProfiles(t, "", map[string]string{"p": strings.Join(c.ListenAddrs(), ",")})
+	deleteJSON := filepath.Join(t.TempDir(), "delete.json")
+	if err := os.WriteFile(deleteJSON, []byte(`{"partitions":[{"topic":"pt","partition":0,"offset":0}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	runs := map[string][]string{
 		"kafka-topics":              {"--profile", "p", "--create", "--topic", "pt", "--partitions", "1", "--replication-factor", "1"},
 		"kafka-log-dirs":            {"--profile", "p", "--describe"},
@@ -87,10 +91,12 @@ func TestProfileServesEveryApplet(t *testing.T) {
 		"kafka-reassign-partitions": {"--profile", "p", "--list"},
 		"kafka-leader-election":     {"--profile", "p", "--election-type", "preferred", "--all-topic-partitions"},
 		"kafka-configs":             {"--profile", "p", "--describe", "--topic", "pt"},
+		"kafka-get-offsets":         {"--profile", "p", "--topic", "pt"},
+		"kafka-delete-records":      {"--profile", "p", "--offset-json-file", deleteJSON},
 	}
 	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency", "kafka-consumer-groups",
 		"kafka-reassign-partitions", "kafka-leader-election"}
-	order = append(order, "kafka-console-producer", "kafka-console-consumer", "kafka-configs")
+	order = append(order, "kafka-console-producer", "kafka-console-consumer", "kafka-configs", "kafka-get-offsets", "kafka-delete-records")
 	if len(order) != len(apacheNames()) {
 		t.Fatalf("registry has %v; this test covers %v", apacheNames(), order)
 	}

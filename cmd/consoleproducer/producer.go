@@ -33,7 +33,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -331,45 +330,9 @@ func bytesDesc(b []byte) string {
 	return strconv.Itoa(len(b)) + " bytes"
 }
 
-// javaHostPort is Utils.getPort's pattern (Kafka 4.4 clients).
-var javaHostPort = regexp.MustCompile(`^(?:[0-9a-zA-Z\-%._]*://)?\[?([0-9a-zA-Z\-%._:]*)\]?:([0-9]+)$`)
-
-// validateBootstrap is ToolsUtils.validateBootstrapServer: "" when the list
-// is valid, else the exception's message (printed with the usage; Java's
-// own two end with a newline).
-func validateBootstrap(v string, given bool) string {
-	if !given || strings.TrimSpace(v) == "" {
-		return "Error while validating the bootstrap address\n"
-	}
-	parts := []string{v}
-	if strings.Contains(v, ",") {
-		parts = javaSplitLiteral(v, ",")
-	}
-	const invalid = "Please provide valid host:port like host1:9091,host2:9092\n"
-	if len(parts) == 0 {
-		return invalid
-	}
-	for _, p := range parts {
-		m := javaHostPort.FindStringSubmatch(p)
-		if m == nil {
-			return invalid
-		}
-		if _, err := strconv.ParseInt(m[2], 10, 32); err != nil {
-			return fmt.Sprintf("For input string: \"%s\"", m[2])
-		}
-	}
-	return ""
-}
-
-// javaSplitLiteral is String.split for a separator with no regex meaning:
-// trailing empty strings are dropped.
-func javaSplitLiteral(s, sep string) []string {
-	parts := strings.Split(s, sep)
-	for len(parts) > 0 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
-}
+// validateBootstrap is ToolsUtils.validateBootstrapServer
+// (cmdutil.ValidateBootstrap).
+func validateBootstrap(v string, given bool) string { return cmdutil.ValidateBootstrap(v, given) }
 
 // parseKeyValue is CommandLineUtils.parseKeyValueArgs(args): split at the
 // first '='; a missing value is "".
