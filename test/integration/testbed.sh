@@ -85,6 +85,10 @@
 #   KBOX_TESTBED_JVM_OPTS       extra broker JVM options.
 #   KBOX_TESTBED_SERVER_PROPS   extra lines appended to every server.properties.
 #   KBOX_SCHEMA_REGISTRY_HEAP_OPTS  the registry's heap (default "-Xms64m -Xmx256m").
+#   KBOX_TESTBED_JVM_LOG        if set, `apache` and `apache-batch` append one
+#                      line per tool JVM started ("apache TOOL" or
+#                      "apache-batch TOOL N") to this file: how the suite
+#                      counts its JVM starts (docs/benchmarks.md, Suite time).
 #   JAVA_HOME, and for `apache`: KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS,
 #   KAFKA_OPTS, KAFKA_LOG4J_OPTS as in bin/kafka-run-class.sh.
 #
@@ -287,6 +291,9 @@ cmd_apache() {
     class=$(tool_class "$tool") || die "unknown Apache tool '$tool' (use e.g. kafka-topics, or kafka-run-class CLASS)"
   fi
   fetch_jars
+  if [[ -n "${KBOX_TESTBED_JVM_LOG:-}" && -z "${KBOX_TESTBED_IN_BATCH:-}" ]]; then
+    printf 'apache %s\n' "${tool%.sh}" >>"$KBOX_TESTBED_JVM_LOG"
+  fi
   local log4j heap perf log4j_opts
   log4j=$(tools_log4j)
   heap=${KAFKA_HEAP_OPTS:-$(tool_heap "$tool")}
@@ -306,7 +313,10 @@ cmd_apache_batch() {
   local class
   class=$(tool_class "$1") || die "unknown Apache tool '$1' (use e.g. kafka-topics)"
   [[ -r "$2" ]] || die "cannot read $2"
-  KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:-$(tool_heap "$1")} \
+  if [[ -n "${KBOX_TESTBED_JVM_LOG:-}" ]]; then
+    printf 'apache-batch %s %d\n' "${1%.sh}" "$(wc -l <"$2")" >>"$KBOX_TESTBED_JVM_LOG"
+  fi
+  KBOX_TESTBED_IN_BATCH=1 KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:-$(tool_heap "$1")} \
     cmd_apache kafka-run-class "$(dirname "$(readlink -f "$0")")/ApacheBatch.java" "$class" "$2"
 }
 
