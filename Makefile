@@ -39,8 +39,8 @@ deps-integration:
 # with a load or another fault package. '*' is any package not named here.
 # IT_PHASES='*' runs every package one at a time, as before.
 IT_PHASES ?= 'verify | topics console groups logdirs configs groupsnative foundation e2e testbed dist' \
-	'reassign | security status ui verifymem' \
-	'perf sweep trogdor | exporter schema *'
+	'reassign | security status ui' \
+	'perf sweep trogdor | exporter schema verifymem *'
 
 test-integration: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox GO=$(GO) IT_TIMEOUT=$(IT_TIMEOUT) test/integration/lanes.sh $(IT_PHASES)

@@ -200,9 +200,16 @@ fetch_jars() {
 }
 
 # tools_log4j writes the equivalent of Kafka's config/tools-log4j2.yaml:
-# root WARN to a console appender on stderr.
+# root WARN to a console appender on stderr. `tools_log4j follow` is the
+# same for apache-batch, whose console appender follows System.setErr (each
+# case's stderr is captured on its own; without it every log line would go
+# to the stderr that was current when log4j was configured).
 tools_log4j() {
-  local f="$CACHE_DIR/tools-log4j2.properties"
+  local f="$CACHE_DIR/tools-log4j2.properties" extra=""
+  if [[ "${1:-}" == follow ]]; then
+    f="$CACHE_DIR/tools-log4j2-follow.properties"
+    extra="appender.stderr.follow = true"
+  fi
   if [[ ! -f "$f" ]]; then
     mkdir -p "$CACHE_DIR"
     # A unique temporary name per writer ($$ is the same in every subshell
@@ -222,6 +229,7 @@ appender.stderr.layout.pattern = ${logPattern}
 rootLogger.level = WARN
 rootLogger.appenderRef.stderr.ref = STDERR
 EOF
+    [[ -z "$extra" ]] || printf '%s\n' "$extra" >>"$tmp"
     chmod 0644 "$tmp"
     mv -f "$tmp" "$f"
   fi
@@ -316,7 +324,8 @@ cmd_apache_batch() {
   if [[ -n "${KBOX_TESTBED_JVM_LOG:-}" ]]; then
     printf 'apache-batch %s %d\n' "${1%.sh}" "$(wc -l <"$2")" >>"$KBOX_TESTBED_JVM_LOG"
   fi
-  KBOX_TESTBED_IN_BATCH=1 KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:-$(tool_heap "$1")} \
+  KAFKA_LOG4J_OPTS=${KAFKA_LOG4J_OPTS:--Dlog4j2.configurationFile=$(tools_log4j follow)} \
+    KBOX_TESTBED_IN_BATCH=1 KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:-$(tool_heap "$1")} \
     cmd_apache kafka-run-class "$(dirname "$(readlink -f "$0")")/ApacheBatch.java" "$class" "$2"
 }
 
