@@ -85,6 +85,10 @@
 #   KBOX_TESTBED_JVM_OPTS       extra broker JVM options.
 #   KBOX_TESTBED_SERVER_PROPS   extra lines appended to every server.properties.
 #   KBOX_SCHEMA_REGISTRY_HEAP_OPTS  the registry's heap (default "-Xms64m -Xmx256m").
+#   KBOX_TESTBED_JVM_LOG        if set, `apache` and `apache-batch` append one
+#                      line per tool JVM started ("apache TOOL" or
+#                      "apache-batch TOOL N") to this file: how the suite
+#                      counts its JVM starts (docs/benchmarks.md, Suite time).
 #   JAVA_HOME, and for `apache`: KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS,
 #   KAFKA_OPTS, KAFKA_LOG4J_OPTS as in bin/kafka-run-class.sh.
 #
@@ -196,9 +200,16 @@ fetch_jars() {
 }
 
 # tools_log4j writes the equivalent of Kafka's config/tools-log4j2.yaml:
-# root WARN to a console appender on stderr.
+# root WARN to a console appender on stderr. `tools_log4j follow` is the
+# same for apache-batch, whose console appender follows System.setErr (each
+# case's stderr is captured on its own; without it every log line would go
+# to the stderr that was current when log4j was configured).
 tools_log4j() {
-  local f="$CACHE_DIR/tools-log4j2.properties"
+  local f="$CACHE_DIR/tools-log4j2.properties" extra=""
+  if [[ "${1:-}" == follow ]]; then
+    f="$CACHE_DIR/tools-log4j2-follow.properties"
+    extra="appender.stderr.follow = true"
+  fi
   if [[ ! -f "$f" ]]; then
     mkdir -p "$CACHE_DIR"
     # A unique temporary name per writer ($$ is the same in every subshell
@@ -218,6 +229,7 @@ appender.stderr.layout.pattern = ${logPattern}
 rootLogger.level = WARN
 rootLogger.appenderRef.stderr.ref = STDERR
 EOF
+    [[ -z "$extra" ]] || printf '%s\n' "$extra" >>"$tmp"
     chmod 0644 "$tmp"
     mv -f "$tmp" "$f"
   fi
@@ -287,6 +299,9 @@ cmd_apache() {
     class=$(tool_class "$tool") || die "unknown Apache tool '$tool' (use e.g. kafka-topics, or kafka-run-class CLASS)"
   fi
   fetch_jars
+  if [[ -n "${KBOX_TESTBED_JVM_LOG:-}" && -z "${KBOX_TESTBED_IN_BATCH:-}" ]]; then
+    printf 'apache %s\n' "${tool%.sh}" >>"$KBOX_TESTBED_JVM_LOG"
+  fi
   local log4j heap perf log4j_opts
   log4j=$(tools_log4j)
   heap=${KAFKA_HEAP_OPTS:-$(tool_heap "$tool")}
@@ -306,7 +321,11 @@ cmd_apache_batch() {
   local class
   class=$(tool_class "$1") || die "unknown Apache tool '$1' (use e.g. kafka-topics)"
   [[ -r "$2" ]] || die "cannot read $2"
-  KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:-$(tool_heap "$1")} \
+  if [[ -n "${KBOX_TESTBED_JVM_LOG:-}" ]]; then
+    printf 'apache-batch %s %d\n' "${1%.sh}" "$(wc -l <"$2")" >>"$KBOX_TESTBED_JVM_LOG"
+  fi
+  KAFKA_LOG4J_OPTS=${KAFKA_LOG4J_OPTS:--Dlog4j2.configurationFile=$(tools_log4j follow)} \
+    KBOX_TESTBED_IN_BATCH=1 KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:-$(tool_heap "$1")} \
     cmd_apache kafka-run-class "$(dirname "$(readlink -f "$0")")/ApacheBatch.java" "$class" "$2"
 }
 

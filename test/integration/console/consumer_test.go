@@ -235,13 +235,20 @@ func TestConsoleConsumerErrors(t *testing.T) {
 		{"--bootstrap-server", bs, "--topic", "a", "--property", "print.key=true", "--formatter-property", "print.value=false"},
 		{"--version"},
 	}
+	// Apache's cases in one JVM (a JVM start costs seconds), kbox's three
+	// at a time.
+	as, err := cluster.ApacheBatch("kafka-console-consumer", cases)
+	if err != nil {
+		t.Fatal(err)
+	}
 	sem := make(chan struct{}, 3)
-	for _, args := range cases {
+	for i, args := range cases {
 		t.Run(strings.Join(args, "_"), func(t *testing.T) {
 			t.Parallel()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			k, a := runBoth(t, args...)
+			r := testbed.Runner{Timeout: 2 * time.Minute}.Exec(t, link("kafka-console-consumer"), args...)
+			k, a := ccRun{r.Stdout, r.Stderr, r.Code}, ccRun{as[i].Stdout, as[i].Stderr, as[i].Code}
 			// A Java "Exception in thread" has a stack trace; kbox prints its
 			// first line.
 			if k.code != a.code || k.out != a.out || firstLines(normStderr(k.err)) != firstLines(normStderr(a.err)) {

@@ -92,8 +92,13 @@ func TestArgErrorsMatchApache(t *testing.T) {
 		with(-1, "", "--bootstrap-server", bs),
 		{bs, "e2e-args", "1", "0", "1"},
 	}
-	for _, args := range cases {
-		k, a := runKbox(t, "kafka-e2e-latency", args...), runApache(t, args...)
+	// Apache's cases in one JVM (a JVM start costs seconds).
+	as, err := cluster.ApacheBatch("kafka-e2e-latency", cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, args := range cases {
+		k, a := runKbox(t, "kafka-e2e-latency", args...), result{as[i].Stdout, as[i].Stderr, as[i].Code}
 		if k.exit != a.exit {
 			t.Errorf("%q: exit kbox %d apache %d", args, k.exit, a.exit)
 		}

@@ -708,9 +708,24 @@ func TestBadInvocationsIntegration(t *testing.T) {
 		{"consumer-unknown-option", "kafka-consumer-perf-test", []string{"--topic", "x", "--num-records", "10", "--bootstrap-server", bs, "--bogus"}, false, true},
 		{"consumer-zero-interval", "kafka-consumer-perf-test", []string{"--topic", "x", "--num-records", "10", "--bootstrap-server", bs, "--reporting-interval", "0"}, true, false},
 	}
+	// One JVM per tool for every Apache case (a JVM start costs seconds).
+	byTool := map[string][][]string{}
 	for _, c := range cases {
+		byTool[c.tool] = append(byTool[c.tool], c.args)
+	}
+	apacheRes := map[string][]result{}
+	for tool, cmds := range byTool {
+		rs, err := cluster.ApacheBatch(tool, cmds)
+		if err != nil {
+			t.Fatalf("apache %s: %v", tool, err)
+		}
+		apacheRes[tool] = rs
+	}
+	seen := map[string]int{}
+	for _, c := range cases {
+		a := apacheRes[c.tool][seen[c.tool]]
+		seen[c.tool]++
 		t.Run(c.name, func(t *testing.T) {
-			a := apache(t, c.tool, c.args...)
 			k := applet(t, c.tool, c.args...)
 			if a.Code == 0 {
 				t.Fatalf("Apache accepted the invocation: %s", a)

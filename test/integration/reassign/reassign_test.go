@@ -179,30 +179,18 @@ func compare(t *testing.T, tool string, args ...string) result {
 	return k
 }
 
-// compareAll runs Apache on every case three at a time (each run starts a
-// JVM), kbox one at a time, and compares each pair.
+// compareAll runs Apache on every case in one JVM (testbed.ApacheBatch:
+// each separate run starts a JVM), then kbox one at a time, and compares
+// each pair. The cases must not change what the others see.
 func compareAll(t *testing.T, tool string, cases [][]string) {
 	t.Helper()
-	as := make([]result, len(cases))
-	errs := make([]error, len(cases))
-	sem := make(chan struct{}, 3)
-	var wg sync.WaitGroup
-	for i, args := range cases {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out, errOut, code, err := cluster.Apache(nil, tool, args...)
-			as[i], errs[i] = result{out, errOut, code}, err
-		}()
+	rs, err := cluster.ApacheBatch(tool, cases)
+	if err != nil {
+		t.Fatal(err)
 	}
-	wg.Wait()
 	for i, args := range cases {
-		if errs[i] != nil {
-			t.Fatal(errs[i])
-		}
-		same(t, fmt.Sprint(tool, args), as[i], kbox(t, tool, args...))
+		a := result{rs[i].Stdout, rs[i].Stderr, rs[i].Code}
+		same(t, fmt.Sprint(tool, args), a, kbox(t, tool, args...))
 	}
 }
 

@@ -140,6 +140,31 @@ func runApache(t *testing.T, args ...string) result {
 	return result{stdout: out, stderr: errs, code: code}
 }
 
+// runApacheBatch runs Apache's kafka-topics once per case, all in one JVM
+// (testbed.ApacheBatch: a JVM start costs seconds on a loaded machine),
+// and returns the results in order. Use it for command lines that do not
+// change what the others see.
+func runApacheBatch(t *testing.T, cmds [][]string) []result {
+	t.Helper()
+	rs, err := cluster.ApacheBatch("kafka-topics", cmds)
+	if err != nil {
+		t.Fatalf("run apache: %v", err)
+	}
+	out := make([]result, len(rs))
+	for i, r := range rs {
+		out[i] = result{stdout: r.Stdout, stderr: r.Stderr, code: r.Code}
+	}
+	return out
+}
+
+func argsOf(cases []tcase) [][]string {
+	cmds := make([][]string, len(cases))
+	for i, c := range cases {
+		cmds[i] = c.args
+	}
+	return cmds
+}
+
 // stderr comparison modes.
 const (
 	exact     = iota // byte for byte (usage errors, warnings)
@@ -288,9 +313,10 @@ func TestDifferentialReadOnly(t *testing.T) {
 		{"describe-healthy-filters", bs("--describe", "--under-replicated-partitions", "--unavailable-partitions", "--under-min-isr-partitions"), exact},
 		{"describe-at-min-isr", bs("--describe", "--at-min-isr-partitions"), exact},
 	}
-	for _, c := range cases {
+	apache := runApacheBatch(t, argsOf(cases))
+	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := runApache(t, c.args...)
+			a := apache[i]
 			k := runKbox(t, c.args...)
 			compare(t, a, k, c.mode)
 		})
@@ -333,41 +359,69 @@ func TestDifferentialMutations(t *testing.T) {
 		{name: "delete-regex", pre: []string{"--create", "--topic", "{T}-dr1", "--partitions", "1"},
 			args: []string{"--delete", "--topic", "{T}-dr1,{T}-dr2|{T}-dr3"}, after: []string{"--list", "--topic", "{T}-dr.*"}},
 	}
+	prefixes := []string{"ap", "kb"}
+	sub := func(args []string, prefix string) []string {
+		out := make([]string, len(args))
+		for j, a := range args {
+			out[j] = strings.ReplaceAll(a, "{T}", prefix)
+		}
+		return bs(out...)
+	}
+	// Apache's setup of every case and prefix in one JVM (a JVM start
+	// costs seconds; the cases' topics are distinct).
+	var pres [][]string
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			var res [2]result
-			var after [2]string
-			for i, prefix := range []string{"ap", "kb"} {
-				sub := func(args []string) []string {
-					out := make([]string, len(args))
-					for j, a := range args {
-						out[j] = strings.ReplaceAll(a, "{T}", prefix)
-					}
-					return bs(out...)
-				}
-				if c.pre != nil {
-					if r := runApache(t, sub(c.pre)...); r.code != 0 {
-						t.Fatalf("pre: %+v", r)
-					}
-				}
-				if i == 0 {
-					res[i] = runApache(t, sub(c.args)...)
-				} else {
-					res[i] = runKbox(t, sub(c.args)...)
-				}
-				if c.after != nil {
-					time.Sleep(300 * time.Millisecond)
-					r := runApache(t, sub(c.after)...)
-					s := topicIDRe.ReplaceAllString(r.stdout, "TopicId: X")
-					if c.filter != nil {
-						s = c.filter(s)
-					}
-					after[i] = strings.ReplaceAll(s, prefix+"-", "T-")
-					after[i] = strings.ReplaceAll(after[i], prefix+".", "T.")
-				}
-				res[i].stdout = strings.ReplaceAll(strings.ReplaceAll(res[i].stdout, prefix+"-", "T-"), prefix+".", "T.")
+		if c.pre != nil {
+			for _, prefix := range prefixes {
+				pres = append(pres, sub(c.pre, prefix))
 			}
-			compare(t, res[0], res[1], c.mode)
+		}
+	}
+	for _, r := range runApacheBatch(t, pres) {
+		if r.code != 0 {
+			t.Fatalf("pre: %+v", r)
+		}
+	}
+	// The actions, Apache's one JVM each, kbox's after it.
+	res := make([][2]result, len(cases))
+	for ci, c := range cases {
+		for i, prefix := range prefixes {
+			if i == 0 {
+				res[ci][i] = runApache(t, sub(c.args, prefix)...)
+			} else {
+				res[ci][i] = runKbox(t, sub(c.args, prefix)...)
+			}
+			res[ci][i].stdout = strings.ReplaceAll(strings.ReplaceAll(res[ci][i].stdout, prefix+"-", "T-"), prefix+".", "T.")
+		}
+	}
+	// The state left behind, with Apache's --describe or --list for every
+	// case and prefix in one JVM.
+	var afters [][]string
+	for _, c := range cases {
+		if c.after != nil {
+			for _, prefix := range prefixes {
+				afters = append(afters, sub(c.after, prefix))
+			}
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	ars := runApacheBatch(t, afters)
+	for ci, c := range cases {
+		var after [2]string
+		if c.after != nil {
+			for i, prefix := range prefixes {
+				r := ars[0]
+				ars = ars[1:]
+				s := topicIDRe.ReplaceAllString(r.stdout, "TopicId: X")
+				if c.filter != nil {
+					s = c.filter(s)
+				}
+				after[i] = strings.ReplaceAll(s, prefix+"-", "T-")
+				after[i] = strings.ReplaceAll(after[i], prefix+".", "T.")
+			}
+		}
+		t.Run(c.name, func(t *testing.T) {
+			compare(t, res[ci][0], res[ci][1], c.mode)
 			if after[0] != after[1] {
 				t.Errorf("state after the action differs\napache:\n%s\nkbox:\n%s", after[0], after[1])
 			}
@@ -432,9 +486,10 @@ func TestDifferentialHealthFilters(t *testing.T) {
 		{"leader-none", bs("--describe", "--topic", "hf-only3"), exact},
 		{"describe-degraded", bs("--describe", "--topic", "hf-rf2,fixed-a"), exact},
 	}
-	for _, c := range cases {
+	apache := runApacheBatch(t, argsOf(cases))
+	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			a := runApache(t, c.args...)
+			a := apache[i]
 			k := runKbox(t, c.args...)
 			compare(t, a, k, c.mode)
 			if a.stdout == "" && c.name != "at-min-isr" {
