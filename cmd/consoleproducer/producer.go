@@ -397,7 +397,11 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		}
 		var ee *console.EncodeError
 		if errors.As(r.err, &ee) {
-			return fmt.Errorf("%v (the %d records before it: %d produced, %d failed)", ee, ee.Record-1, r.res.Acked, r.res.Failed)
+			before := fmt.Sprintf("the %d records before it", ee.Record-1)
+			if ee.Record == 2 {
+				before = "the record before it"
+			}
+			return fmt.Errorf("%v (%s: %d produced, %d failed)", ee, before, r.res.Acked, r.res.Failed)
 		}
 		var se *console.SendError
 		if errors.As(r.err, &se) {

@@ -95,6 +95,42 @@ func TestValueSchema(t *testing.T) {
 	}
 }
 
+// TestValueSchemaLines: in lines mode each line is the JSON value to
+// encode (with parse.key, the key stays text).
+func TestValueSchemaLines(t *testing.T) {
+	reg := srfake.New()
+	t.Cleanup(reg.Close)
+	if _, _, err := reg.RegisterSchema("orders-value", sr.Schema{Schema: orderAvro, Type: sr.TypeAvro}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	in := "k1\t{\"id\":1,\"customer\":{\"name\":\"ann\",\"zip\":\"1000\"}}\nk2\t{\"id\":\"two\"}\n"
+	_, errOut, code := runIn(t, in, "--bootstrap-server", c.ListenAddrs()[0], "--topic", "orders",
+		"--reader-property", "parse.key=true", "--value-schema", "orders-value", "--schema-registry", reg.URL())
+	if code != 1 || !strings.Contains(errOut, "record 2: the value does not match subject orders-value version 1 (schema 1): $.id: ") ||
+		!strings.Contains(errOut, "(the record before it: 1 produced, 0 failed)") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.ConsumeTopics("orders"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var got []*kgo.Record
+	for len(got) < 1 && ctx.Err() == nil {
+		got = append(got, cl.PollFetches(ctx).Records()...)
+	}
+	if len(got) != 1 || string(got[0].Key) != "k1" || len(got[0].Value) < 6 || got[0].Value[0] != 0 || got[0].Value[4] != 1 {
+		t.Errorf("records %v", got)
+	}
+}
+
 // TestSchemaFlagErrors: bad schema flags fail before the cluster is
 // reached (it is unreachable); the drop-in does not take them.
 func TestSchemaFlagErrors(t *testing.T) {
