@@ -170,6 +170,13 @@ func TestValueFormatText(t *testing.T) {
 	if count("GET /schemas/ids/1") != 1 || count("GET /schemas/ids/1/versions") != 0 {
 		t.Errorf("requests: ids/1 %d, ids/1/versions %d", count("GET /schemas/ids/1"), count("GET /schemas/ids/1/versions"))
 	}
+	// --key-format: the key as text, a null key as nothing (length -1);
+	// --value-format bytes: base64.
+	out, errOut, code = runEnv(t, nil, "kbox consume", append(base, "--key-format", "auto", "--value-format", "bytes", "-n", "3", "-f", `%k|%K|%v\n`)...)
+	lines := strings.Split(out, "\n")
+	if code != 0 || len(lines) != 4 || !strings.HasPrefix(lines[0], "k1|2|AAAAAAE") || !strings.HasPrefix(lines[1], "|-1|AAAAAAE") || lines[2] != "|-1|cGxhaW4gdGV4dA==" {
+		t.Errorf("--key-format: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 	// --grep on the decoded text; the default formatter; masking.
 	out, errOut, code = runEnv(t, nil, "kbox consume", append(base, "--value-format", "avro", "--grep", `"name":"ann"`, "--mask-field", "^pass")...)
 	if code != 0 || out != `{"id":1,"name":"ann","password":"***"}`+"\n" {
