@@ -23,6 +23,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/pkg/serde"
 	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -53,6 +54,15 @@ kbox extensions (not in Apache's kafka-console-consumer; also "kbox consume"):
   --skip-corrupt          seek past a record batch that cannot be read (its CRC does not match
                           its bytes), with a warning, instead of stopping
   --profile NAME          connection profile (see "kbox profile")
+  As "kbox consume" only (Schema Registry records, see docs/schema-registry.md):
+  --value-format F        how to read values: auto (Confluent framing: the schema from the
+                          registry; else UTF-8 text; else base64), avro, protobuf, json-schema,
+                          json, string or bytes (base64). Unset: the bytes as they are.
+  --key-format F          the same for keys
+  --schema-registry URL   the registry (else KBOX_SCHEMA_REGISTRY, else the profile's)
+  --mask-field REGEX      replace the value of every JSON field whose name matches with "***"
+  A key or value that cannot be read as asked is shown raw, with the reason (-o json:
+  "value_error"; else a warning on stderr); the stream goes on.
   Record counts and rate are shown on stderr when it is a terminal (native formats).
   As "kbox consume": a corrupt batch is an error naming the partition, its offset and the
   stored and computed CRC (exit 1); offsets that jump where the log has no reason to leave a
@@ -106,6 +116,15 @@ var parser = jopt.New(
 	jopt.Spec{Name: "X", Arg: jopt.RequiredArg},
 	jopt.Spec{Name: "skip-corrupt"},
 )
+
+// nativeParser is parser plus the options of `kbox consume` only: the
+// drop-in's behaviour does not change.
+var nativeParser = jopt.New(append(parser.Specs(),
+	jopt.Spec{Name: "value-format", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "key-format", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "schema-registry", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "mask-field", Arg: jopt.RequiredArg},
+)...)
 
 const kip848Notice = "The consumer rebalance protocol (KIP-848) is production-ready! Set group.protocol=consumer to try it out. See https://kafka.apache.org/documentation/#consumer_rebalance_protocol"
 
@@ -179,7 +198,11 @@ func keyValues(args []string) *config.Properties {
 // Run executes kafka-console-consumer with Apache's argv.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	r := &runner{f: f, out: f.IO.Out, err: f.IO.ErrOut}
-	s, err := parser.Parse(args)
+	p := parser
+	if tool.Native(f) {
+		p = nativeParser
+	}
+	s, err := p.Parse(args)
 	if done, err := tool.Prologue(f, args, err, s.Has); done {
 		return err
 	}
@@ -374,7 +397,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	defaults := config.NewProperties()
 	defaults.Set("client.id", "console-consumer")
-	c := &console.Consumer{Format: formatter, Out: r.out, Recycle: true, Watch: &integrity.Watcher{}}
+	c := &console.Consumer{Format: formatter, Out: r.out, Recycle: true, Watch: &integrity.Watcher{}, Decode: native.decode}
 	// Fetched records are decoded into pooled slices, given back once
 	// written (console.RecordPool): fewer allocations, less GC. Transaction
 	// markers are kept: they are not printed, but they reach the end
@@ -508,6 +531,9 @@ type nativeOpts struct {
 	on        bool // a native output (format string or JSON)
 	formatter console.Formatter
 	assign    bool
+	decode    *console.Decoding
+	// raw counts the keys and values shown raw (not readable as asked).
+	raw *rawReport
 }
 
 func (r *runner) native(req *console.Request, partition *int32, grouped bool) (nativeOpts, error) {
@@ -583,7 +609,144 @@ func (r *runner) native(req *console.Request, partition *int32, grouped bool) (n
 	if req.ExitAtEnd && r.s.Has("include") {
 		return n, errors.New("--exit-at-end needs --topic (not --include)")
 	}
-	return n, nil
+	return n, r.decoding(&n, fm == output.JSON && !r.s.Has("format"))
+}
+
+// decoding sets up --key-format, --value-format and --mask-field (kbox
+// consume only), all checked before any connection.
+func (r *runner) decoding(n *nativeOpts, jsonOut bool) error {
+	keyF, hasKey := r.value("key-format")
+	valF, hasVal := r.value("value-format")
+	mask, hasMask := r.value("mask-field")
+	if !hasKey && !hasVal && !hasMask {
+		if _, ok := r.value("schema-registry"); ok {
+			return errors.New("--schema-registry is for --key-format or --value-format")
+		}
+		return nil
+	}
+	d := &console.Decoding{}
+	var err error
+	if hasKey {
+		if d.Key, err = serde.ParseFormat(keyF); err != nil {
+			return fmt.Errorf("--key-format: %v", err)
+		}
+	}
+	if hasVal {
+		if d.Value, err = serde.ParseFormat(valF); err != nil {
+			return fmt.Errorf("--value-format: %v", err)
+		}
+	}
+	if hasMask {
+		if d.Mask, err = regexp.Compile(mask); err != nil {
+			return fmt.Errorf("--mask-field: %v", err)
+		}
+	}
+	if _, isDefault := n.formatter.(*console.DefaultFormatter); n.formatter == nil || isDefault {
+		if df, ok := r.defaultFormatter(); ok {
+			if hasKey && df.KeyDeserializer != nil {
+				return errors.New("--key-format and a key.deserializer cannot be used together")
+			}
+			if hasVal && df.ValueDeserializer != nil {
+				return errors.New("--value-format and a value.deserializer cannot be used together")
+			}
+		} else {
+			return errors.New("--key-format, --value-format and --mask-field work with the default formatter, -f or -o json, not with --formatter " + r.formatterClass())
+		}
+	}
+	d.Decoder = &serde.Decoder{Subjects: jsonOut}
+	if d.Key.NeedsRegistry() || d.Value.NeedsRegistry() {
+		url, _ := r.value("schema-registry")
+		conn, err := r.f.Registry(url)
+		explicit := d.Key.NeedsRegistry() && d.Key != serde.Auto || d.Value.NeedsRegistry() && d.Value != serde.Auto
+		switch {
+		case errors.Is(err, config.ErrNoRegistry) && !explicit:
+			// auto without a registry: framed records are shown raw,
+			// with the reason.
+		case err != nil:
+			return err
+		default:
+			if d.Decoder.Registry, err = serde.Open(conn); err != nil {
+				return err
+			}
+		}
+	}
+	n.raw = &rawReport{f: r.f, warn: !jsonOut, reasons: map[string]bool{}}
+	d.OnRaw = n.raw.see
+	n.decode = d
+	return nil
+}
+
+// formatterClass is the --formatter class in effect.
+func (r *runner) formatterClass() string {
+	if c, ok := r.value("formatter"); ok {
+		return c
+	}
+	return console.DefaultFormatterClass
+}
+
+// defaultFormatter returns the default formatter the options build, when
+// the formatter in effect is it.
+func (r *runner) defaultFormatter() (*console.DefaultFormatter, bool) {
+	switch r.formatterClass() {
+	case console.DefaultFormatterClass, "org.apache.kafka.tools.consumer.LoggingMessageFormatter":
+	default:
+		return nil, false
+	}
+	props := map[string]string{}
+	if kd, ok := r.value("key-deserializer"); ok && kd != "" {
+		props["key.deserializer"] = kd
+	}
+	if vd, ok := r.value("value-deserializer"); ok && vd != "" {
+		props["value.deserializer"] = vd
+	}
+	for k, v := range keyValues(append(r.s.Values("property"), r.s.Values("formatter-property")...)).Map() {
+		props[k] = v
+	}
+	df, _ := console.NewDefaultFormatter(props)
+	return df, true
+}
+
+// maxRawWarnings bounds the distinct reasons warned about; the rest are
+// counted in the summary.
+const maxRawWarnings = 10
+
+// rawReport warns once per distinct reason a key or value is shown raw
+// (-o json carries the reason in each record instead) and counts them.
+type rawReport struct {
+	f       *cmdutil.Factory
+	warn    bool
+	reasons map[string]bool
+	keys    int64
+	values  int64
+}
+
+func (w *rawReport) see(rec *kgo.Record, key bool, v *console.Shown) {
+	what := "value"
+	if key {
+		w.keys++
+		what = "key"
+	} else {
+		w.values++
+	}
+	msg := v.Err.Error()
+	if !w.warn || w.reasons[msg] || len(w.reasons) > maxRawWarnings {
+		return
+	}
+	if len(w.reasons) == maxRawWarnings {
+		w.reasons[""] = true
+		w.f.Warn("more keys or values shown raw for other reasons (counted at the end)")
+		return
+	}
+	w.reasons[msg] = true
+	w.f.Warn("%s-%d@%d: %s shown raw: %s", rec.Topic, rec.Partition, rec.Offset, what, msg)
+}
+
+// summary is the closing line: how many keys and values were shown raw.
+func (w *rawReport) summary() {
+	if w == nil || w.keys+w.values == 0 {
+		return
+	}
+	w.f.Warn("%d keys and %d values could not be read as asked and were shown raw", w.keys, w.values)
 }
 
 func sortInt32(s []int32) {
@@ -625,6 +788,7 @@ func (r *runner) consume(ctx context.Context, cl *kafka.Client, c *console.Consu
 		r.logError("Error processing message, skipping this message: ", err.Error())
 	}
 	finish := func() {
+		defer native.raw.summary()
 		if req.MarkCommits {
 			cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			_ = cl.CommitMarkedOffsets(cctx)

@@ -43,6 +43,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/console"
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/serde"
 	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -74,6 +75,17 @@ kbox produce extensions (also accepted as kafka-console-producer):
   -X KEY=VALUE              client property (repeatable; as --command-property,
                             which it overrides)
   Counts and rate are shown on stderr when it is a terminal.
+  As "kbox produce" only (Schema Registry records, see docs/schema-registry.md):
+  --value-schema SUBJECT[:VERSION]  encode each value, JSON (-f json: the record's
+                            "value" as a JSON value; lines: the line), with the
+                            subject's schema (Avro, Protobuf, JSON Schema; the latest
+                            version unless given), Confluent-framed. A value that does
+                            not match stops the run, naming the field; the records
+                            before it are produced (exit 1).
+  --key-schema SUBJECT[:VERSION]    the same for keys
+  --value-message NAME, --key-message NAME
+                            the Protobuf message to encode (default: the first one)
+  --schema-registry URL     the registry (else KBOX_SCHEMA_REGISTRY, else the profile's)
 `
 
 const lineReaderClass = "org.apache.kafka.tools.LineMessageReader"
@@ -114,6 +126,16 @@ var parser = jopt.New(
 	jopt.Spec{Name: "X", Arg: jopt.RequiredArg},
 )
 
+// nativeParser is parser plus the options of `kbox produce` only: the
+// drop-in's behaviour does not change.
+var nativeParser = jopt.New(append(parser.Specs(),
+	jopt.Spec{Name: "value-schema", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "key-schema", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "value-message", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "key-message", Arg: jopt.RequiredArg},
+	jopt.Spec{Name: "schema-registry", Arg: jopt.RequiredArg},
+)...)
+
 // tool is kafka-console-producer's part of the drop-in prologue: a parse
 // error is printed with the usage.
 var tool = cmdutil.ApacheTool{
@@ -122,7 +144,7 @@ var tool = cmdutil.ApacheTool{
 	Extensions: nativeHelp,
 	ParseUsage: true,
 	NativeUsage: "--topic TOPIC [--bootstrap-server HOST:PORT] [-X KEY=VALUE]...\n" +
-		"       [-f lines|json] [--file PATH]... [-p N] [--rate N] [--sync]",
+		"       [-f lines|json] [--file PATH]... [-p N] [--rate N] [--sync] [--value-schema SUBJECT[:VERSION]]",
 }
 
 // javaException is an exception the Java tool lets escape: it prints the
@@ -149,13 +171,79 @@ type options struct {
 	partition   int32
 	rate        float64
 	lineConfig  *console.LineReaderConfig // nil for JSON input
+	// keyEnc and valueEnc encode keys and values with a registered
+	// schema (--key-schema, --value-schema).
+	keyEnc, valueEnc *serde.Encoder
+}
+
+// encoders looks up --key-schema and --value-schema (kbox produce only).
+func encoders(ctx context.Context, f *cmdutil.Factory, s *jopt.Set, o *options) error {
+	if !tool.Native(f) {
+		return nil
+	}
+	one := func(name string) string {
+		if v := s.Values(name); len(v) > 0 {
+			return v[len(v)-1]
+		}
+		return ""
+	}
+	keySpec, valueSpec := one("key-schema"), one("value-schema")
+	for _, side := range []string{"key", "value"} {
+		if s.Has(side+"-message") && !s.Has(side+"-schema") {
+			return cmdutil.FlagErrorf("--%s-message is for --%s-schema", side, side)
+		}
+	}
+	if keySpec == "" && valueSpec == "" {
+		if s.Has("schema-registry") {
+			return cmdutil.FlagErrorf("--schema-registry is for --key-schema or --value-schema")
+		}
+		return nil
+	}
+	type want struct {
+		subject string
+		version int
+	}
+	var specs [2]*want
+	for i, spec := range []string{keySpec, valueSpec} {
+		if spec == "" {
+			continue
+		}
+		subject, version, err := serde.ParseSubjectVersion(spec)
+		if err != nil {
+			return cmdutil.FlagErrorf("--%s-schema: %v", []string{"key", "value"}[i], err)
+		}
+		specs[i] = &want{subject, version}
+	}
+	conn, err := f.Registry(one("schema-registry"))
+	if err != nil {
+		return err
+	}
+	reg, err := serde.Open(conn)
+	if err != nil {
+		return err
+	}
+	if w := specs[0]; w != nil {
+		if o.keyEnc, err = reg.Encoder(ctx, w.subject, w.version, one("key-message")); err != nil {
+			return fmt.Errorf("--key-schema: %w", err)
+		}
+	}
+	if w := specs[1]; w != nil {
+		if o.valueEnc, err = reg.Encoder(ctx, w.subject, w.version, one("value-message")); err != nil {
+			return fmt.Errorf("--value-schema: %w", err)
+		}
+	}
+	return nil
 }
 
 func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	errOut, out := f.IO.ErrOut, f.IO.Out
 	native := strings.HasPrefix(f.Invoked, "kbox ")
 	usage := func(msg string) error { return tool.Usage(f, msg) }
-	s, err := parser.Parse(args)
+	p := parser
+	if tool.Native(f) {
+		p = nativeParser
+	}
+	s, err := p.Parse(args)
 	if done, err := tool.Prologue(f, args, err, s.Has); done {
 		return err
 	}
@@ -218,12 +306,19 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return fail(err)
 	}
 	o.bootstrap = bs
+	// The schemas, before the input is read and the cluster is reached.
+	if err := encoders(ctx, f, s, o); err != nil {
+		return err
+	}
 
 	src, closeSrc, err := openSources(f, o)
 	if err != nil {
 		return err
 	}
 	defer closeSrc()
+	if o.keyEnc != nil || o.valueEnc != nil {
+		src = &console.EncodingSource{Source: src, Key: o.keyEnc, Value: o.valueEnc}
+	}
 
 	conn, err := f.Connection(config.Overrides{Bootstrap: o.bootstrap, CommandConfig: o.configFile, Properties: o.props})
 	if err != nil {
@@ -298,6 +393,14 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		var re *console.ReaderError
 		if errors.As(r.err, &re) {
 			return fail(r.err)
+		}
+		var ee *console.EncodeError
+		if errors.As(r.err, &ee) {
+			before := fmt.Sprintf("the %d records before it", ee.Record-1)
+			if ee.Record == 2 {
+				before = "the record before it"
+			}
+			return fmt.Errorf("%v (%s: %d produced, %d failed)", ee, before, r.res.Acked, r.res.Failed)
 		}
 		var se *console.SendError
 		if errors.As(r.err, &se) {
@@ -501,7 +604,9 @@ func loadProps(path string) (*config.Properties, error) {
 func openSources(f *cmdutil.Factory, o *options) (console.Source, func(), error) {
 	newSource := func(r io.Reader, name string) console.Source {
 		if o.format == "json" {
-			return named(console.NewJSONReader(r), name)
+			jr := console.NewJSONReader(r)
+			jr.RawKey, jr.RawValue = o.keyEnc != nil, o.valueEnc != nil
+			return named(jr, name)
 		}
 		lr := console.NewLineReader(o.lineConfig, r)
 		if name == "" && f.IO.IsStdinTTY() && f.IO.IsStdoutTTY() {

@@ -177,6 +177,10 @@ type Consumer struct {
 	OnSkip func(error)
 	// Stop, when closed or sent on, ends the run (a signal).
 	Stop <-chan struct{}
+	// Decode, when set, decodes and masks each record's key and value
+	// before --grep and the formatter (which gets them if it is a
+	// DecodedFormatter).
+	Decode *Decoding
 	// Recycle gives each record back (kgo.Record.Recycle) once it was
 	// written or skipped: set it when Client decodes into a RecordPool.
 	Recycle bool
@@ -205,8 +209,9 @@ type Consumer struct {
 	// truncated under the consumer, which resumes where it can).
 	OnDataLoss func(error)
 
-	stats Stats
-	ends  map[string]map[int32]int64 // exit-at-end: the end offset per partition still open
+	stats   Stats
+	decoded Decoded
+	ends    map[string]map[int32]int64 // exit-at-end: the end offset per partition still open
 }
 
 // Forget drops what Run knows of the partitions' positions: call it when
@@ -454,7 +459,7 @@ func (c *Consumer) Run(ctx context.Context, req *Request) error {
 				}
 				got++
 				var m bool
-				m, ferr = c.write(w, req, r)
+				m, ferr = c.write(ctx, w, req, r)
 				if m && req.MarkCommits {
 					mark = kgo.Record{Topic: r.Topic, Partition: r.Partition, LeaderEpoch: r.LeaderEpoch, Offset: r.Offset}
 					marked = true
@@ -583,8 +588,15 @@ const (
 // write formats and writes one record (unless --grep drops it). mark says
 // whether the record counts as consumed for the group's commit: written, or
 // skipped after a formatter error (--skip-message-on-error).
-func (c *Consumer) write(w *bufio.Writer, req *Request, r *kgo.Record) (mark bool, err error) {
-	if req.Grep != nil && !grepMatch(req.Grep, r) {
+func (c *Consumer) write(ctx context.Context, w *bufio.Writer, req *Request, r *kgo.Record) (mark bool, err error) {
+	var d *Decoded
+	if c.Decode != nil {
+		d = &c.decoded
+		c.Decode.Decode(ctx, r, d)
+		if req.Grep != nil && !d.Grep(req.Grep, r) {
+			return false, nil
+		}
+	} else if req.Grep != nil && !grepMatch(req.Grep, r) {
 		return false, nil
 	}
 	// Counted before formatting, as Java's messageCount is.
@@ -596,7 +608,12 @@ func (c *Consumer) write(w *bufio.Writer, req *Request, r *kgo.Record) (mark boo
 			return false, err
 		}
 	}
-	out, err := c.Format.Append(w.AvailableBuffer(), r)
+	var out []byte
+	if df, ok := c.Format.(DecodedFormatter); ok && d != nil {
+		out, err = df.AppendDecoded(w.AvailableBuffer(), r, d)
+	} else {
+		out, err = c.Format.Append(w.AvailableBuffer(), r)
+	}
 	if err != nil {
 		if !req.SkipOnError {
 			return false, err

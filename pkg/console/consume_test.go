@@ -232,7 +232,7 @@ func TestConsumerWriteIntoBuffer(t *testing.T) {
 				r.Value = nil
 			}
 			want, _ = f.Append(want, r)
-			if m, err := c.write(w, &Request{}, r); err != nil || !m {
+			if m, err := c.write(context.Background(), w, &Request{}, r); err != nil || !m {
 				t.Fatal(err)
 			}
 		}

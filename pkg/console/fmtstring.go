@@ -95,6 +95,16 @@ func appendLen(dst, b []byte) []byte {
 
 // Append implements Formatter.
 func (f *FormatString) Append(dst []byte, r *kgo.Record) ([]byte, error) {
+	return f.AppendDecoded(dst, r, nil)
+}
+
+// AppendDecoded implements DecodedFormatter: %k, %v, %K and %V are the key
+// and value as shown (d nil: the record's bytes).
+func (f *FormatString) AppendDecoded(dst []byte, r *kgo.Record, d *Decoded) ([]byte, error) {
+	key, value := r.Key, r.Value
+	if d != nil {
+		key, value = d.Key.Bytes(), d.Value.Bytes()
+	}
 	for _, p := range f.parts {
 		switch p.verb {
 		case 0:
@@ -106,13 +116,13 @@ func (f *FormatString) Append(dst []byte, r *kgo.Record) ([]byte, error) {
 		case 'o':
 			dst = strconv.AppendInt(dst, r.Offset, 10)
 		case 'k':
-			dst = append(dst, r.Key...)
+			dst = append(dst, key...)
 		case 'v':
-			dst = append(dst, r.Value...)
+			dst = append(dst, value...)
 		case 'K':
-			dst = appendLen(dst, r.Key)
+			dst = appendLen(dst, key)
 		case 'V':
-			dst = appendLen(dst, r.Value)
+			dst = appendLen(dst, value)
 		case 'T':
 			dst = strconv.AppendInt(dst, r.Timestamp.UnixMilli(), 10)
 		case 'Y':
@@ -138,5 +148,12 @@ type JSONFormatter struct{}
 func (JSONFormatter) Append(dst []byte, r *kgo.Record) ([]byte, error) {
 	rec := FromKgo(r)
 	dst = rec.AppendJSON(dst)
+	return append(dst, '\n'), nil
+}
+
+// AppendDecoded implements DecodedFormatter.
+func (JSONFormatter) AppendDecoded(dst []byte, r *kgo.Record, d *Decoded) ([]byte, error) {
+	rec := FromKgo(r)
+	dst = rec.AppendDecodedJSON(dst, d)
 	return append(dst, '\n'), nil
 }

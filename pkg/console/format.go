@@ -100,10 +100,24 @@ func (f *DefaultFormatter) field(dst, b []byte, d Deserializer) ([]byte, error) 
 	return d(dst, b)
 }
 
+func (f *DefaultFormatter) shown(dst []byte, s *Shown) []byte {
+	if s.IsNull() {
+		return append(dst, f.NullLiteral...)
+	}
+	return append(dst, s.Bytes()...)
+}
+
 // Append writes the record as DefaultMessageFormatter.writeTo does (the
 // console consumer passes no leader epoch and no delivery count, so both
 // print NOT_PRESENT).
 func (f *DefaultFormatter) Append(dst []byte, r *kgo.Record) ([]byte, error) {
+	return f.AppendDecoded(dst, r, nil)
+}
+
+// AppendDecoded implements DecodedFormatter: a decoded key or value as
+// shown (no deserializer applies to it), a null one as null.literal; the
+// others through their deserializers; d nil is Append.
+func (f *DefaultFormatter) AppendDecoded(dst []byte, r *kgo.Record, d *Decoded) ([]byte, error) {
 	var err error
 	if f.PrintTimestamp {
 		if t := r.Attrs.TimestampType(); t >= 0 {
@@ -150,13 +164,25 @@ func (f *DefaultFormatter) Append(dst []byte, r *kgo.Record) ([]byte, error) {
 		dst = f.sep(dst, f.PrintKey || f.PrintValue)
 	}
 	if f.PrintKey {
-		if dst, err = f.field(dst, r.Key, f.KeyDeserializer); err != nil {
+		b := r.Key
+		if d != nil {
+			b = d.Key.Raw
+		}
+		if d != nil && d.Key.Decoded {
+			dst = f.shown(dst, &d.Key)
+		} else if dst, err = f.field(dst, b, f.KeyDeserializer); err != nil {
 			return dst, err
 		}
 		dst = f.sep(dst, f.PrintValue)
 	}
 	if f.PrintValue {
-		if dst, err = f.field(dst, r.Value, f.ValueDeserializer); err != nil {
+		b := r.Value
+		if d != nil {
+			b = d.Value.Raw
+		}
+		if d != nil && d.Value.Decoded {
+			dst = f.shown(dst, &d.Value)
+		} else if dst, err = f.field(dst, b, f.ValueDeserializer); err != nil {
 			return dst, err
 		}
 		dst = append(dst, f.LineSeparator...)

@@ -25,6 +25,9 @@ type Source interface {
 type JSONReader struct {
 	in   lineSplitter
 	line int
+	// RawKey and RawValue take the key or value as a JSON value (kept as
+	// its JSON text) to encode with a schema, not as a string of bytes.
+	RawKey, RawValue bool
 }
 
 // NewJSONReader returns a reader of r's JSON lines.
@@ -43,7 +46,12 @@ func (j *JSONReader) Next() (Record, error) {
 		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
-		rec, err := DecodeJSON(raw)
+		var rec Record
+		if j.RawKey || j.RawValue {
+			rec, err = decodeJSONRaw(bytes.TrimSpace(raw), j.RawKey, j.RawValue)
+		} else {
+			rec, err = DecodeJSON(raw)
+		}
 		if err != nil {
 			return Record{}, fmt.Errorf("line %d: invalid JSON record: %v", j.line, err)
 		}

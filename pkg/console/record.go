@@ -123,8 +123,13 @@ func (r *Record) AppendJSON(dst []byte) []byte {
 	dst = appendJSONString(dst, r.TimestampType)
 	dst = appendBytesField(dst, "key", r.Key)
 	dst = appendBytesField(dst, "value", r.Value)
+	return appendHeaders(dst, r.Headers)
+}
+
+// appendHeaders appends the headers field and closes the object.
+func appendHeaders(dst []byte, hs []Header) []byte {
 	dst = append(dst, `,"headers":[`...)
-	for i, h := range r.Headers {
+	for i, h := range hs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}

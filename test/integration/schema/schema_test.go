@@ -1,8 +1,9 @@
 //go:build integration
 
-// Package schema_test runs `kbox schema` and pkg/serde against a real
+// Package schema_test runs `kbox schema`, pkg/serde, and kbox produce
+// --value-schema and kbox consume --value-format against a real
 // Confluent-API-compatible Schema Registry (Apicurio Registry's ccompat
-// API, started by testbed.sh schema-registry up; no broker).
+// API, started by testbed.sh schema-registry up) and one broker.
 package schema_test
 
 import (
@@ -24,13 +25,16 @@ import (
 )
 
 var (
-	registry *testbed.SchemaRegistry
-	kboxBin  string
+	registry  *testbed.SchemaRegistry
+	kboxBin   string
+	bootstrap string
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testbed.Main(m, testbed.Options{Name: "schema", SchemaRegistry: true, Ready: func(e testbed.Env) error {
-		registry, kboxBin = e.SchemaRegistry, e.Kbox
+	// One broker for kbox produce and kbox consume; it starts while the
+	// registry does.
+	os.Exit(testbed.Main(m, testbed.Options{Name: "schema", Brokers: 1, SchemaRegistry: true, Ready: func(e testbed.Env) error {
+		registry, kboxBin, bootstrap = e.SchemaRegistry, e.Kbox, e.Cluster.Bootstrap
 		return nil
 	}}))
 }
