@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -226,8 +227,18 @@ func TestPendingPreviewsBounded(t *testing.T) {
 		t.Fatalf("after a confirmation: %d %s", code, b)
 	}
 
-	// By bytes: 300 KB previews against a 1 MiB bound.
-	hs = newServer(t, Options{Clusters: []Cluster{clusterOf("a", a)}, AllowWrites: true, MaxPendingBytes: 1 << 20, ConfirmTTL: 500 * time.Millisecond})
+	// By bytes: 300 KB previews against a 1 MiB bound. The previews' clock
+	// is the test's: they expire when it moves past the TTL, however long
+	// the requests take on a loaded machine.
+	var clockMu sync.Mutex
+	clock := time.Unix(1_800_000_000, 0)
+	srv, err := New(Options{Clusters: []Cluster{clusterOf("a", a)}, AllowWrites: true, MaxPendingBytes: 1 << 20, ConfirmTTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.now = func() time.Time { clockMu.Lock(); defer clockMu.Unlock(); return clock }
+	hs = httptest.NewServer(srv)
+	t.Cleanup(func() { hs.Close(); srv.Close() })
 	pad := strings.Repeat("x", 300<<10)
 	n := 0
 	for ; n < 10; n++ {
@@ -236,19 +247,20 @@ func TestPendingPreviewsBounded(t *testing.T) {
 			break
 		}
 	}
-	if n != 3 || code != 429 || !strings.Contains(b, "would pass the bound of 1048576") {
+	if n != 3 || code != 429 || !strings.Contains(b, "would pass the bound of 1048576") || !strings.Contains(b, "(in 1m0s)") {
 		t.Fatalf("by bytes: %d previews, then %d %s", n, code, b)
 	}
-	// They expire (500 ms): room again.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		code, _, b = preview(map[string]any{"topic": "late", "partitions": 1, "pad": pad})
-		if code == 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no room 10 s after the previews expired: %d %s", code, b)
-		}
-		time.Sleep(100 * time.Millisecond)
+	// Not yet expired a second before the TTL; room again once it has passed.
+	clockMu.Lock()
+	clock = clock.Add(time.Minute - time.Second)
+	clockMu.Unlock()
+	if code, _, b = preview(map[string]any{"topic": "early", "partitions": 1, "pad": pad}); code != 429 {
+		t.Fatalf("before the previews expired: %d %s", code, b)
+	}
+	clockMu.Lock()
+	clock = clock.Add(2 * time.Second)
+	clockMu.Unlock()
+	if code, _, b = preview(map[string]any{"topic": "late", "partitions": 1, "pad": pad}); code != 200 {
+		t.Fatalf("after the previews expired: %d %s", code, b)
 	}
 }

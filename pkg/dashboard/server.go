@@ -98,8 +98,11 @@ type Server struct {
 	mu           sync.Mutex
 	pending      map[string]*pending
 	pendingBytes int64
-	ctx          context.Context
-	cancel       context.CancelFunc
+	// now is the clock of the pending previews' expiry (time.Now; a test
+	// moves it instead of sleeping).
+	now    func() time.Time
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 type clusterState struct {
@@ -146,7 +149,7 @@ func New(o Options) (*Server, error) {
 		return nil, errors.New("a dashboard reachable beyond loopback needs a token")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Server{o: o, clusters: map[string]*clusterState{}, pending: map[string]*pending{}, ctx: ctx, cancel: cancel}
+	s := &Server{o: o, clusters: map[string]*clusterState{}, pending: map[string]*pending{}, now: time.Now, ctx: ctx, cancel: cancel}
 	for _, c := range o.Clusters {
 		if _, dup := s.clusters[c.Name]; dup {
 			cancel()

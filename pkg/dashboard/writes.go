@@ -172,7 +172,7 @@ func (s *Server) sweep(now time.Time) {
 func (s *Server) room(size int64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.roomLocked(time.Now(), size)
+	return s.roomLocked(s.now(), size)
 }
 
 func (s *Server) roomLocked(now time.Time, size int64) error {
@@ -215,7 +215,7 @@ func (s *Server) put(cluster, op string, apply func(context.Context) (any, error
 	tok := hex.EncodeToString(b)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.now()
 	if err := s.roomLocked(now, size); err != nil {
 		return "", err
 	}
@@ -235,7 +235,7 @@ func (s *Server) take(tok, cluster, op string) *pending {
 	}
 	delete(s.pending, tok)
 	s.pendingBytes -= p.size
-	if time.Now().After(p.expires) {
+	if s.now().After(p.expires) {
 		return nil
 	}
 	return p

@@ -62,6 +62,13 @@ func (l *Latency) TakeAndReset() *Latency {
 	return c
 }
 
+// Snapshot returns a copy of the histogram as it is now.
+func (l *Latency) Snapshot() *Latency {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return &Latency{h: l.h.Clone()}
+}
+
 // Count is the number of recorded values.
 func (l *Latency) Count() int64 {
 	l.mu.Lock()

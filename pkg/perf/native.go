@@ -159,9 +159,14 @@ func (m *meter) sampler(start time.Time, interval time.Duration, target int64, w
 			emit(now)
 		case now := <-ptick:
 			done := m.done.Load()
+			// The histogram as of now, and the records it holds: senders
+			// record into it while the progress is written, so a live
+			// histogram would hold more values than the count beside it.
+			bytes := m.bytes.Load()
+			snap := m.hist.Snapshot()
 			progress(Progress{Elapsed: now.Sub(start), Done: done, Target: target,
-				Rate: float64(done-lastDone) / now.Sub(lastPT).Seconds(), P99Ms: m.hist.Summary().P99Ms, Warmup: warm(),
-				Records: m.records.Load(), Bytes: m.bytes.Load(), Hist: m.hist})
+				Rate: float64(done-lastDone) / now.Sub(lastPT).Seconds(), P99Ms: snap.Summary().P99Ms, Warmup: warm(),
+				Records: snap.Count(), Bytes: bytes, Hist: snap})
 			lastDone, lastPT = done, now
 		}
 	}
