@@ -23,7 +23,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
-	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -154,7 +153,7 @@ func (r *runner) javaMain(msg string) error {
 
 // logError is a log4j ERROR line of ConsoleConsumer and the exception.
 func (r *runner) logError(msg, exc string) {
-	fmt.Fprint(r.err, verify.LogLine("ERROR", "org.apache.kafka.tools.consumer.ConsoleConsumer", "%s", msg))
+	fmt.Fprint(r.err, cmdutil.LogLine("ERROR", "org.apache.kafka.tools.consumer.ConsoleConsumer", "%s", msg))
 	fmt.Fprintln(r.err, exc)
 }
 
@@ -595,7 +594,7 @@ func sortInt32(s []int32) {
 }
 
 func (r *runner) consume(ctx context.Context, cl *kafka.Client, c *console.Consumer, req *console.Request, native nativeOpts) error {
-	sigs, release := verify.Signals()
+	sigs, release := cmdutil.Interrupts(ctx)
 	defer release()
 	if r.s.Has("enable-systest-events") {
 		// Java's shutdown hook prints it as the JVM exits.
@@ -645,7 +644,7 @@ func (r *runner) consume(ctx context.Context, cl *kafka.Client, c *console.Consu
 	err := c.Run(ctx, req)
 	if gotSig != nil {
 		finish()
-		return cmdutil.Exit(verify.SignalExit(gotSig))
+		return cmdutil.Exit(cmdutil.SignalExit(gotSig))
 	}
 	var corr *integrity.Corruption
 	switch {

@@ -44,7 +44,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/console"
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
-	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -257,7 +256,7 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	pc.OnError = func(r *kgo.Record, err error) {
 		logMu.Lock()
 		defer logMu.Unlock()
-		fmt.Fprint(errOut, verify.LogLine("ERROR", "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback",
+		fmt.Fprint(errOut, cmdutil.LogLine("ERROR", "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback",
 			"Error when sending message to topic %s with key: %s, value: %s with error:", r.Topic, bytesDesc(r.Key), bytesDesc(r.Value)))
 		fmt.Fprintln(errOut, explainSend(cl, r, err))
 	}
@@ -268,7 +267,7 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		}
 	}
 
-	sigs, release := verify.Signals()
+	sigs, release := cmdutil.Interrupts(ctx)
 	defer release()
 	type result struct {
 		res console.ProduceResult
@@ -289,7 +288,7 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		_ = cl.Flush(fctx)
 		cancel()
 		prog.Clear()
-		return cmdutil.Exit(verify.SignalExit(sig))
+		return cmdutil.Exit(cmdutil.SignalExit(sig))
 	}
 	prog.Clear()
 	if native && prog.Enabled() {

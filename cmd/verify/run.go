@@ -435,7 +435,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	// The first SIGINT/SIGTERM stops producing and starts a bounded
 	// drain; a second one ends the drain.
 	interrupted, hurry := make(chan struct{}), make(chan struct{})
-	sigs, stopSignals := verify.Signals()
+	sigs, stopSignals := cmdutil.Interrupts(ctx)
 	defer stopSignals()
 	go func() {
 		for n := 0; n < 2; n++ {
