@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -183,180 +182,26 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return err
 	}
 	r.s = s
-	if s.Has("property") && s.Has("formatter-property") {
-		return r.usage("Options --property and --formatter-property cannot be specified together.")
-	}
-	// Deprecated options: a notice on stdout, as Kafka 4.4 prints it.
-	for _, d := range [][2]string{{"consumer-property", "command-property"}, {"consumer.config", "command-config"}, {"property", "formatter-property"}} {
-		if s.Has(d[0]) {
-			fmt.Fprintf(r.out, "Option --%s is deprecated and will be removed in a future version. Use --%s instead.\n", d[0], d[1])
-		}
-	}
-	// checkRequiredArgs.
-	if s.Has("topic") == s.Has("include") {
-		return r.usage("Exactly one of the following arguments is required: [topic], [include]")
-	}
-	var partition *int32
-	if s.Has("partition") {
-		n, _, perr := s.Int("partition")
-		if perr != nil {
-			return r.convError(perr)
-		}
-		p := int32(n)
-		partition = &p
-		if !s.Has("topic") {
-			return r.usage("The topic is required when partition is specified.")
-		}
-		if s.Has("from-beginning") && s.Has("offset") {
-			return r.usage("Options from-beginning and offset cannot be specified together.")
-		}
-	} else if s.Has("offset") {
-		return r.usage("The partition is required when offset is specified.")
-	}
-	if err := tool.Require(f, s.Has, "bootstrap-server"); err != nil {
-		return err
-	}
-	// The config file (--command-config wins over the deprecated name).
-	file, hasFile := r.value("command-config")
-	if !hasFile {
-		file, hasFile = r.value("consumer.config")
-	}
-	fileProps := config.NewProperties()
-	if hasFile {
-		if err := tool.CommandConfig(file, true); err != nil {
-			return r.javaMain(err.Error())
-		}
-		if fileProps, err = config.LoadPropertiesFile(file); err != nil {
-			return r.javaMain("java.io.IOException: " + err.Error())
-		}
-	}
-	extra := keyValues(append(s.Values("consumer-property"), s.Values("command-property")...))
-	// -X (kbox's client properties, as every native command takes them)
-	// wins over --command-property.
-	xprops, err := cmdutil.ParseProps(s.Values("X"), "-X")
-	if err != nil {
-		if tool.Native(f) {
-			return r.usage(err.Error())
-		}
-		fmt.Fprintf(r.err, "kbox: error: %v\n", err)
-		return cmdutil.Exit(2)
-	}
-	extra.Merge(xprops)
-	if tool.Native(f) && s.Has("max-messages") {
-		// Java converts it lazily; a native command checks it first.
-		if _, _, merr := s.Int("max-messages"); merr != nil {
-			return r.convError(merr)
-		}
-	}
-	// checkConsumerGroup.
-	var groups []string
-	addGroup := func(g string) {
-		for _, x := range groups {
-			if x == g {
-				return
-			}
-		}
-		groups = append(groups, g)
-	}
-	if g, ok := r.value("group"); ok {
-		addGroup(g)
-	}
-	if g, ok := fileProps.Get("group.id"); ok {
-		addGroup(g)
-	}
-	if g, ok := extra.Get("group.id"); ok {
-		addGroup(g)
-	}
-	if len(groups) > 1 {
-		q := make([]string, len(groups))
-		for i, g := range groups {
-			q[i] = "'" + g + "'"
-		}
-		return r.usage("The group ids provided in different places (directly using '--group', via '--consumer-property', or via '--consumer.config') do not match. Detected group ids: " + strings.Join(q, ", "))
-	}
-	if len(groups) > 0 && partition != nil {
-		return r.usage("Options group and partition cannot be specified together.")
-	}
-	// setAutoOffsetResetValue.
-	props := extra.Clone()
-	merged := fileProps.Clone()
-	merged.Merge(extra)
-	if reset, ok := merged.Get("auto.offset.reset"); ok {
-		if s.Has("from-beginning") && reset != "earliest" {
-			fmt.Fprintf(r.err, "Can't simultaneously specify --from-beginning and 'auto.offset.reset=%s', please remove one option\n", reset)
-			return cmdutil.Exit(1)
-		}
-	} else if s.Has("from-beginning") {
-		props.Set("auto.offset.reset", "earliest")
-	} else {
-		props.Set("auto.offset.reset", "latest")
-	}
-	if iso, ok := r.value("isolation-level"); ok {
-		props.Set("isolation.level", iso)
-	}
-	if len(groups) > 0 {
-		props.Set("group.id", groups[0])
-	}
-	// parseOffset.
-	start := console.Start{Kind: console.StartLatest}
-	if off, ok := r.value("offset"); ok {
-		switch strings.ToLower(off) {
-		case "earliest":
-			start = console.Start{Kind: console.StartEarliest}
-		case "latest":
-		default:
-			n, perr := strconv.ParseInt(off, 10, 64)
-			if perr != nil || n < 0 {
-				return r.usage("The provided offset value '" + off + "' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long.")
-			}
-			start = console.Start{Kind: console.StartOffset, Value: n}
-		}
-	} else if s.Has("from-beginning") {
-		start = console.Start{Kind: console.StartEarliest}
-	}
-	// parseTimeoutMs.
-	var timeout time.Duration
-	if s.Has("timeout-ms") {
-		n, _, terr := s.Int("timeout-ms")
-		if terr != nil {
-			return r.convError(terr)
-		}
-		if n >= 0 {
-			timeout = time.Duration(n) * time.Millisecond
-		}
-	}
-	// buildFormatter.
-	formatter, err := r.buildFormatter()
+	partition, err := r.checkArgs()
 	if err != nil {
 		return err
 	}
-	// kbox extensions, checked before any connection.
-	req := &console.Request{Start: start, MaxMessages: -1, Timeout: timeout, SkipOnError: s.Has("skip-message-on-error"), ExitAtEnd: s.Has("exit-at-end")}
-	native, err := r.native(req, partition, len(groups) > 0)
+	cs, err := r.clientProps(partition)
 	if err != nil {
-		fmt.Fprintf(r.err, "kbox: error: %v\n", err)
-		return cmdutil.Exit(2)
+		return err
 	}
-	if native.formatter != nil {
-		formatter = native.formatter
+	req, formatter, native, err := r.request(partition, len(cs.groups) > 0)
+	if err != nil {
+		return err
 	}
-	if t, ok := r.value("topic"); ok {
-		req.Topics = []string{t}
-	} else {
-		inc, _ := r.value("include")
-		if _, rerr := regexp.Compile(inc); rerr != nil {
-			r.logError("Unknown error when running consumer: ", "java.util.regex.PatternSyntaxException: "+rerr.Error())
-			return cmdutil.Exit(1)
-		}
-		// Java's subscribe(Pattern) matches whole topic names.
-		req.Topics, req.Regex = []string{"^(?:" + inc + ")$"}, true
-	}
-	if partition != nil {
-		req.Assign, req.Partitions = true, []int32{*partition}
-	} else if native.assign {
-		req.Assign = true
-	}
+	return r.connectAndConsume(ctx, cs, req, formatter, native)
+}
 
+// connectAndConsume builds the consumer's client (the start offsets
+// first, when it assigns partitions) and consumes.
+func (r *runner) connectAndConsume(ctx context.Context, cs *clientSetup, req *console.Request, formatter console.Formatter, native nativeOpts) error {
+	f, s := r.f, r.s
+	props, file, hasFile := cs.props, cs.file, cs.hasFile
 	bootstrap, _ := r.value("bootstrap-server")
 	ov := config.Overrides{Bootstrap: bootstrap, Properties: props}
 	if hasFile {

@@ -167,45 +167,8 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 			return usage(fmt.Sprintf("Options --%s and --%s cannot be specified together.", pair[0], pair[1]))
 		}
 	}
-	commandProperty, commandConfig, readerProperty := "command-property", "command-config", "reader-property"
-	if s.Has("producer-property") {
-		fmt.Fprintln(out, "Warning: --producer-property is deprecated and will be removed in a future version. Use --command-property instead.")
-		commandProperty = "producer-property"
-	}
-	if s.Has("producer.config") {
-		fmt.Fprintln(out, "Warning: --producer.config is deprecated and will be removed in a future version. Use --command-config instead.")
-		commandConfig = "producer.config"
-	}
-	if s.Has("property") {
-		fmt.Fprintln(out, "Warning: --property is deprecated and will be removed in a future version. Use --reader-property instead.")
-		readerProperty = "property"
-	}
-	if s.Has("max-partition-memory-bytes") {
-		fmt.Fprintln(out, "Warning: --max-partition-memory-bytes is deprecated and will be removed in Apache Kafka 5.0. Use --batch-size instead.")
-	}
-	// From here on a jopt exception prints its message alone (exit 1),
-	// any other exception its stack trace.
-	fail := func(err error) error {
-		var je *jopt.Error
-		var ex *javaException
-		var re *console.ReaderError
-		var fe *cmdutil.FlagError
-		switch {
-		case tool.Native(f) && errors.As(err, &je):
-			return usage(je.Msg)
-		case tool.Native(f) && errors.As(err, &fe):
-			return usage(fe.Error())
-		case errors.As(err, &je):
-			fmt.Fprintln(errOut, je.Msg)
-		case errors.As(err, &ex):
-			fmt.Fprintln(errOut, ex.Error())
-		case errors.As(err, &re):
-			fmt.Fprintf(errOut, "%s: %s\n", re.Class, re.Msg)
-		default:
-			return err
-		}
-		return cmdutil.Exit(1)
-	}
+	commandProperty, commandConfig, readerProperty := deprecatedNames(s, out)
+	fail := failure(f, usage)
 	bs, _, err := s.Value("bootstrap-server")
 	if err != nil {
 		return fail(err)
