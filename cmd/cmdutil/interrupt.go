@@ -40,8 +40,10 @@ type interrupts struct {
 	cancels int                         // active CancelOnInterrupt scopes
 	subs    map[chan os.Signal]struct{} // active Interrupts scopes
 	cancel  context.CancelCauseFunc
-	// die ends the process by the signal (a test replaces it).
-	die func(os.Signal)
+	// ignored are the signals the process was started with ignored
+	// (nohup, a background job of a script): outside a handling scope
+	// they stay ignored, as in a Go program that handles none.
+	ignored map[os.Signal]bool
 }
 
 // WithInterrupts starts the process's one signal watch; ctx is the context
@@ -49,7 +51,10 @@ type interrupts struct {
 // again).
 func WithInterrupts(parent context.Context) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
-	in := &interrupts{cancel: cancel, subs: map[chan os.Signal]struct{}{}, die: dieBySignal}
+	in := &interrupts{cancel: cancel, subs: map[chan os.Signal]struct{}{}, ignored: map[os.Signal]bool{}}
+	for _, s := range interruptSignals {
+		in.ignored[s] = signal.Ignored(s)
+	}
 	ch := make(chan os.Signal, 4)
 	signal.Notify(ch, interruptSignals...)
 	done := make(chan struct{})
@@ -77,7 +82,9 @@ func (in *interrupts) deliver(s os.Signal) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if in.cancels == 0 && len(in.subs) == 0 {
-		in.die(s)
+		if !in.ignored[s] {
+			dieBySignal(s)
+		}
 		return
 	}
 	if in.cancels > 0 {
@@ -91,13 +98,13 @@ func (in *interrupts) deliver(s os.Signal) {
 	}
 }
 
-// dieBySignal gives s its default action: the process ends killed by it.
+// dieBySignal gives s its default action: the process ends killed by it
+// (the signal is on its way when it returns).
 func dieBySignal(s os.Signal) {
 	signal.Reset(s)
 	if sig, ok := s.(syscall.Signal); ok {
 		_ = syscall.Kill(os.Getpid(), sig)
 	}
-	select {} // the signal is on its way
 }
 
 func interruptsOf(ctx context.Context) *interrupts {
