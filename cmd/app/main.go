@@ -3,6 +3,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +27,9 @@ import (
 // work; finish maps the returned error to a message and an exit code.
 func Main(args []string, ios *output.IOStreams, getenv func(string) string) int {
 	f := cmdutil.NewFactory(ios, getenv, Version)
+	// The one signal watch: its context is every command's.
+	ctx, stop := cmdutil.WithInterrupts(context.Background())
+	defer stop()
 	f.Globals.Profile = f.Getenv("KBOX_PROFILE")
 	if len(args) == 0 {
 		args = []string{"kbox"}
@@ -39,7 +43,7 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 			base = "kbox"
 		} else {
 			f.Invoked = a.Name
-			return runApplet(f, a, args[1:])
+			return runApplet(ctx, f, a, args[1:])
 		}
 	}
 	if strings.HasPrefix(trimName(base), "kafka-") {
@@ -69,10 +73,10 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 					}
 					root := newRoot(f, a.Alias)
 					root.SetArgs(args)
-					return finish(f, root.Execute())
+					return finish(f, root.ExecuteContext(ctx))
 				}
 			}
-			return runApplet(f, a, rest[1:])
+			return runApplet(ctx, f, a, rest[1:])
 		}
 	}
 	root := newRoot(f, "")
@@ -87,7 +91,7 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 		}
 	}
 	root.SetArgs(rest)
-	return finish(f, root.Execute())
+	return finish(f, root.ExecuteContext(ctx))
 }
 
 // runApplet runs an Apache drop-in: the command layer takes kbox's
@@ -96,7 +100,7 @@ func Main(args []string, ios *output.IOStreams, getenv func(string) string) int 
 // applet the profile's bootstrap servers when its arguments name none.
 // After the help of a drop-in with a native tree, under its native name,
 // it lists the native subcommands.
-func runApplet(f *cmdutil.Factory, a cmdutil.Applet, args []string) int {
+func runApplet(ctx context.Context, f *cmdutil.Factory, a cmdutil.Applet, args []string) int {
 	args, err := f.PrepareApache(a, args)
 	if err != nil {
 		return finish(f, err)
@@ -108,7 +112,7 @@ func runApplet(f *cmdutil.Factory, a cmdutil.Applet, args []string) int {
 	cmd.SetErr(f.IO.ErrOut)
 	cmd.SilenceErrors = true
 	cmd.SilenceUsage = true
-	err = cmd.Execute()
+	err = cmd.ExecuteContext(ctx)
 	var ee *cmdutil.ExitError
 	if errors.As(err, &ee) && ee.Help && f.Invoked == "kbox "+a.Alias {
 		// `kbox groups --help`: Apache's help, then the native subcommands.

@@ -10,9 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/serve"
@@ -273,8 +271,7 @@ func (s *Server) Listen() (ln net.Listener, base, port string, err error) {
 // ctx's end or, when positive, duration; then it shuts the server down,
 // giving requests in flight 5 seconds.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, h http.Handler, duration time.Duration) error {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer CancelOnInterrupt(ctx)()
 	if duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, duration)

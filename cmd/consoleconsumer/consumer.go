@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -22,9 +20,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
-	"github.com/kboxdev/kbox/pkg/output"
-	"github.com/kboxdev/kbox/pkg/serde"
-	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -173,7 +168,7 @@ func (r *runner) javaMain(msg string) error {
 
 // logError is a log4j ERROR line of ConsoleConsumer and the exception.
 func (r *runner) logError(msg, exc string) {
-	fmt.Fprint(r.err, verify.LogLine("ERROR", "org.apache.kafka.tools.consumer.ConsoleConsumer", "%s", msg))
+	fmt.Fprint(r.err, cmdutil.LogLine("ERROR", "org.apache.kafka.tools.consumer.ConsoleConsumer", "%s", msg))
 	fmt.Fprintln(r.err, exc)
 }
 
@@ -207,180 +202,26 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return err
 	}
 	r.s = s
-	if s.Has("property") && s.Has("formatter-property") {
-		return r.usage("Options --property and --formatter-property cannot be specified together.")
-	}
-	// Deprecated options: a notice on stdout, as Kafka 4.4 prints it.
-	for _, d := range [][2]string{{"consumer-property", "command-property"}, {"consumer.config", "command-config"}, {"property", "formatter-property"}} {
-		if s.Has(d[0]) {
-			fmt.Fprintf(r.out, "Option --%s is deprecated and will be removed in a future version. Use --%s instead.\n", d[0], d[1])
-		}
-	}
-	// checkRequiredArgs.
-	if s.Has("topic") == s.Has("include") {
-		return r.usage("Exactly one of the following arguments is required: [topic], [include]")
-	}
-	var partition *int32
-	if s.Has("partition") {
-		n, _, perr := s.Int("partition")
-		if perr != nil {
-			return r.convError(perr)
-		}
-		p := int32(n)
-		partition = &p
-		if !s.Has("topic") {
-			return r.usage("The topic is required when partition is specified.")
-		}
-		if s.Has("from-beginning") && s.Has("offset") {
-			return r.usage("Options from-beginning and offset cannot be specified together.")
-		}
-	} else if s.Has("offset") {
-		return r.usage("The partition is required when offset is specified.")
-	}
-	if err := tool.Require(f, s.Has, "bootstrap-server"); err != nil {
-		return err
-	}
-	// The config file (--command-config wins over the deprecated name).
-	file, hasFile := r.value("command-config")
-	if !hasFile {
-		file, hasFile = r.value("consumer.config")
-	}
-	fileProps := config.NewProperties()
-	if hasFile {
-		if err := tool.CommandConfig(file, true); err != nil {
-			return r.javaMain(err.Error())
-		}
-		if fileProps, err = config.LoadPropertiesFile(file); err != nil {
-			return r.javaMain("java.io.IOException: " + err.Error())
-		}
-	}
-	extra := keyValues(append(s.Values("consumer-property"), s.Values("command-property")...))
-	// -X (kbox's client properties, as every native command takes them)
-	// wins over --command-property.
-	xprops, err := cmdutil.ParseProps(s.Values("X"), "-X")
-	if err != nil {
-		if tool.Native(f) {
-			return r.usage(err.Error())
-		}
-		fmt.Fprintf(r.err, "kbox: error: %v\n", err)
-		return cmdutil.Exit(2)
-	}
-	extra.Merge(xprops)
-	if tool.Native(f) && s.Has("max-messages") {
-		// Java converts it lazily; a native command checks it first.
-		if _, _, merr := s.Int("max-messages"); merr != nil {
-			return r.convError(merr)
-		}
-	}
-	// checkConsumerGroup.
-	var groups []string
-	addGroup := func(g string) {
-		for _, x := range groups {
-			if x == g {
-				return
-			}
-		}
-		groups = append(groups, g)
-	}
-	if g, ok := r.value("group"); ok {
-		addGroup(g)
-	}
-	if g, ok := fileProps.Get("group.id"); ok {
-		addGroup(g)
-	}
-	if g, ok := extra.Get("group.id"); ok {
-		addGroup(g)
-	}
-	if len(groups) > 1 {
-		q := make([]string, len(groups))
-		for i, g := range groups {
-			q[i] = "'" + g + "'"
-		}
-		return r.usage("The group ids provided in different places (directly using '--group', via '--consumer-property', or via '--consumer.config') do not match. Detected group ids: " + strings.Join(q, ", "))
-	}
-	if len(groups) > 0 && partition != nil {
-		return r.usage("Options group and partition cannot be specified together.")
-	}
-	// setAutoOffsetResetValue.
-	props := extra.Clone()
-	merged := fileProps.Clone()
-	merged.Merge(extra)
-	if reset, ok := merged.Get("auto.offset.reset"); ok {
-		if s.Has("from-beginning") && reset != "earliest" {
-			fmt.Fprintf(r.err, "Can't simultaneously specify --from-beginning and 'auto.offset.reset=%s', please remove one option\n", reset)
-			return cmdutil.Exit(1)
-		}
-	} else if s.Has("from-beginning") {
-		props.Set("auto.offset.reset", "earliest")
-	} else {
-		props.Set("auto.offset.reset", "latest")
-	}
-	if iso, ok := r.value("isolation-level"); ok {
-		props.Set("isolation.level", iso)
-	}
-	if len(groups) > 0 {
-		props.Set("group.id", groups[0])
-	}
-	// parseOffset.
-	start := console.Start{Kind: console.StartLatest}
-	if off, ok := r.value("offset"); ok {
-		switch strings.ToLower(off) {
-		case "earliest":
-			start = console.Start{Kind: console.StartEarliest}
-		case "latest":
-		default:
-			n, perr := strconv.ParseInt(off, 10, 64)
-			if perr != nil || n < 0 {
-				return r.usage("The provided offset value '" + off + "' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long.")
-			}
-			start = console.Start{Kind: console.StartOffset, Value: n}
-		}
-	} else if s.Has("from-beginning") {
-		start = console.Start{Kind: console.StartEarliest}
-	}
-	// parseTimeoutMs.
-	var timeout time.Duration
-	if s.Has("timeout-ms") {
-		n, _, terr := s.Int("timeout-ms")
-		if terr != nil {
-			return r.convError(terr)
-		}
-		if n >= 0 {
-			timeout = time.Duration(n) * time.Millisecond
-		}
-	}
-	// buildFormatter.
-	formatter, err := r.buildFormatter()
+	partition, err := r.checkArgs()
 	if err != nil {
 		return err
 	}
-	// kbox extensions, checked before any connection.
-	req := &console.Request{Start: start, MaxMessages: -1, Timeout: timeout, SkipOnError: s.Has("skip-message-on-error"), ExitAtEnd: s.Has("exit-at-end")}
-	native, err := r.native(req, partition, len(groups) > 0)
+	cs, err := r.clientProps(partition)
 	if err != nil {
-		fmt.Fprintf(r.err, "kbox: error: %v\n", err)
-		return cmdutil.Exit(2)
+		return err
 	}
-	if native.formatter != nil {
-		formatter = native.formatter
+	req, formatter, native, err := r.request(partition, len(cs.groups) > 0)
+	if err != nil {
+		return err
 	}
-	if t, ok := r.value("topic"); ok {
-		req.Topics = []string{t}
-	} else {
-		inc, _ := r.value("include")
-		if _, rerr := regexp.Compile(inc); rerr != nil {
-			r.logError("Unknown error when running consumer: ", "java.util.regex.PatternSyntaxException: "+rerr.Error())
-			return cmdutil.Exit(1)
-		}
-		// Java's subscribe(Pattern) matches whole topic names.
-		req.Topics, req.Regex = []string{"^(?:" + inc + ")$"}, true
-	}
-	if partition != nil {
-		req.Assign, req.Partitions = true, []int32{*partition}
-	} else if native.assign {
-		req.Assign = true
-	}
+	return r.connectAndConsume(ctx, cs, req, formatter, native)
+}
 
+// connectAndConsume builds the consumer's client (the start offsets
+// first, when it assigns partitions) and consumes.
+func (r *runner) connectAndConsume(ctx context.Context, cs *clientSetup, req *console.Request, formatter console.Formatter, native nativeOpts) error {
+	f, s := r.f, r.s
+	props, file, hasFile := cs.props, cs.file, cs.hasFile
 	bootstrap, _ := r.value("bootstrap-server")
 	ov := config.Overrides{Bootstrap: bootstrap, Properties: props}
 	if hasFile {
@@ -526,229 +367,6 @@ type noop struct{}
 
 func (noop) Append(dst []byte, _ *kgo.Record) ([]byte, error) { return dst, nil }
 
-// nativeOpts are the decided kbox extensions.
-type nativeOpts struct {
-	on        bool // a native output (format string or JSON)
-	formatter console.Formatter
-	assign    bool
-	decode    *console.Decoding
-	// raw counts the keys and values shown raw (not readable as asked).
-	raw *rawReport
-}
-
-func (r *runner) native(req *console.Request, partition *int32, grouped bool) (nativeOpts, error) {
-	var n nativeOpts
-	outFlag := ""
-	if v := r.s.Values("output"); len(v) > 0 {
-		outFlag = v[len(v)-1]
-	}
-	fm, err := r.f.Output(outFlag, cmdutil.Formats{Default: output.Apache, Allowed: []output.Format{output.Apache, output.JSON}})
-	if err != nil {
-		return n, err
-	}
-	if fs, ok := r.value("format"); ok {
-		if fm == output.JSON && outFlag != "" {
-			return n, errors.New("-f and -o json cannot be used together")
-		}
-		ff, err := console.CompileFormat(fs)
-		if err != nil {
-			return n, err
-		}
-		n.on, n.formatter = true, ff
-	} else if fm == output.JSON {
-		n.on, n.formatter = true, console.JSONFormatter{}
-	}
-	if g, ok := r.value("grep"); ok {
-		re, err := regexp.Compile(g)
-		if err != nil {
-			return n, fmt.Errorf("--grep: %v", err)
-		}
-		req.Grep = re
-	}
-	startSpec, hasStart := r.value("start")
-	if since, ok := r.value("since"); ok {
-		if hasStart {
-			return n, errors.New("--start and --since cannot be used together")
-		}
-		ms, err := console.ParseTime(since, time.Now())
-		if err != nil {
-			return n, err
-		}
-		hasStart = true
-		req.Start = console.Start{Kind: console.StartTimestamp, Value: ms}
-	} else if hasStart {
-		all, per, err := console.ParseStarts(startSpec)
-		if err != nil {
-			return n, err
-		}
-		req.Start, req.PerPartition = all, per
-		if per != nil {
-			for p := range per {
-				req.Partitions = append(req.Partitions, p)
-			}
-			sortInt32(req.Partitions)
-		}
-	}
-	if hasStart {
-		switch {
-		case grouped:
-			return n, errors.New("--start/--since read partitions directly: they cannot be used with a group")
-		case r.s.Has("include"):
-			return n, errors.New("--start/--since need --topic (not --include)")
-		case r.s.Has("offset"), r.s.Has("from-beginning"):
-			return n, errors.New("--start/--since cannot be used with --offset or --from-beginning")
-		}
-		n.assign = true
-		if partition != nil {
-			if req.PerPartition != nil {
-				return n, errors.New("--partition cannot be used with per-partition --start")
-			}
-			req.Partitions = []int32{*partition}
-		}
-	}
-	if req.ExitAtEnd && r.s.Has("include") {
-		return n, errors.New("--exit-at-end needs --topic (not --include)")
-	}
-	return n, r.decoding(&n, fm == output.JSON && !r.s.Has("format"))
-}
-
-// decoding sets up --key-format, --value-format and --mask-field (kbox
-// consume only), all checked before any connection.
-func (r *runner) decoding(n *nativeOpts, jsonOut bool) error {
-	keyF, hasKey := r.value("key-format")
-	valF, hasVal := r.value("value-format")
-	mask, hasMask := r.value("mask-field")
-	if !hasKey && !hasVal && !hasMask {
-		if _, ok := r.value("schema-registry"); ok {
-			return errors.New("--schema-registry is for --key-format or --value-format")
-		}
-		return nil
-	}
-	d := &console.Decoding{}
-	var err error
-	if hasKey {
-		if d.Key, err = serde.ParseFormat(keyF); err != nil {
-			return fmt.Errorf("--key-format: %v", err)
-		}
-	}
-	if hasVal {
-		if d.Value, err = serde.ParseFormat(valF); err != nil {
-			return fmt.Errorf("--value-format: %v", err)
-		}
-	}
-	if hasMask {
-		if d.Mask, err = regexp.Compile(mask); err != nil {
-			return fmt.Errorf("--mask-field: %v", err)
-		}
-	}
-	if _, isDefault := n.formatter.(*console.DefaultFormatter); n.formatter == nil || isDefault {
-		if df, ok := r.defaultFormatter(); ok {
-			if hasKey && df.KeyDeserializer != nil {
-				return errors.New("--key-format and a key.deserializer cannot be used together")
-			}
-			if hasVal && df.ValueDeserializer != nil {
-				return errors.New("--value-format and a value.deserializer cannot be used together")
-			}
-		} else {
-			return errors.New("--key-format, --value-format and --mask-field work with the default formatter, -f or -o json, not with --formatter " + r.formatterClass())
-		}
-	}
-	d.Decoder = &serde.Decoder{Subjects: jsonOut}
-	if d.Key.NeedsRegistry() || d.Value.NeedsRegistry() {
-		url, _ := r.value("schema-registry")
-		conn, err := r.f.Registry(url)
-		explicit := d.Key.NeedsRegistry() && d.Key != serde.Auto || d.Value.NeedsRegistry() && d.Value != serde.Auto
-		switch {
-		case errors.Is(err, config.ErrNoRegistry) && !explicit:
-			// auto without a registry: framed records are shown raw,
-			// with the reason.
-		case err != nil:
-			return err
-		default:
-			if d.Decoder.Registry, err = serde.Open(conn); err != nil {
-				return err
-			}
-		}
-	}
-	n.raw = &rawReport{f: r.f, warn: !jsonOut, reasons: map[string]bool{}}
-	d.OnRaw = n.raw.see
-	n.decode = d
-	return nil
-}
-
-// formatterClass is the --formatter class in effect.
-func (r *runner) formatterClass() string {
-	if c, ok := r.value("formatter"); ok {
-		return c
-	}
-	return console.DefaultFormatterClass
-}
-
-// defaultFormatter returns the default formatter the options build, when
-// the formatter in effect is it.
-func (r *runner) defaultFormatter() (*console.DefaultFormatter, bool) {
-	switch r.formatterClass() {
-	case console.DefaultFormatterClass, "org.apache.kafka.tools.consumer.LoggingMessageFormatter":
-	default:
-		return nil, false
-	}
-	props := map[string]string{}
-	if kd, ok := r.value("key-deserializer"); ok && kd != "" {
-		props["key.deserializer"] = kd
-	}
-	if vd, ok := r.value("value-deserializer"); ok && vd != "" {
-		props["value.deserializer"] = vd
-	}
-	for k, v := range keyValues(append(r.s.Values("property"), r.s.Values("formatter-property")...)).Map() {
-		props[k] = v
-	}
-	df, _ := console.NewDefaultFormatter(props)
-	return df, true
-}
-
-// maxRawWarnings bounds the distinct reasons warned about; the rest are
-// counted in the summary.
-const maxRawWarnings = 10
-
-// rawReport warns once per distinct reason a key or value is shown raw
-// (-o json carries the reason in each record instead) and counts them.
-type rawReport struct {
-	f       *cmdutil.Factory
-	warn    bool
-	reasons map[string]bool
-	keys    int64
-	values  int64
-}
-
-func (w *rawReport) see(rec *kgo.Record, key bool, v *console.Shown) {
-	what := "value"
-	if key {
-		w.keys++
-		what = "key"
-	} else {
-		w.values++
-	}
-	msg := v.Err.Error()
-	if !w.warn || w.reasons[msg] || len(w.reasons) > maxRawWarnings {
-		return
-	}
-	if len(w.reasons) == maxRawWarnings {
-		w.reasons[""] = true
-		w.f.Warn("more keys or values shown raw for other reasons (counted at the end)")
-		return
-	}
-	w.reasons[msg] = true
-	w.f.Warn("%s-%d@%d: %s shown raw: %s", rec.Topic, rec.Partition, rec.Offset, what, msg)
-}
-
-// summary is the closing line: how many keys and values were shown raw.
-func (w *rawReport) summary() {
-	if w == nil || w.keys+w.values == 0 {
-		return
-	}
-	w.f.Warn("%d keys and %d values could not be read as asked and were shown raw", w.keys, w.values)
-}
-
 func sortInt32(s []int32) {
 	for i := 1; i < len(s); i++ {
 		for j := i; j > 0 && s[j] < s[j-1]; j-- {
@@ -758,7 +376,7 @@ func sortInt32(s []int32) {
 }
 
 func (r *runner) consume(ctx context.Context, cl *kafka.Client, c *console.Consumer, req *console.Request, native nativeOpts) error {
-	sigs, release := verify.Signals()
+	sigs, release := cmdutil.Interrupts(ctx)
 	defer release()
 	if r.s.Has("enable-systest-events") {
 		// Java's shutdown hook prints it as the JVM exits.
@@ -809,7 +427,7 @@ func (r *runner) consume(ctx context.Context, cl *kafka.Client, c *console.Consu
 	err := c.Run(ctx, req)
 	if gotSig != nil {
 		finish()
-		return cmdutil.Exit(verify.SignalExit(gotSig))
+		return cmdutil.Exit(cmdutil.SignalExit(gotSig))
 	}
 	var corr *integrity.Corruption
 	switch {

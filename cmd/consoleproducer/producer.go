@@ -44,7 +44,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/serde"
-	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -176,65 +175,6 @@ type options struct {
 	keyEnc, valueEnc *serde.Encoder
 }
 
-// encoders looks up --key-schema and --value-schema (kbox produce only).
-func encoders(ctx context.Context, f *cmdutil.Factory, s *jopt.Set, o *options) error {
-	if !tool.Native(f) {
-		return nil
-	}
-	one := func(name string) string {
-		if v := s.Values(name); len(v) > 0 {
-			return v[len(v)-1]
-		}
-		return ""
-	}
-	keySpec, valueSpec := one("key-schema"), one("value-schema")
-	for _, side := range []string{"key", "value"} {
-		if s.Has(side+"-message") && !s.Has(side+"-schema") {
-			return cmdutil.FlagErrorf("--%s-message is for --%s-schema", side, side)
-		}
-	}
-	if keySpec == "" && valueSpec == "" {
-		if s.Has("schema-registry") {
-			return cmdutil.FlagErrorf("--schema-registry is for --key-schema or --value-schema")
-		}
-		return nil
-	}
-	type want struct {
-		subject string
-		version int
-	}
-	var specs [2]*want
-	for i, spec := range []string{keySpec, valueSpec} {
-		if spec == "" {
-			continue
-		}
-		subject, version, err := serde.ParseSubjectVersion(spec)
-		if err != nil {
-			return cmdutil.FlagErrorf("--%s-schema: %v", []string{"key", "value"}[i], err)
-		}
-		specs[i] = &want{subject, version}
-	}
-	conn, err := f.Registry(one("schema-registry"))
-	if err != nil {
-		return err
-	}
-	reg, err := serde.Open(conn)
-	if err != nil {
-		return err
-	}
-	if w := specs[0]; w != nil {
-		if o.keyEnc, err = reg.Encoder(ctx, w.subject, w.version, one("key-message")); err != nil {
-			return fmt.Errorf("--key-schema: %w", err)
-		}
-	}
-	if w := specs[1]; w != nil {
-		if o.valueEnc, err = reg.Encoder(ctx, w.subject, w.version, one("value-message")); err != nil {
-			return fmt.Errorf("--value-schema: %w", err)
-		}
-	}
-	return nil
-}
-
 func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	errOut, out := f.IO.ErrOut, f.IO.Out
 	native := strings.HasPrefix(f.Invoked, "kbox ")
@@ -255,45 +195,8 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 			return usage(fmt.Sprintf("Options --%s and --%s cannot be specified together.", pair[0], pair[1]))
 		}
 	}
-	commandProperty, commandConfig, readerProperty := "command-property", "command-config", "reader-property"
-	if s.Has("producer-property") {
-		fmt.Fprintln(out, "Warning: --producer-property is deprecated and will be removed in a future version. Use --command-property instead.")
-		commandProperty = "producer-property"
-	}
-	if s.Has("producer.config") {
-		fmt.Fprintln(out, "Warning: --producer.config is deprecated and will be removed in a future version. Use --command-config instead.")
-		commandConfig = "producer.config"
-	}
-	if s.Has("property") {
-		fmt.Fprintln(out, "Warning: --property is deprecated and will be removed in a future version. Use --reader-property instead.")
-		readerProperty = "property"
-	}
-	if s.Has("max-partition-memory-bytes") {
-		fmt.Fprintln(out, "Warning: --max-partition-memory-bytes is deprecated and will be removed in Apache Kafka 5.0. Use --batch-size instead.")
-	}
-	// From here on a jopt exception prints its message alone (exit 1),
-	// any other exception its stack trace.
-	fail := func(err error) error {
-		var je *jopt.Error
-		var ex *javaException
-		var re *console.ReaderError
-		var fe *cmdutil.FlagError
-		switch {
-		case tool.Native(f) && errors.As(err, &je):
-			return usage(je.Msg)
-		case tool.Native(f) && errors.As(err, &fe):
-			return usage(fe.Error())
-		case errors.As(err, &je):
-			fmt.Fprintln(errOut, je.Msg)
-		case errors.As(err, &ex):
-			fmt.Fprintln(errOut, ex.Error())
-		case errors.As(err, &re):
-			fmt.Fprintf(errOut, "%s: %s\n", re.Class, re.Msg)
-		default:
-			return err
-		}
-		return cmdutil.Exit(1)
-	}
+	commandProperty, commandConfig, readerProperty := deprecatedNames(s, out)
+	fail := failure(f, usage)
 	bs, _, err := s.Value("bootstrap-server")
 	if err != nil {
 		return fail(err)
@@ -351,7 +254,7 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	pc.OnError = func(r *kgo.Record, err error) {
 		logMu.Lock()
 		defer logMu.Unlock()
-		fmt.Fprint(errOut, verify.LogLine("ERROR", "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback",
+		fmt.Fprint(errOut, cmdutil.LogLine("ERROR", "org.apache.kafka.clients.producer.internals.ErrorLoggingCallback",
 			"Error when sending message to topic %s with key: %s, value: %s with error:", r.Topic, bytesDesc(r.Key), bytesDesc(r.Value)))
 		fmt.Fprintln(errOut, explainSend(cl, r, err))
 	}
@@ -362,7 +265,7 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		}
 	}
 
-	sigs, release := verify.Signals()
+	sigs, release := cmdutil.Interrupts(ctx)
 	defer release()
 	type result struct {
 		res console.ProduceResult
@@ -383,7 +286,7 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		_ = cl.Flush(fctx)
 		cancel()
 		prog.Clear()
-		return cmdutil.Exit(verify.SignalExit(sig))
+		return cmdutil.Exit(cmdutil.SignalExit(sig))
 	}
 	prog.Clear()
 	if native && prog.Enabled() {

@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -224,8 +221,7 @@ func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {
 		return nil
 	}
 
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer cmdutil.CancelOnInterrupt(ctx)()
 	var s groups.Sampler
 	tick := time.NewTicker(o.interval)
 	defer tick.Stop()

@@ -5,10 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -210,8 +207,7 @@ func runDistributed(ctx context.Context, f *cmdutil.Factory, d *distFlags, dist 
 	if secrets {
 		f.Warn("the client properties, secrets included, go into the Trogdor task specs (on the coordinator until the run ends)")
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer cmdutil.CancelOnInterrupt(ctx)()
 	progress := distProgress(f)
 	run := func(n int) (*distrib.DistributedResult, error) {
 		res, err := dist.Run(ctx, n, w, progress)

@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -102,8 +99,8 @@ func newWorkerCmd(f *cmdutil.Factory) *cobra.Command {
 				_, _ = f.IO.Out.Write(distrib.ErrorLine(err.Error()))
 				return err
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context()
+			defer cmdutil.CancelOnInterrupt(ctx)()
 			sw := &statusWriter{w: f.IO.Out, base: distrib.WorkerStatus{Agent: task.Workload.Agent, TaskMs: time.Now().UnixMilli()}}
 			hbStop, hbDone := make(chan struct{}), make(chan struct{})
 			go func() { sw.heartbeat(hbStop); close(hbDone) }()

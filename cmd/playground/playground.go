@@ -7,10 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/config"
@@ -67,8 +64,8 @@ shows, and exits.`,
   kbox playground --tour`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmdutil.Context(cmd), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmdutil.Context(cmd)
+			defer cmdutil.CancelOnInterrupt(ctx)()
 			if o.tour {
 				return runTour(ctx, f, h, o)
 			}

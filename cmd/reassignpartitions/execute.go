@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -82,8 +80,8 @@ cleared, and what it kept and why.`,
 				return err
 			}
 			defer cl.Close()
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
+			ctx := cmd.Context()
+			defer cmdutil.CancelOnInterrupt(ctx)()
 			w := &reassign.Waves{Service: &reassign.Service{Client: cl.Client, Admin: cl.Admin()}, MaxMoves: maxMoves,
 				Throttle: throttle, Interval: interval, Report: wavesPrinter(f.IO.Out)}
 			err = w.Run(ctx, p)

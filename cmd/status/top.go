@@ -3,12 +3,9 @@ package status
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -162,8 +159,7 @@ func runTop(ctx context.Context, f *cmdutil.Factory, o *topOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	defer cmdutil.CancelOnInterrupt(ctx)()
 	if o.duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.duration)

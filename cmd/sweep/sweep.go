@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -417,8 +414,8 @@ func (o *sweepOpts) connect(ctx context.Context, f *cmdutil.Factory) error {
 }
 
 func (o *sweepOpts) run(cmd *cobra.Command, f *cmdutil.Factory) error {
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := cmd.Context()
+	defer cmdutil.CancelOnInterrupt(ctx)()
 	if o.preset != "" {
 		if _, err := sweep.LookupPreset(o.preset); err != nil {
 			return cmdutil.FlagErrorf("%v", err)

@@ -37,7 +37,7 @@ func javaMain(f *cmdutil.Factory, exc, msg string) error {
 	return cmdutil.Exit(1)
 }
 
-func run(_ context.Context, f *cmdutil.Factory, args []string) error {
+func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	p := parser()
 	ns, code, done := p.Run(args, f.IO.Out, f.IO.ErrOut, f.Getenv)
 	if done {
@@ -52,7 +52,7 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 
 	oldFile, _ := ns.String("consumer.config")
 	newFile, _ := ns.String("commandConfigFile")
-	file, _, notice, perr := verify.ConfigFile("consumer.config", oldFile, newFile)
+	file, _, notice, perr := cmdutil.CommandConfigFile("consumer.config", oldFile, newFile)
 	fmt.Fprint(f.IO.Out, notice)
 	if perr != nil {
 		fmt.Fprint(f.IO.ErrOut, p.FormatError(perr, width))
@@ -99,17 +99,17 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	out := verify.NewLineWriter(f.IO.Out)
 	defer out.Close()
-	sigs, release := verify.Signals()
+	sigs, release := cmdutil.Interrupts(ctx)
 	defer release()
 	stderr := f.IO.ErrOut
 	cons.Sink, cons.Stop = out, sigs
 	cons.OnFetchError = func(topic string, partition int32, err error) {
 		var dl *kgo.ErrDataLoss
 		if errors.As(err, &dl) {
-			fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.clients.consumer.internals.FetchCollector", "Data loss detected on %s-%d: %v (franz-go data-loss signal)", topic, partition, err))
+			fmt.Fprint(stderr, cmdutil.LogLine("WARN", "org.apache.kafka.clients.consumer.internals.FetchCollector", "Data loss detected on %s-%d: %v (franz-go data-loss signal)", topic, partition, err))
 			return
 		}
-		fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.tools.VerifiableConsumer", "Fetch error on %s-%d: %v", topic, partition, err))
+		fmt.Fprint(stderr, cmdutil.LogLine("WARN", "org.apache.kafka.tools.VerifiableConsumer", "Fetch error on %s-%d: %v", topic, partition, err))
 	}
 	// Java's client logs carry the consumer's log context.
 	clientID, ok := conn.Props.Get("client.id")
@@ -118,7 +118,7 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	logCtx := fmt.Sprintf("[Consumer clientId=%s, groupId=%s] ", clientID, gid)
 	cons.OnAutoCommitError = func(offsets map[string]map[int32]kgo.EpochOffset, err error) {
-		fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "%sSynchronous auto-commit of offsets %s failed: %s", logCtx, javaOffsets(offsets), verify.CommitErrorMessage(err)))
+		fmt.Fprint(stderr, cmdutil.LogLine("WARN", "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator", "%sSynchronous auto-commit of offsets %s failed: %s", logCtx, javaOffsets(offsets), verify.CommitErrorMessage(err)))
 	}
 	cl, err := f.Client(conn, kafka.Consumer, kafka.Options{Extra: cons.ClientOpts()})
 	if err != nil {
@@ -129,12 +129,12 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	// logs it and ends (leaving the group, shutdown_complete), exit 0.
 	checkCRC := cl.Settings.CheckCRCs
 	cons.OnCorrupt = func(corr *integrity.Corruption) bool {
-		fmt.Fprint(stderr, verify.LogLine("ERROR", "org.apache.kafka.tools.VerifiableConsumer", "%s", "Error during processing, terminating consumer process: "))
+		fmt.Fprint(stderr, cmdutil.LogLine("ERROR", "org.apache.kafka.tools.VerifiableConsumer", "%s", "Error during processing, terminating consumer process: "))
 		fmt.Fprintf(stderr, "%s\nCaused by: %s\n", integrity.ApacheReceived(corr.Topic, corr.Partition), corr.ApacheCause(checkCRC))
 		return false
 	}
 	if sig := cons.Run(); sig != nil {
-		return cmdutil.Exit(verify.SignalExit(sig))
+		return cmdutil.Exit(cmdutil.SignalExit(sig))
 	}
 	return nil
 }

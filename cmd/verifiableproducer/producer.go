@@ -26,7 +26,7 @@ var Applet = cmdutil.Applet{
 	AbbrevOptions: true,
 }
 
-func run(_ context.Context, f *cmdutil.Factory, args []string) error {
+func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	p := parser()
 	ns, code, done := p.Run(args, f.IO.Out, f.IO.ErrOut, f.Getenv)
 	if done {
@@ -60,7 +60,7 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	defaults.Set("retries", "0")
 	oldFile, _ := ns.String("producer.config")
 	newFile, _ := ns.String("commandConfigFile")
-	file, fileProps, notice, perr := verify.ConfigFile("producer.config", oldFile, newFile)
+	file, fileProps, notice, perr := cmdutil.CommandConfigFile("producer.config", oldFile, newFile)
 	fmt.Fprint(f.IO.Out, notice)
 	if perr != nil {
 		return fail(perr)
@@ -77,20 +77,20 @@ func run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	stderr := f.IO.ErrOut
 	cl, err := f.Client(conn, kafka.Producer, kafka.Options{Defaults: defaults, Extra: []kgo.Opt{
 		kgo.ProducerOnDataLossDetected(func(topic string, partition int32) {
-			fmt.Fprint(stderr, verify.LogLine("WARN", "org.apache.kafka.clients.producer.internals.Sender", "Data loss detected for %s-%d: the broker no longer has records this producer wrote (franz-go data-loss signal)", topic, partition))
+			fmt.Fprint(stderr, cmdutil.LogLine("WARN", "org.apache.kafka.clients.producer.internals.Sender", "Data loss detected for %s-%d: the broker no longer has records this producer wrote (franz-go data-loss signal)", topic, partition))
 		}),
 	}})
 	if err != nil {
 		return err
 	}
 	out := verify.NewLineWriter(f.IO.Out)
-	sigs, release := verify.Signals()
+	sigs, release := cmdutil.Interrupts(ctx)
 	defer release()
 	prod.Client, prod.Sink, prod.Stop = cl.Client, out, sigs
 	res := prod.Run()
 	out.Close()
 	if res.Signal != nil {
-		return cmdutil.Exit(verify.SignalExit(res.Signal))
+		return cmdutil.Exit(cmdutil.SignalExit(res.Signal))
 	}
 	return nil
 }

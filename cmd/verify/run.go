@@ -13,15 +13,11 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/trogdor"
 	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/spf13/cobra"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 type runOptions struct {
@@ -50,7 +46,7 @@ type runOptions struct {
 	duringTrogdor []string
 	coordinator   string
 	trog          *trogdor.Client
-	schedule      []faultSpec
+	schedule      []verify.FaultSpec
 	group         string
 	producerLog   string
 	consumerLog   string
@@ -217,7 +213,7 @@ func (o *runOptions) validate(cmd *cobra.Command) (map[string]*string, error) {
 	if o.window < 0 {
 		return nil, fe("--window must not be negative (0: no window verdicts)")
 	}
-	sched, err := parseSchedule(o.during, o.duringAt, o.duringScript, o.duringTrogdor)
+	sched, err := verify.ParseSchedule(o.during, o.duringAt, o.duringScript, o.duringTrogdor)
 	if err != nil {
 		return nil, &cmdutil.FlagError{Err: err}
 	}
@@ -356,265 +352,49 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	if err != nil {
 		return err
 	}
-	// Client settings: the drop-in producer's defaults (acks from the
-	// flag, retries=0), or the harness's idempotent variant; the user's
-	// properties file goes on top, as with the Apache tool.
-	prodDefaults := config.NewProperties()
-	prodDefaults.Set("acks", o.acks)
-	if o.idempotent || o.transactional {
-		prodDefaults.Set("enable.idempotence", "true")
-		prodDefaults.Set("retries", "2147483647")
-		prodDefaults.Set("max.in.flight.requests.per.connection", "5")
-	} else {
-		prodDefaults.Set("retries", "0")
-	}
-	tuneConsumer := func(s *kafka.Settings) {
-		s.GroupID = o.group
-		s.AutoCommit = false
-		s.AutoOffsetReset = "earliest"
-		if o.transactional {
-			s.IsolationLevel = "read_committed"
-		}
-	}
-	txnID := fmt.Sprintf("kbox-verify-%s-%d", o.topic, time.Now().UnixMilli())
-	prodProps := func(i int) *config.Properties {
-		if !o.transactional {
-			return prodDefaults
-		}
-		p := prodDefaults.Clone()
-		p.Set("transactional.id", txnID+"-"+strconv.Itoa(i))
-		return p
-	}
-	// Build (without dialing) one producer and one consumer first, so a
-	// bad property fails before the topic is created.
-	probeP, err := f.Client(conn, kafka.Producer, kafka.Options{Defaults: prodProps(0)})
+	pr := f.IO.Progress()
+	h, err := verify.NewHarness(verify.HarnessRequest{
+		Topic: o.topic, Group: o.group, CreateTopic: o.createTopic, Partitions: o.partitions, ReplicationFactor: o.rf,
+		TopicConfigs: topicConfigs, Messages: o.messages, Duration: o.duration, Producers: o.producers, Consumers: o.consumers,
+		Throughput: o.throughput, Idempotent: o.idempotent, Transactional: o.transactional, TxnSize: o.txnSize,
+		AbortEvery: o.abortEvery, MinAcks: o.minAcks, Acks: o.acks, Timeout: o.timeout, Window: o.window,
+		Schedule: o.schedule, Trogdor: o.trog, Examples: o.examples,
+		NewClient: func(role kafka.Role, opts kafka.Options) (*kafka.Client, error) {
+			return f.Client(conn, role, opts)
+		},
+		Interrupts: func() (<-chan os.Signal, func()) { return cmdutil.Interrupts(ctx) }, Stderr: f.IO.ErrOut, Warn: f.Warn,
+		Windows: f.IO.Out, WindowFormat: format,
+		BeforeWindow: func() {
+			if o.progress == "auto" && pr.Enabled() && f.IO.IsStdoutTTY() {
+				pr.Clear()
+			}
+		},
+		Progress: func(run *verify.Run, start time.Time) func() { return startProgress(f, o, run, start).stop },
+	})
 	if err != nil {
 		return err
 	}
-	idempotent := probeP.Settings.Idempotent
-	probeP.Close()
-	probeC, err := f.Client(conn, kafka.Consumer, kafka.Options{Tune: tuneConsumer})
-	if err != nil {
-		return err
-	}
-	maxPoll := probeC.Settings.MaxPollRecords
-	probeC.Close()
-
-	prodWs, prodNames, closeProd, err := logFiles(o.producerLog, o.producers)
+	var logs verify.HarnessLogs
+	var closeProd, closeCons func()
+	logs.Producers, logs.ProducerNames, closeProd, err = logFiles(o.producerLog, o.producers)
 	if err != nil {
 		return err
 	}
 	defer closeProd()
-	consWs, consNames, closeCons, err := logFiles(o.consumerLog, o.consumers)
+	logs.Consumers, logs.ConsumerNames, closeCons, err = logFiles(o.consumerLog, o.consumers)
 	if err != nil {
 		return err
 	}
 	defer closeCons()
-
 	admCl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}
 	defer admCl.Close()
-	adm := admCl.Admin()
-	start, err := prepareTopic(ctx, adm, admCl, o, topicConfigs)
+	rep, err := h.Run(ctx, admCl, logs)
 	if err != nil {
 		return err
 	}
-	if start.hasData {
-		// An existing topic with records: start the new group at the end
-		// so earlier runs' values do not count.
-		if err := commitStart(ctx, adm, o.group, o.topic, start.offsets); err != nil {
-			return admCl.Explain(err)
-		}
-	}
-
-	runStart := time.Now()
-	deadline, cancelDeadline := context.WithTimeout(ctx, o.timeout)
-	defer cancelDeadline()
-	// The first SIGINT/SIGTERM stops producing and starts a bounded
-	// drain; a second one ends the drain.
-	interrupted, hurry := make(chan struct{}), make(chan struct{})
-	sigs, stopSignals := verify.Signals()
-	defer stopSignals()
-	go func() {
-		for n := 0; n < 2; n++ {
-			select {
-			case <-sigs:
-			case <-deadline.Done():
-				return
-			}
-			if n == 0 {
-				fmt.Fprintf(f.IO.ErrOut, "kbox verify run: interrupted: stopping producers, waiting up to %s for the consumers to catch up (interrupt again to stop now)\n", interruptDrain)
-				close(interrupted)
-			} else {
-				fmt.Fprintln(f.IO.ErrOut, "kbox verify run: interrupted again: stopping now")
-				close(hurry)
-			}
-		}
-	}()
-
-	messages := o.messages
-	if o.duration > 0 {
-		messages = -1
-	}
-	// The checker judges events as they come; the R1b re-read of missing
-	// records uses a client of its own, built only if needed. Each fault
-	// is added to it (R8 per fault) when it ends.
-	opts := verify.Options{Idempotent: idempotent, Examples: o.examples, Transactional: o.transactional}
-	if len(o.schedule) > 0 {
-		opts.MinAcks = o.minAcks
-	}
-	var reread *kafka.Client
-	defer func() {
-		if reread != nil {
-			reread.Close()
-		}
-	}()
-	opts.Present = func(m []verify.Missing) (verify.RereadResult, error) {
-		var err error
-		if reread == nil {
-			if reread, err = f.Client(conn, kafka.Consumer, kafka.Options{}); err != nil {
-				return verify.RereadResult{}, err
-			}
-		}
-		rctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		return verify.Reread(rctx, reread.Client, m)
-	}
-	run, err := verify.StartRun(verify.RunConfig{
-		Topic: o.topic, Messages: messages, Producers: o.producers, Consumers: o.consumers,
-		Throughput: o.throughput, MaxPollRecords: maxPoll,
-		ProducerLogs: prodWs, ConsumerLogs: consWs, StartOffsets: start.offsets,
-		Transactional: o.transactional, TxnSize: o.txnSize, AbortEvery: o.abortEvery, Check: opts,
-		NewProducer: func(i int, onLoss func(string, int32)) (*kgo.Client, error) {
-			cl, err := f.Client(conn, kafka.Producer, kafka.Options{Defaults: prodProps(i), Extra: []kgo.Opt{kgo.ProducerOnDataLossDetected(onLoss),
-				kgo.MaxBufferedRecords(maxBufferedRecords)}})
-			if err != nil {
-				return nil, err
-			}
-			return cl.Client, nil
-		},
-		NewConsumer: func(_ int, extra []kgo.Opt) (*kgo.Client, error) {
-			cl, err := f.Client(conn, kafka.Consumer, kafka.Options{Tune: tuneConsumer, Extra: extra})
-			if err != nil {
-				return nil, err
-			}
-			return cl.Client, nil
-		},
-	})
-	if err != nil {
-		return err
-	}
-	t0 := run.ProduceStart()
-	var until time.Time
-	if o.duration > 0 {
-		until = t0.Add(o.duration)
-		stopAt := time.AfterFunc(time.Until(until), run.StopProducers)
-		defer stopAt.Stop()
-	}
-	faults := newFaultRunner(f.IO.ErrOut)
-	faults.trog = o.trog
-	faults.onEnd = func(fi verify.FaultInfo) { run.Checker().AddFault(fi.Window()) }
-	faults.start(o.schedule, t0, until)
-	// An interrupt stops the Trogdor faults at once (a stopped broker
-	// resumes, a partition heals); fault commands run on as before.
-	go func() {
-		select {
-		case <-interrupted:
-			faults.stopTrogdor("stopped: the run was interrupted")
-		case <-deadline.Done():
-		}
-	}()
-	prog := startProgress(f, o, run, runStart)
-	pr := f.IO.Progress()
-	wins := startWindows(f.IO.Out, format, o.window, t0, run.Verdict, faults.list,
-		func() {
-			if o.progress == "auto" && pr.Enabled() && f.IO.IsStdoutTTY() {
-				pr.Clear()
-			}
-		})
-
-	wasInterrupted := false
-	select {
-	case <-run.ProducersDone():
-	case <-deadline.Done():
-	case <-interrupted:
-		wasInterrupted = true
-	}
-	run.StopProducers()
-	// Producers flush what they sent (bounded by delivery.timeout.ms).
-	select {
-	case <-run.ProducersDone():
-	case <-deadline.Done():
-	case <-hurry:
-	}
-	produceMs := time.Since(t0).Milliseconds()
-	// The consumers catch up until the deadline; after an interrupt
-	// (before or while catching up) for interruptDrain at most, and a
-	// second interrupt ends the wait.
-	drain, cancelDrain := context.WithCancel(deadline)
-	defer cancelDrain()
-	go func() {
-		select {
-		case <-interrupted:
-		case <-drain.Done():
-			return
-		}
-		t := time.NewTimer(interruptDrain)
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-hurry:
-		case <-drain.Done():
-		}
-		cancelDrain()
-	}()
-	// Running faults finish (a restart cut short leaves a broker down);
-	// at the deadline, or when an interrupted run's drain is over, they
-	// are killed.
-	faults.wait(drain, func() string {
-		select {
-		case <-interrupted:
-			return "killed: the run was interrupted"
-		default:
-			return "killed at the run's deadline"
-		}
-	})
-	caughtUp := run.WaitCaughtUp(drain)
-	nWindows, werr := wins.stop()
-	checked := run.Finish(30 * time.Second)
-	prog.stop()
-	if werr != nil {
-		return werr
-	}
-	if werr := run.WriteErr(); werr != nil {
-		f.Warn("writing an event log: %v", werr)
-	}
-	p := run.Progress()
-	select {
-	case <-interrupted:
-		wasInterrupted = true
-	default:
-	}
-
-	info := verify.RunInfo{
-		Topic: o.topic, Group: o.group, Created: o.createTopic, Messages: o.messages,
-		Producers: o.producers, Consumers: o.consumers, Idempotent: idempotent, Transactional: o.transactional, Acks: o.acks,
-		Sent: p.Sent, Acked: p.Acked, SendErrors: p.SendErrors, Consumed: p.Consumed,
-		CaughtUp: caughtUp, ProduceMs: produceMs, DurationMs: time.Since(runStart).Milliseconds(),
-		ProducerLogs: prodNames, ConsumerLogs: consNames,
-		DurationLimitMs: o.duration.Milliseconds(), WindowMs: o.window.Milliseconds(), Windows: nWindows,
-		Interrupted: wasInterrupted, Faults: faults.list(),
-	}
-	if len(o.schedule) == 1 && o.schedule[0].name == "during" && len(info.Faults) == 1 {
-		fi := info.Faults[0]
-		info.During = &verify.DuringInfo{Command: fi.Command, ExitCode: fi.ExitCode, DurationMs: fi.DurationMs, Error: fi.Error, StartMs: fi.StartMs, EndMs: fi.EndMs}
-	}
-	if produceMs > 0 {
-		info.AckedPerSec = float64(p.Acked) * 1000 / float64(produceMs)
-	}
-	rep := verify.NewRunReportFrom(checked, info)
 	if format == output.Table {
 		if err := rep.WriteText(f.IO.Out); err != nil {
 			return err
@@ -626,92 +406,6 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		return cmdutil.Exit(cmdutil.ExitVerifyFailed)
 	}
 	return nil
-}
-
-// interruptDrain bounds the consumers' catch-up after an interrupt.
-const interruptDrain = 30 * time.Second
-
-// maxBufferedRecords bounds each producer's records in flight: buffer.memory
-// alone (bytes of values) lets an unthrottled producer of tiny values
-// buffer millions of records (hundreds of bytes each in the client), so
-// memory would grow with the run's size.
-const maxBufferedRecords = 50_000
-
-type topicStart struct {
-	offsets map[int32]int64
-	hasData bool
-}
-
-// prepareTopic creates the topic (--create-topic) or checks that it
-// exists, waits until every partition has a leader, and returns the end
-// offsets the run starts from.
-func prepareTopic(ctx context.Context, adm *kadm.Client, cl *kafka.Client, o runOptions, configs map[string]*string) (topicStart, error) {
-	if o.createTopic {
-		resp, err := adm.CreateTopic(ctx, o.partitions, o.rf, configs, o.topic)
-		if err == nil {
-			err = resp.Err
-		}
-		if err != nil {
-			if errors.Is(err, kerr.TopicAlreadyExists) {
-				return topicStart{}, fmt.Errorf("topic %s already exists: drop --create-topic to verify on it", o.topic)
-			}
-			msg := cl.Explain(err).Error()
-			if resp.ErrMessage != "" {
-				msg += ": " + resp.ErrMessage
-			}
-			return topicStart{}, fmt.Errorf("cannot create topic %s: %s", o.topic, msg)
-		}
-	} else {
-		tds, err := adm.ListTopics(ctx, o.topic)
-		if err != nil {
-			return topicStart{}, cl.Explain(err)
-		}
-		td, ok := tds[o.topic]
-		if !ok || errors.Is(td.Err, kerr.UnknownTopicOrPartition) {
-			return topicStart{}, fmt.Errorf("topic %s does not exist (use --create-topic to create it)", o.topic)
-		}
-		if td.Err != nil {
-			return topicStart{}, fmt.Errorf("topic %s: %v", o.topic, cl.Explain(td.Err))
-		}
-	}
-	// A new topic takes a moment to have leaders everywhere.
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	for {
-		ends, err := adm.ListEndOffsets(wctx, o.topic)
-		if err == nil && ends.Error() == nil {
-			st := topicStart{offsets: map[int32]int64{}}
-			n := 0
-			ends.Each(func(lo kadm.ListedOffset) {
-				st.offsets[lo.Partition] = lo.Offset
-				st.hasData = st.hasData || lo.Offset > 0
-				n++
-			})
-			if n > 0 {
-				return st, nil
-			}
-		}
-		select {
-		case <-wctx.Done():
-			if err == nil {
-				err = ends.Error()
-			}
-			return topicStart{}, fmt.Errorf("topic %s is not ready: %v", o.topic, cl.Explain(err))
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-}
-
-func commitStart(ctx context.Context, adm *kadm.Client, group, topic string, offsets map[int32]int64) error {
-	os := kadm.Offsets{}
-	for p, off := range offsets {
-		os.Add(kadm.Offset{Topic: topic, Partition: p, At: off, LeaderEpoch: -1})
-	}
-	resp, err := adm.CommitOffsets(ctx, group, os)
-	if err != nil {
-		return err
-	}
-	return resp.Error()
 }
 
 type progress struct {

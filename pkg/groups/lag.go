@@ -237,39 +237,45 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 	}
 
 	if req.Reader != nil {
-		// Several groups may stand at different offsets of one
-		// partition: one lookup reads them all.
-		want := map[string]map[int32][]int64{}
-		for _, g := range rep.Groups {
-			for _, p := range g.Partitions {
-				if p.Error == "" && p.Lag > 0 {
-					if want[p.Topic] == nil {
-						want[p.Topic] = map[int32][]int64{}
-					}
-					want[p.Topic][p.Partition] = append(want[p.Topic][p.Partition], p.CommittedOffset)
-				}
-			}
-		}
-		ts := req.Timestamps.read(ctx, req.Reader, want, req.TimeLagTimeout, now())
-		nowMs := now().UnixMilli()
-		for gi := range rep.Groups {
-			g := &rep.Groups[gi]
-			for pi := range g.Partitions {
-				p := &g.Partitions[pi]
-				if p.Error != "" || p.Lag == 0 {
-					continue
-				}
-				if t, ok := ts[p.Topic][p.Partition][p.CommittedOffset]; ok {
-					p.NextRecordTimestampMs = ptrTo(t)
-					p.TimeLagMs = ptrTo(max(nowMs-t, 0))
-				}
-			}
-		}
+		addTimeLag(ctx, req, rep, now)
 	}
 	for gi := range rep.Groups {
 		rep.Groups[gi].total()
 	}
 	return rep, nil
+}
+
+// addTimeLag reads, through req.Reader, the timestamp of the record at
+// each lagging partition's committed offset: the lag in time.
+func addTimeLag(ctx context.Context, req LagRequest, rep *LagReport, now func() time.Time) {
+	// Several groups may stand at different offsets of one
+	// partition: one lookup reads them all.
+	want := map[string]map[int32][]int64{}
+	for _, g := range rep.Groups {
+		for _, p := range g.Partitions {
+			if p.Error == "" && p.Lag > 0 {
+				if want[p.Topic] == nil {
+					want[p.Topic] = map[int32][]int64{}
+				}
+				want[p.Topic][p.Partition] = append(want[p.Topic][p.Partition], p.CommittedOffset)
+			}
+		}
+	}
+	ts := req.Timestamps.read(ctx, req.Reader, want, req.TimeLagTimeout, now())
+	nowMs := now().UnixMilli()
+	for gi := range rep.Groups {
+		g := &rep.Groups[gi]
+		for pi := range g.Partitions {
+			p := &g.Partitions[pi]
+			if p.Error != "" || p.Lag == 0 {
+				continue
+			}
+			if t, ok := ts[p.Topic][p.Partition][p.CommittedOffset]; ok {
+				p.NextRecordTimestampMs = ptrTo(t)
+				p.TimeLagMs = ptrTo(max(nowMs-t, 0))
+			}
+		}
+	}
 }
 
 // total sums a group's lag, takes its largest time lag and its worst

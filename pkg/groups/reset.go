@@ -285,29 +285,8 @@ func (c *Client) planGroup(ctx context.Context, group string, spec ResetSpec) (*
 	if err != nil {
 		return nil, err
 	}
-	var missing, noLeader []TopicPartition
-	var missingTopics []string
-	topicExists := map[string]bool{}
-	for tp := range li {
-		topicExists[tp.Topic] = true
-	}
-	for _, tp := range scope {
-		info, ok := li[tp]
-		switch {
-		case !ok:
-			missing = append(missing, tp)
-			if !topicExists[tp.Topic] {
-				missingTopics = append(missingTopics, tp.Topic)
-			}
-		case !info.hasLeader:
-			noLeader = append(noLeader, tp)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, &UnknownPartitionsError{Partitions: missing, MissingTopics: missingTopics}
-	}
-	if len(noLeader) > 0 {
-		return nil, &NoLeaderError{Partitions: noLeader}
+	if err := checkPartitionsValid(scope, li); err != nil {
+		return nil, err
 	}
 	cur := func(tp TopicPartition) *int64 {
 		if v, ok := committed[tp]; ok {
@@ -427,6 +406,36 @@ func (c *Client) planGroup(ctx context.Context, group string, spec ResetSpec) (*
 		return a.Partition < b.Partition
 	})
 	return gr, nil
+}
+
+// checkPartitionsValid is checkAllTopicPartitionsValid: every partition
+// of the scope exists and has a leader.
+func checkPartitionsValid(scope []TopicPartition, li map[TopicPartition]logInfo) error {
+	var missing, noLeader []TopicPartition
+	var missingTopics []string
+	topicExists := map[string]bool{}
+	for tp := range li {
+		topicExists[tp.Topic] = true
+	}
+	for _, tp := range scope {
+		info, ok := li[tp]
+		switch {
+		case !ok:
+			missing = append(missing, tp)
+			if !topicExists[tp.Topic] {
+				missingTopics = append(missingTopics, tp.Topic)
+			}
+		case !info.hasLeader:
+			noLeader = append(noLeader, tp)
+		}
+	}
+	if len(missing) > 0 {
+		return &UnknownPartitionsError{Partitions: missing, MissingTopics: missingTopics}
+	}
+	if len(noLeader) > 0 {
+		return &NoLeaderError{Partitions: noLeader}
+	}
+	return nil
 }
 
 func topicsOf(tps []TopicPartition) []string {

@@ -258,9 +258,7 @@ func avroFromJSON(s avro.Schema, v any, path string) (any, error) {
 	if ref, ok := s.(*avro.RefSchema); ok {
 		s = ref.Schema()
 	}
-	mismatch := func(want string) error {
-		return &FieldError{Path: path, Msg: fmt.Sprintf("expected %s, got %s", want, describeJSON(v))}
-	}
+	mismatch := func(want string) error { return mismatchJSON(path, v, want) }
 	switch s.Type() {
 	case avro.Null:
 		if v != nil {
@@ -273,72 +271,9 @@ func avroFromJSON(s avro.Schema, v any, path string) (any, error) {
 		}
 		return nil, mismatch("a boolean")
 	case avro.Int:
-		switch logicalOf(s) {
-		case avro.Date:
-			if str, ok := v.(string); ok {
-				t, err := time.Parse(time.DateOnly, str)
-				if err != nil {
-					return nil, &FieldError{Path: path, Msg: fmt.Sprintf("expected a date (2006-01-02), got %q", str)}
-				}
-				return t, nil
-			}
-		case avro.TimeMillis:
-			if str, ok := v.(string); ok {
-				d, err := parseClock(str)
-				if err != nil {
-					return nil, &FieldError{Path: path, Msg: err.Error()}
-				}
-				return d.Truncate(time.Millisecond), nil
-			}
-		}
-		n, err := jsonInt(v, math.MinInt32, math.MaxInt32)
-		if err != nil {
-			return nil, &FieldError{Path: path, Msg: fmt.Sprintf("expected an int, got %s", err)}
-		}
-		return int(n), nil
+		return avroIntFromJSON(s, v, path)
 	case avro.Long:
-		switch logicalOf(s) {
-		case avro.TimestampMillis, avro.TimestampMicros:
-			if str, ok := v.(string); ok {
-				t, err := time.Parse(time.RFC3339Nano, str)
-				if err != nil {
-					return nil, &FieldError{Path: path, Msg: fmt.Sprintf("expected an RFC 3339 timestamp, got %q", str)}
-				}
-				return t, nil
-			}
-		case avro.LocalTimestampMillis, avro.LocalTimestampMicros:
-			if str, ok := v.(string); ok {
-				t, err := time.Parse("2006-01-02T15:04:05.999999999", str)
-				if err != nil {
-					return nil, &FieldError{Path: path, Msg: fmt.Sprintf("expected a local timestamp (2006-01-02T15:04:05.000), got %q", str)}
-				}
-				if logicalOf(s) == avro.LocalTimestampMillis {
-					return t.UnixMilli(), nil
-				}
-				return t.UnixMicro(), nil
-			}
-		case avro.TimeMicros:
-			if str, ok := v.(string); ok {
-				d, err := parseClock(str)
-				if err != nil {
-					return nil, &FieldError{Path: path, Msg: err.Error()}
-				}
-				return d.Truncate(time.Microsecond), nil
-			}
-		}
-		n, err := jsonInt(v, math.MinInt64, math.MaxInt64)
-		if err != nil {
-			return nil, &FieldError{Path: path, Msg: fmt.Sprintf("expected a long, got %s", err)}
-		}
-		switch logicalOf(s) {
-		case avro.TimestampMillis:
-			return time.UnixMilli(n).UTC(), nil
-		case avro.TimestampMicros:
-			return time.UnixMicro(n).UTC(), nil
-		case avro.TimeMicros:
-			return time.Duration(n) * time.Microsecond, nil
-		}
-		return n, nil
+		return avroLongFromJSON(s, v, path)
 	case avro.Float, avro.Double:
 		f, err := jsonFloat(v)
 		if err != nil {
@@ -366,31 +301,7 @@ func avroFromJSON(s avro.Schema, v any, path string) (any, error) {
 		}
 		return nil, &FieldError{Path: path, Msg: fmt.Sprintf("%q is not one of the enum's symbols %s", x, strings.Join(syms, ", "))}
 	case avro.Bytes, avro.Fixed:
-		if logicalOf(s) == avro.Decimal {
-			r, ok := jsonDecimal(v)
-			if !ok {
-				return nil, mismatch("a decimal number")
-			}
-			return r, nil
-		}
-		str, ok := v.(string)
-		if !ok {
-			return nil, mismatch("a base64 string")
-		}
-		raw, err := base64.StdEncoding.DecodeString(str)
-		if err != nil {
-			return nil, &FieldError{Path: path, Msg: "expected a base64 string: " + err.Error()}
-		}
-		if s.Type() == avro.Bytes {
-			return raw, nil
-		}
-		size := s.(*avro.FixedSchema).Size()
-		if len(raw) != size {
-			return nil, &FieldError{Path: path, Msg: fmt.Sprintf("expected %d bytes (fixed), got %d", size, len(raw))}
-		}
-		arr := reflect.New(reflect.ArrayOf(size, reflect.TypeOf(byte(0)))).Elem()
-		reflect.Copy(arr, reflect.ValueOf(raw))
-		return arr.Interface(), nil
+		return avroBytesFromJSON(s, v, path)
 	case avro.Array:
 		a, ok := v.([]any)
 		if !ok {
@@ -422,39 +333,152 @@ func avroFromJSON(s avro.Schema, v any, path string) (any, error) {
 		}
 		return out, nil
 	case avro.Record:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, mismatch("an object (record " + s.(*avro.RecordSchema).FullName() + ")")
-		}
-		fields := s.(*avro.RecordSchema).Fields()
-		known := make(map[string]bool, len(fields))
-		out := make(map[string]any, len(fields))
-		for _, f := range fields {
-			known[f.Name()] = true
-			e, ok := m[f.Name()]
-			if !ok {
-				if !f.HasDefault() {
-					return nil, &FieldError{Path: childPath(path, f.Name()), Msg: "missing (the field has no default)"}
-				}
-				// hamba writes the default of a field the map lacks.
-				continue
-			}
-			g, err := avroFromJSON(f.Type(), e, childPath(path, f.Name()))
-			if err != nil {
-				return nil, err
-			}
-			out[f.Name()] = g
-		}
-		for _, k := range sortedKeys(m) {
-			if !known[k] {
-				return nil, &FieldError{Path: childPath(path, k), Msg: "not a field of record " + s.(*avro.RecordSchema).FullName()}
-			}
-		}
-		return out, nil
+		return avroRecordFromJSON(s, v, path)
 	case avro.Union:
 		return avroUnionFromJSON(s.(*avro.UnionSchema), v, path)
 	}
 	return nil, &FieldError{Path: path, Msg: "unsupported Avro type " + string(s.Type())}
+}
+
+// mismatchJSON is the error of a JSON value v at path that is not the
+// wanted type.
+func mismatchJSON(path string, v any, want string) error {
+	return &FieldError{Path: path, Msg: fmt.Sprintf("expected %s, got %s", want, describeJSON(v))}
+}
+
+// avroIntFromJSON is an int, or a date or a time-millis as a string.
+func avroIntFromJSON(s avro.Schema, v any, path string) (any, error) {
+	switch logicalOf(s) {
+	case avro.Date:
+		if str, ok := v.(string); ok {
+			t, err := time.Parse(time.DateOnly, str)
+			if err != nil {
+				return nil, &FieldError{Path: path, Msg: fmt.Sprintf("expected a date (2006-01-02), got %q", str)}
+			}
+			return t, nil
+		}
+	case avro.TimeMillis:
+		if str, ok := v.(string); ok {
+			d, err := parseClock(str)
+			if err != nil {
+				return nil, &FieldError{Path: path, Msg: err.Error()}
+			}
+			return d.Truncate(time.Millisecond), nil
+		}
+	}
+	n, err := jsonInt(v, math.MinInt32, math.MaxInt32)
+	if err != nil {
+		return nil, &FieldError{Path: path, Msg: fmt.Sprintf("expected an int, got %s", err)}
+	}
+	return int(n), nil
+}
+
+// avroLongFromJSON is a long, or a timestamp or a time-micros as a string.
+func avroLongFromJSON(s avro.Schema, v any, path string) (any, error) {
+	switch logicalOf(s) {
+	case avro.TimestampMillis, avro.TimestampMicros:
+		if str, ok := v.(string); ok {
+			t, err := time.Parse(time.RFC3339Nano, str)
+			if err != nil {
+				return nil, &FieldError{Path: path, Msg: fmt.Sprintf("expected an RFC 3339 timestamp, got %q", str)}
+			}
+			return t, nil
+		}
+	case avro.LocalTimestampMillis, avro.LocalTimestampMicros:
+		if str, ok := v.(string); ok {
+			t, err := time.Parse("2006-01-02T15:04:05.999999999", str)
+			if err != nil {
+				return nil, &FieldError{Path: path, Msg: fmt.Sprintf("expected a local timestamp (2006-01-02T15:04:05.000), got %q", str)}
+			}
+			if logicalOf(s) == avro.LocalTimestampMillis {
+				return t.UnixMilli(), nil
+			}
+			return t.UnixMicro(), nil
+		}
+	case avro.TimeMicros:
+		if str, ok := v.(string); ok {
+			d, err := parseClock(str)
+			if err != nil {
+				return nil, &FieldError{Path: path, Msg: err.Error()}
+			}
+			return d.Truncate(time.Microsecond), nil
+		}
+	}
+	n, err := jsonInt(v, math.MinInt64, math.MaxInt64)
+	if err != nil {
+		return nil, &FieldError{Path: path, Msg: fmt.Sprintf("expected a long, got %s", err)}
+	}
+	switch logicalOf(s) {
+	case avro.TimestampMillis:
+		return time.UnixMilli(n).UTC(), nil
+	case avro.TimestampMicros:
+		return time.UnixMicro(n).UTC(), nil
+	case avro.TimeMicros:
+		return time.Duration(n) * time.Microsecond, nil
+	}
+	return n, nil
+}
+
+// avroBytesFromJSON is bytes or fixed: base64, or a decimal number.
+func avroBytesFromJSON(s avro.Schema, v any, path string) (any, error) {
+	if logicalOf(s) == avro.Decimal {
+		r, ok := jsonDecimal(v)
+		if !ok {
+			return nil, mismatchJSON(path, v, "a decimal number")
+		}
+		return r, nil
+	}
+	str, ok := v.(string)
+	if !ok {
+		return nil, mismatchJSON(path, v, "a base64 string")
+	}
+	raw, err := base64.StdEncoding.DecodeString(str)
+	if err != nil {
+		return nil, &FieldError{Path: path, Msg: "expected a base64 string: " + err.Error()}
+	}
+	if s.Type() == avro.Bytes {
+		return raw, nil
+	}
+	size := s.(*avro.FixedSchema).Size()
+	if len(raw) != size {
+		return nil, &FieldError{Path: path, Msg: fmt.Sprintf("expected %d bytes (fixed), got %d", size, len(raw))}
+	}
+	arr := reflect.New(reflect.ArrayOf(size, reflect.TypeOf(byte(0)))).Elem()
+	reflect.Copy(arr, reflect.ValueOf(raw))
+	return arr.Interface(), nil
+}
+
+// avroRecordFromJSON is a record: an object with its fields, no others.
+func avroRecordFromJSON(s avro.Schema, v any, path string) (any, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, mismatchJSON(path, v, "an object (record "+s.(*avro.RecordSchema).FullName()+")")
+	}
+	fields := s.(*avro.RecordSchema).Fields()
+	known := make(map[string]bool, len(fields))
+	out := make(map[string]any, len(fields))
+	for _, f := range fields {
+		known[f.Name()] = true
+		e, ok := m[f.Name()]
+		if !ok {
+			if !f.HasDefault() {
+				return nil, &FieldError{Path: childPath(path, f.Name()), Msg: "missing (the field has no default)"}
+			}
+			// hamba writes the default of a field the map lacks.
+			continue
+		}
+		g, err := avroFromJSON(f.Type(), e, childPath(path, f.Name()))
+		if err != nil {
+			return nil, err
+		}
+		out[f.Name()] = g
+	}
+	for _, k := range sortedKeys(m) {
+		if !known[k] {
+			return nil, &FieldError{Path: childPath(path, k), Msg: "not a field of record " + s.(*avro.RecordSchema).FullName()}
+		}
+	}
+	return out, nil
 }
 
 // avroUnionFromJSON accepts a union value as Avro's JSON encoding writes it

@@ -250,30 +250,7 @@ func (s *Service) Describe(ctx context.Context, names []string, c *Cluster, o De
 			}
 			t.Internal = ti[0].internal
 		}
-		// Configs: non-default entries in Java HashMap order.
-		byName := make(map[string]rawConfig, len(rc))
-		order := make([]string, 0, len(rc))
-		for _, ce := range rc {
-			byName[ce.Name] = ce
-			order = append(order, ce.Name)
-		}
-		for _, k := range javafmt.HashMapOrder(order, -1) {
-			ce := byName[k]
-			if ce.Name == "min.insync.replicas" && ce.Value != nil {
-				if v, err := strconv.Atoi(*ce.Value); err == nil {
-					t.MinISR = &v
-					t.MinISRSource = configs.SourceName(ce.Source)
-				}
-			}
-			if ce.Source == kmsg.ConfigSourceDefaultConfig {
-				continue
-			}
-			e := ConfigEntry{Name: k, Source: configs.SourceName(ce.Source), Sensitive: ce.Sensitive}
-			if !ce.Sensitive {
-				e.Value = ce.Value
-			}
-			t.Configs = append(t.Configs, e)
-		}
+		addConfigs(&t, rc)
 		sort.Slice(ti, func(i, j int) bool { return ti[i].p.Partition < ti[j].p.Partition })
 		for _, pi := range ti {
 			if pi.partCount == -1 {
@@ -313,6 +290,34 @@ func (s *Service) Describe(ctx context.Context, names []string, c *Cluster, o De
 		}
 	}
 	return d, nil
+}
+
+// addConfigs adds a topic's non-default configs, in Java HashMap order,
+// and its min.insync.replicas.
+func addConfigs(t *Topic, rc []rawConfig) {
+	byName := make(map[string]rawConfig, len(rc))
+	order := make([]string, 0, len(rc))
+	for _, ce := range rc {
+		byName[ce.Name] = ce
+		order = append(order, ce.Name)
+	}
+	for _, k := range javafmt.HashMapOrder(order, -1) {
+		ce := byName[k]
+		if ce.Name == "min.insync.replicas" && ce.Value != nil {
+			if v, err := strconv.Atoi(*ce.Value); err == nil {
+				t.MinISR = &v
+				t.MinISRSource = configs.SourceName(ce.Source)
+			}
+		}
+		if ce.Source == kmsg.ConfigSourceDefaultConfig {
+			continue
+		}
+		e := ConfigEntry{Name: k, Source: configs.SourceName(ce.Source), Sensitive: ce.Sensitive}
+		if !ce.Sensitive {
+			e.Value = ce.Value
+		}
+		t.Configs = append(t.Configs, e)
+	}
 }
 
 // addWide adds -o wide's offsets and replica sizes: the offsets

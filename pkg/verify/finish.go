@@ -103,23 +103,8 @@ func (c *Checker) Finish() *Report {
 	for _, p := range c.prods {
 		r.merge(p.col)
 	}
-	// transaction results of the acks
 	if c.txnMode {
-		abortedOf := func(ps *prefixSets) *roaring.Bitmap { return roaring.Or(ps.txnSet(TxnAborted), ps.txnSet(TxnFailed)) }
-		for _, ps := range c.vs.prefixes {
-			r.Stats.TxnCommitted += int(ps.acked.AndCardinality(ps.txnSet(TxnCommitted)))
-			r.Stats.TxnAborted += int(ps.acked.AndCardinality(abortedOf(ps)))
-		}
-		for k, n := range c.ackMore {
-			ps := c.vs.set(k)
-			switch {
-			case ps.txnIs(TxnCommitted, k.i):
-				r.Stats.TxnCommitted += n
-			case ps.txnIs(TxnAborted, k.i) || ps.txnIs(TxnFailed, k.i):
-				r.Stats.TxnAborted += n
-			}
-		}
-		r.Stats.TxnUnknown = r.Stats.Acked - r.Stats.TxnCommitted - r.Stats.TxnAborted
+		c.txnStats(r)
 	}
 	tps := c.sortedTPs()
 	lastAcked := map[TP]int64{}
@@ -157,6 +142,70 @@ func (c *Checker) Finish() *Report {
 		}
 		r.merge(cs.col)
 	}
+	c.behindCommit(r, tps)
+	for _, ps := range c.vs.prefixes {
+		r.Stats.UniqueConsumed += int(ps.seen.GetCardinality())
+	}
+
+	c.duplicateOffsets(r, tps, valuesChecked)
+	// R2 duplicate values
+	if valuesChecked {
+		keys, n := c.vs.firstSorted(c.perPrefix(func(ps *prefixSets) *roaring.Bitmap { return ps.dup }), o.Examples)
+		sev := Warn
+		if o.Idempotent || c.txnMode {
+			sev = Fail
+		}
+		var ex []string
+		for _, k := range keys {
+			ex = append(ex, fmt.Sprintf("value %q consumed %d times", c.vs.str(k), 2+c.valMore[k]))
+		}
+		r.addBulk(AnDuplicate, sev, n, ex, c.dupTs)
+	}
+	if valuesChecked {
+		c.failedSendsSeen(r)
+	}
+	if c.txnMode && valuesChecked {
+		c.txnRules(r, tps)
+	}
+	// R1 lost / R9 unseen
+	if len(c.cons) > 0 {
+		c.lost(r, tps, valuesChecked)
+	}
+	for _, d := range append(append([]string(nil), o.DataLoss...), c.dataLoss...) {
+		r.add(AnClientDataLoss, Fail, "%s", d)
+	}
+	for _, b := range c.corrupt {
+		r.add(AnCorrupt, Fail, "%s: %d acked record(s) in it not read", b.Desc, b.unread)
+	}
+	if len(c.faults) > 0 {
+		c.liveness(r, tps, lastAcked)
+	}
+	r.finish()
+	c.done = r
+	return r
+}
+
+// txnStats counts the acked records of committed and aborted transactions.
+func (c *Checker) txnStats(r *Report) {
+	abortedOf := func(ps *prefixSets) *roaring.Bitmap { return roaring.Or(ps.txnSet(TxnAborted), ps.txnSet(TxnFailed)) }
+	for _, ps := range c.vs.prefixes {
+		r.Stats.TxnCommitted += int(ps.acked.AndCardinality(ps.txnSet(TxnCommitted)))
+		r.Stats.TxnAborted += int(ps.acked.AndCardinality(abortedOf(ps)))
+	}
+	for k, n := range c.ackMore {
+		ps := c.vs.set(k)
+		switch {
+		case ps.txnIs(TxnCommitted, k.i):
+			r.Stats.TxnCommitted += n
+		case ps.txnIs(TxnAborted, k.i) || ps.txnIs(TxnFailed, k.i):
+			r.Stats.TxnAborted += n
+		}
+	}
+	r.Stats.TxnUnknown = r.Stats.Acked - r.Stats.TxnCommitted - r.Stats.TxnAborted
+}
+
+// behindCommit is the group rule: no committed offset behind a delivered one.
+func (c *Checker) behindCommit(r *Report, tps []*tpState) {
 	// group rule
 	var beh []behindEx
 	behCount := 0
@@ -175,10 +224,11 @@ func (c *Checker) Finish() *Report {
 		}
 		r.addBulk(AnBehindCommit, Fail, behCount, ex, beh[0].ts)
 	}
-	for _, ps := range c.vs.prefixes {
-		r.Stats.UniqueConsumed += int(ps.seen.GetCardinality())
-	}
+}
 
+// duplicateOffsets is R2b: an offset delivered more than once.
+func (c *Checker) duplicateOffsets(r *Report, tps []*tpState, valuesChecked bool) {
+	o := c.o
 	// R2b duplicate offsets
 	for _, s := range tps {
 		dups := s.dataDup
@@ -206,127 +256,102 @@ func (c *Checker) Finish() *Report {
 		}
 		r.addBulk(AnDuplicateOffset, sev, n, ex, s.firstDupTs)
 	}
-	// R2 duplicate values
-	if valuesChecked {
-		keys, n := c.vs.firstSorted(c.perPrefix(func(ps *prefixSets) *roaring.Bitmap { return ps.dup }), o.Examples)
-		sev := Warn
-		if o.Idempotent || c.txnMode {
-			sev = Fail
+}
+
+// failedSendsSeen is R5: failed sends that were consumed.
+func (c *Checker) failedSendsSeen(r *Report) {
+	o := c.o
+	definite := make([]*roaring.Bitmap, len(c.vs.prefixes))
+	indet := make([]*roaring.Bitmap, len(c.vs.prefixes))
+	for i, ps := range c.vs.prefixes {
+		cand := roaring.And(ps.failed, ps.seen)
+		cand.AndNot(ps.acked)
+		if c.txnMode {
+			cand.AndNot(ps.txnAll)
 		}
-		var ex []string
-		for _, k := range keys {
-			ex = append(ex, fmt.Sprintf("value %q consumed %d times", c.vs.str(k), 2+c.valMore[k]))
-		}
-		r.addBulk(AnDuplicate, sev, n, ex, c.dupTs)
-	}
-	// R5 failed sends that were consumed
-	if valuesChecked {
-		definite := make([]*roaring.Bitmap, len(c.vs.prefixes))
-		indet := make([]*roaring.Bitmap, len(c.vs.prefixes))
-		for i, ps := range c.vs.prefixes {
-			cand := roaring.And(ps.failed, ps.seen)
-			cand.AndNot(ps.acked)
-			if c.txnMode {
-				cand.AndNot(ps.txnAll)
-			}
-			definite[i], indet[i] = roaring.New(), roaring.New()
-			for exc, b := range ps.exc {
-				if IsDefiniteSendError(exc) {
-					definite[i].Or(roaring.And(cand, b))
-				} else {
-					indet[i].Or(roaring.And(cand, b))
-				}
-			}
-		}
-		excOf := func(k valKey) string {
-			for exc, b := range c.vs.set(k).exc {
-				if b.Contains(k.i) {
-					return exc
-				}
-			}
-			return ""
-		}
-		keys, n := c.vs.firstSorted(definite, o.Examples)
-		var ex []string
-		for _, k := range keys {
-			ex = append(ex, fmt.Sprintf("value %q failed with %s but was consumed", c.vs.str(k), excOf(k)))
-		}
-		r.addBulk(AnAbortedRead, Fail, n, ex, 0)
-		keys, n = c.vs.firstSorted(indet, o.Examples)
-		ex = nil
-		for _, k := range keys {
-			ex = append(ex, fmt.Sprintf("value %q failed with %s and was consumed", c.vs.str(k), excOf(k)))
-		}
-		r.addBulk(AnIndeterminateSeen, Info, n, ex, 0)
-	}
-	// R7 transactions: no aborted read, output within input, order
-	if c.txnMode && valuesChecked {
-		keys, n := c.vs.firstSorted(c.perPrefix(func(ps *prefixSets) *roaring.Bitmap {
-			return roaring.And(ps.seen, roaring.Or(ps.txnSet(TxnAborted), ps.txnSet(TxnFailed)))
-		}), o.Examples)
-		var ex []string
-		for _, k := range keys {
-			how := "was aborted"
-			if c.vs.set(k).txnIs(TxnFailed, k.i) {
-				how = "failed and was aborted"
-			}
-			ex = append(ex, fmt.Sprintf("value %q of a transaction that %s was consumed (read_committed)", c.vs.str(k), how))
-		}
-		r.addBulk(AnAbortedRead, Fail, n, ex, 0)
-		keys, n = c.vs.firstSorted(c.perPrefix(func(ps *prefixSets) *roaring.Bitmap { return roaring.And(ps.seen, ps.txnSet(TxnUnknown)) }), o.Examples)
-		ex = nil
-		for _, k := range keys {
-			ex = append(ex, fmt.Sprintf("value %q of a transaction with an unconfirmed commit was consumed", c.vs.str(k)))
-		}
-		r.addBulk(AnIndeterminateSeen, Info, n, ex, 0)
-		keys, n = c.vs.firstSorted(c.perPrefix(func(ps *prefixSets) *roaring.Bitmap {
-			b := ps.seen.Clone()
-			b.AndNot(ps.txnAll)
-			b.AndNot(ps.acked)
-			b.AndNot(ps.failed)
-			return b
-		}), o.Examples)
-		ex = nil
-		for _, k := range keys {
-			ex = append(ex, fmt.Sprintf("value %q was consumed but no producer sent it", c.vs.str(k)))
-		}
-		r.addBulk(AnNotProduced, Fail, n, ex, 0)
-		// order: only when every committed value is on one partition
-		var one *tpState
-		several := false
-		for _, s := range tps {
-			if c.hasCommitted(s) {
-				if one != nil {
-					several = true
-					break
-				}
-				one = s
-			}
-		}
-		if one != nil && !several {
-			for _, cs := range c.cons {
-				if col := cs.reorders[one.tp]; col != nil {
-					r.merge(col)
-				}
+		definite[i], indet[i] = roaring.New(), roaring.New()
+		for exc, b := range ps.exc {
+			if IsDefiniteSendError(exc) {
+				definite[i].Or(roaring.And(cand, b))
+			} else {
+				indet[i].Or(roaring.And(cand, b))
 			}
 		}
 	}
-	// R1 lost / R9 unseen
-	if len(c.cons) > 0 {
-		c.lost(r, tps, valuesChecked)
+	excOf := func(k valKey) string {
+		for exc, b := range c.vs.set(k).exc {
+			if b.Contains(k.i) {
+				return exc
+			}
+		}
+		return ""
 	}
-	for _, d := range append(append([]string(nil), o.DataLoss...), c.dataLoss...) {
-		r.add(AnClientDataLoss, Fail, "%s", d)
+	keys, n := c.vs.firstSorted(definite, o.Examples)
+	var ex []string
+	for _, k := range keys {
+		ex = append(ex, fmt.Sprintf("value %q failed with %s but was consumed", c.vs.str(k), excOf(k)))
 	}
-	for _, b := range c.corrupt {
-		r.add(AnCorrupt, Fail, "%s: %d acked record(s) in it not read", b.Desc, b.unread)
+	r.addBulk(AnAbortedRead, Fail, n, ex, 0)
+	keys, n = c.vs.firstSorted(indet, o.Examples)
+	ex = nil
+	for _, k := range keys {
+		ex = append(ex, fmt.Sprintf("value %q failed with %s and was consumed", c.vs.str(k), excOf(k)))
 	}
-	if len(c.faults) > 0 {
-		c.liveness(r, tps, lastAcked)
+	r.addBulk(AnIndeterminateSeen, Info, n, ex, 0)
+}
+
+// txnRules is R7: no aborted read, output within input, order.
+func (c *Checker) txnRules(r *Report, tps []*tpState) {
+	o := c.o
+	keys, n := c.vs.firstSorted(c.perPrefix(func(ps *prefixSets) *roaring.Bitmap {
+		return roaring.And(ps.seen, roaring.Or(ps.txnSet(TxnAborted), ps.txnSet(TxnFailed)))
+	}), o.Examples)
+	var ex []string
+	for _, k := range keys {
+		how := "was aborted"
+		if c.vs.set(k).txnIs(TxnFailed, k.i) {
+			how = "failed and was aborted"
+		}
+		ex = append(ex, fmt.Sprintf("value %q of a transaction that %s was consumed (read_committed)", c.vs.str(k), how))
 	}
-	r.finish()
-	c.done = r
-	return r
+	r.addBulk(AnAbortedRead, Fail, n, ex, 0)
+	keys, n = c.vs.firstSorted(c.perPrefix(func(ps *prefixSets) *roaring.Bitmap { return roaring.And(ps.seen, ps.txnSet(TxnUnknown)) }), o.Examples)
+	ex = nil
+	for _, k := range keys {
+		ex = append(ex, fmt.Sprintf("value %q of a transaction with an unconfirmed commit was consumed", c.vs.str(k)))
+	}
+	r.addBulk(AnIndeterminateSeen, Info, n, ex, 0)
+	keys, n = c.vs.firstSorted(c.perPrefix(func(ps *prefixSets) *roaring.Bitmap {
+		b := ps.seen.Clone()
+		b.AndNot(ps.txnAll)
+		b.AndNot(ps.acked)
+		b.AndNot(ps.failed)
+		return b
+	}), o.Examples)
+	ex = nil
+	for _, k := range keys {
+		ex = append(ex, fmt.Sprintf("value %q was consumed but no producer sent it", c.vs.str(k)))
+	}
+	r.addBulk(AnNotProduced, Fail, n, ex, 0)
+	// order: only when every committed value is on one partition
+	var one *tpState
+	several := false
+	for _, s := range tps {
+		if c.hasCommitted(s) {
+			if one != nil {
+				several = true
+				break
+			}
+			one = s
+		}
+	}
+	if one != nil && !several {
+		for _, cs := range c.cons {
+			if col := cs.reorders[one.tp]; col != nil {
+				r.merge(col)
+			}
+		}
+	}
 }
 
 func (c *Checker) hasCommitted(s *tpState) bool {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/kboxdev/kbox/pkg/trogdor"
 	"github.com/kboxdev/kbox/pkg/trogdor/trogdortest"
-	"github.com/kboxdev/kbox/pkg/verify"
 )
 
 func TestParseTrogdorFault(t *testing.T) {
@@ -77,9 +76,9 @@ func trogRunner(t *testing.T) (*faultRunner, *trogdortest.Coordinator) {
 // fault reaches onEnd (R8 per fault).
 func TestTrogdorFaultWindow(t *testing.T) {
 	fr, fc := trogRunner(t)
-	var ended []verify.FaultInfo
-	fr.onEnd = func(fi verify.FaultInfo) { ended = append(ended, fi) }
-	specs, err := parseSchedule("", nil, "", []string{
+	var ended []FaultInfo
+	fr.onEnd = func(fi FaultInfo) { ended = append(ended, fi) }
+	specs, err := ParseSchedule("", nil, "", []string{
 		"ProcessStop:nodes=agent1:process=/tb/n2/server.properties:duration=300ms:at=100ms",
 		"ProcessStop:nodes=agent2:process=/tb/n3/server.properties:duration=200ms",
 	})
@@ -95,7 +94,7 @@ func TestTrogdorFaultWindow(t *testing.T) {
 	if len(tasks) != 2 || len(faults) != 2 || len(ended) != 2 {
 		t.Fatalf("tasks %+v faults %+v ended %+v", tasks, faults, ended)
 	}
-	byName := map[string]verify.FaultInfo{}
+	byName := map[string]FaultInfo{}
 	for _, f := range faults {
 		byName[f.Name] = f
 	}
@@ -131,7 +130,7 @@ func TestTrogdorFaultWindow(t *testing.T) {
 // fault's error.
 func TestTrogdorFaultStoppedAndFailed(t *testing.T) {
 	fr, fc := trogRunner(t)
-	specs, _ := parseSchedule("", nil, "", []string{"NetworkPartition:partitions=agent1/agent2:duration=1h"})
+	specs, _ := ParseSchedule("", nil, "", []string{"NetworkPartition:partitions=agent1/agent2:duration=1h"})
 	fr.start(specs, time.Now(), time.Time{})
 	deadline := time.Now().Add(10 * time.Second)
 	for len(fr.list()) == 0 && time.Now().Before(deadline) {
@@ -163,7 +162,7 @@ func TestTrogdorFaultStoppedAndFailed(t *testing.T) {
 
 	fr, fc = trogRunner(t)
 	fc.TaskError = "Unknown node names: agent9"
-	specs, _ = parseSchedule("", nil, "", []string{"ProcessStop:nodes=agent9:process=x:duration=50ms"})
+	specs, _ = ParseSchedule("", nil, "", []string{"ProcessStop:nodes=agent9:process=x:duration=50ms"})
 	fr.start(specs, time.Now(), time.Time{})
 	fr.wait(context.Background(), func() string { return "" })
 	if f := fr.list(); len(f) != 1 || f[0].ExitCode != 1 || f[0].Error != "Unknown node names: agent9" || f[0].StartMs != fc.Tasks()[0].StartMs || f[0].EndMs != f[0].StartMs || f[0].DurationMs != 0 {

@@ -16,12 +16,11 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/trogdor"
-	"github.com/kboxdev/kbox/pkg/verify"
 )
 
-// A fault schedule: what --during, --during-at and --during-script ask
+// FaultSpec is one entry of a fault schedule: what --during, --during-at and --during-script ask
 // for. Offsets count from the start of producing.
-type faultSpec struct {
+type FaultSpec struct {
 	name    string        // base name of the faults it injects
 	command string        // run with /bin/sh -c
 	script  string        // or: the script to run (its stdout marks windows)
@@ -30,11 +29,11 @@ type faultSpec struct {
 	trogdor *trogdorFault // or: a Trogdor fault (--during-trogdor)
 }
 
-// parseSchedule reads --during (CMD or every=INTERVAL:CMD), every
+// ParseSchedule reads --during (CMD or every=INTERVAL:CMD), every
 // --during-at OFFSET:CMD, --during-script FILE and every --during-trogdor
 // SPEC.
-func parseSchedule(during string, at []string, script string, trog []string) ([]faultSpec, error) {
-	var specs []faultSpec
+func ParseSchedule(during string, at []string, script string, trog []string) ([]FaultSpec, error) {
+	var specs []FaultSpec
 	if during != "" {
 		if rest, ok := strings.CutPrefix(during, "every="); ok {
 			iv, cmd, ok := strings.Cut(rest, ":")
@@ -45,9 +44,9 @@ func parseSchedule(during string, at []string, script string, trog []string) ([]
 			case err != nil || d <= 0:
 				return nil, fmt.Errorf("--during %q: the interval %q is not a positive duration (e.g. 90s, 2m)", during, iv)
 			}
-			specs = append(specs, faultSpec{name: "every", command: cmd, at: d, every: d})
+			specs = append(specs, FaultSpec{name: "every", command: cmd, at: d, every: d})
 		} else {
-			specs = append(specs, faultSpec{name: "during", command: during})
+			specs = append(specs, FaultSpec{name: "during", command: during})
 		}
 	}
 	for _, a := range at {
@@ -59,7 +58,7 @@ func parseSchedule(during string, at []string, script string, trog []string) ([]
 		case err != nil || d < 0:
 			return nil, fmt.Errorf("--during-at %q: the offset %q is not a duration (e.g. 0s, 30s, 5m)", a, off)
 		}
-		specs = append(specs, faultSpec{name: "at-" + off, command: cmd, at: d})
+		specs = append(specs, FaultSpec{name: "at-" + off, command: cmd, at: d})
 	}
 	if script != "" {
 		st, err := os.Stat(script)
@@ -73,14 +72,14 @@ func parseSchedule(during string, at []string, script string, trog []string) ([]
 		if err != nil {
 			return nil, fmt.Errorf("--during-script: %v", err)
 		}
-		specs = append(specs, faultSpec{name: filepath.Base(script), script: abs})
+		specs = append(specs, FaultSpec{name: filepath.Base(script), script: abs})
 	}
 	for _, t := range trog {
 		tf, at, err := parseTrogdorFault(t)
 		if err != nil {
 			return nil, err
 		}
-		specs = append(specs, faultSpec{name: "trogdor-" + tf.class, at: at, trogdor: &tf})
+		specs = append(specs, FaultSpec{name: "trogdor-" + tf.class, at: at, trogdor: &tf})
 	}
 	return specs, nil
 }
@@ -89,7 +88,7 @@ func parseSchedule(during string, at []string, script string, trog []string) ([]
 type faultRunner struct {
 	stderr   io.Writer
 	mu       sync.Mutex
-	faults   []*verify.FaultInfo
+	faults   []*FaultInfo
 	seen     map[string]int
 	wg       sync.WaitGroup
 	stopNew  chan struct{}
@@ -98,7 +97,7 @@ type faultRunner struct {
 	killOnce sync.Once
 	killWhy  string
 	// onEnd, when set, sees each fault once it has ended.
-	onEnd func(verify.FaultInfo)
+	onEnd func(FaultInfo)
 	// trog is the coordinator of the --during-trogdor faults.
 	trog *trogdor.Client
 	// undo closes when Trogdor faults are to be stopped at once (an
@@ -127,7 +126,7 @@ func (fr *faultRunner) stopTrogdor(why string) {
 // start runs each spec at t0 + its offset (and then every interval)
 // until stopStarting, and never at or after until (when set: the end of
 // a --duration run); a spec at offset 0 runs at once.
-func (fr *faultRunner) start(specs []faultSpec, t0, until time.Time) {
+func (fr *faultRunner) start(specs []FaultSpec, t0, until time.Time) {
 	for _, s := range specs {
 		fr.wg.Add(1)
 		go func() {
@@ -199,10 +198,10 @@ func (fr *faultRunner) wait(ctx context.Context, reason func() string) {
 
 // list returns the faults so far in start order (a running one has
 // EndMs 0).
-func (fr *faultRunner) list() []verify.FaultInfo {
+func (fr *faultRunner) list() []FaultInfo {
 	fr.mu.Lock()
 	defer fr.mu.Unlock()
-	out := make([]verify.FaultInfo, 0, len(fr.faults))
+	out := make([]FaultInfo, 0, len(fr.faults))
 	for _, f := range fr.faults {
 		out = append(out, *f)
 	}
@@ -211,19 +210,19 @@ func (fr *faultRunner) list() []verify.FaultInfo {
 
 // begin records a fault that starts now; names repeat as NAME#2, #3...
 // (every=: every#1, every#2, ...).
-func (fr *faultRunner) begin(name, command string, numbered bool) *verify.FaultInfo {
+func (fr *faultRunner) begin(name, command string, numbered bool) *FaultInfo {
 	fr.mu.Lock()
 	defer fr.mu.Unlock()
 	fr.seen[name]++
 	if n := fr.seen[name]; numbered || n > 1 {
 		name += "#" + strconv.Itoa(n)
 	}
-	fi := &verify.FaultInfo{Name: name, Command: command, StartMs: time.Now().UnixMilli()}
+	fi := &FaultInfo{Name: name, Command: command, StartMs: time.Now().UnixMilli()}
 	fr.faults = append(fr.faults, fi)
 	return fi
 }
 
-func (fr *faultRunner) end(fi *verify.FaultInfo, at time.Time) {
+func (fr *faultRunner) end(fi *FaultInfo, at time.Time) {
 	fr.mu.Lock()
 	defer fr.mu.Unlock()
 	if fi.EndMs == 0 {
@@ -233,7 +232,7 @@ func (fr *faultRunner) end(fi *verify.FaultInfo, at time.Time) {
 }
 
 // ended passes a finished fault to onEnd.
-func (fr *faultRunner) ended(fi *verify.FaultInfo) {
+func (fr *faultRunner) ended(fi *FaultInfo) {
 	if fr.onEnd == nil {
 		return
 	}
@@ -284,7 +283,7 @@ func (fr *faultRunner) exec(c *exec.Cmd, started func()) (int, string) {
 
 // runCommand runs one fault command; its window is the command's start
 // and exit.
-func (fr *faultRunner) runCommand(s faultSpec) {
+func (fr *faultRunner) runCommand(s FaultSpec) {
 	fi := fr.begin(s.name, s.command, s.every > 0)
 	c := exec.Command("/bin/sh", "-c", s.command)
 	c.Stdout, c.Stderr = fr.stderr, fr.stderr
@@ -301,7 +300,7 @@ func (fr *faultRunner) runCommand(s faultSpec) {
 // (every other line goes to stderr); a window still open when the
 // script exits ends then. A script that marks nothing is one fault from
 // its start to its exit.
-func (fr *faultRunner) runScript(s faultSpec) {
+func (fr *faultRunner) runScript(s FaultSpec) {
 	started := time.Now()
 	fail := func(err error) {
 		fi := fr.begin(s.name, s.script, false)
@@ -319,8 +318,8 @@ func (fr *faultRunner) runScript(s faultSpec) {
 	defer pr.Close()
 	c := exec.Command(s.script)
 	c.Stdout, c.Stderr = pw, fr.stderr
-	var marked []*verify.FaultInfo
-	open := map[string]*verify.FaultInfo{}
+	var marked []*FaultInfo
+	open := map[string]*FaultInfo{}
 	var problems []string
 	scanned := make(chan struct{})
 	go func() {

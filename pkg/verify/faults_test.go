@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/output"
-	"github.com/kboxdev/kbox/pkg/verify"
 )
 
 func TestParseSchedule(t *testing.T) {
@@ -24,11 +23,11 @@ func TestParseSchedule(t *testing.T) {
 	if err := os.WriteFile(plain, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	specs, err := parseSchedule("every=2m:./kill.sh 1", []string{"30s:echo a:b", "0s:true"}, script, nil)
+	specs, err := ParseSchedule("every=2m:./kill.sh 1", []string{"30s:echo a:b", "0s:true"}, script, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []faultSpec{
+	want := []FaultSpec{
 		{name: "every", command: "./kill.sh 1", at: 2 * time.Minute, every: 2 * time.Minute},
 		{name: "at-30s", command: "echo a:b", at: 30 * time.Second},
 		{name: "at-0s", command: "true"},
@@ -42,7 +41,7 @@ func TestParseSchedule(t *testing.T) {
 			t.Errorf("spec %d = %+v, want %+v", i, specs[i], want[i])
 		}
 	}
-	if specs, err := parseSchedule("sleep 1; echo every=1s:x", nil, "", nil); err != nil || len(specs) != 1 || specs[0].command != "sleep 1; echo every=1s:x" || specs[0].every != 0 {
+	if specs, err := ParseSchedule("sleep 1; echo every=1s:x", nil, "", nil); err != nil || len(specs) != 1 || specs[0].command != "sleep 1; echo every=1s:x" || specs[0].every != 0 {
 		t.Errorf("plain command: %+v %v", specs, err)
 	}
 	bad := []struct {
@@ -63,7 +62,7 @@ func TestParseSchedule(t *testing.T) {
 		{"", nil, dir, "not an executable file"},
 	}
 	for _, b := range bad {
-		if _, err := parseSchedule(b.during, b.at, b.script, nil); err == nil || !strings.Contains(err.Error(), b.msg) {
+		if _, err := ParseSchedule(b.during, b.at, b.script, nil); err == nil || !strings.Contains(err.Error(), b.msg) {
 			t.Errorf("%q %q %q: %v, want %q", b.during, b.at, b.script, err, b.msg)
 		}
 	}
@@ -114,14 +113,14 @@ func TestFaultRunnerSchedule(t *testing.T) {
 	var errOut syncBuf
 	fr := newFaultRunner(&errOut)
 	t0 := time.Now()
-	fr.start([]faultSpec{
+	fr.start([]FaultSpec{
 		{name: "every", command: "sleep 0.05; echo tick", at: 200 * time.Millisecond, every: 200 * time.Millisecond},
 		{name: "at-100ms", command: "exit 4", at: 100 * time.Millisecond},
 	}, t0, time.Time{})
 	waitFaults(t, fr, 4)
 	fr.wait(context.Background(), func() string { return "unused" })
-	var at []verify.FaultInfo
-	var every []verify.FaultInfo
+	var at []FaultInfo
+	var every []FaultInfo
 	for _, f := range fr.list() {
 		if strings.HasPrefix(f.Name, "every") {
 			every = append(every, f)
@@ -162,7 +161,7 @@ func TestFaultRunnerUntil(t *testing.T) {
 	fr := newFaultRunner(&syncBuf{})
 	t0 := time.Now()
 	until := t0.Add(350 * time.Millisecond)
-	fr.start([]faultSpec{
+	fr.start([]FaultSpec{
 		{name: "every", command: "true", at: 100 * time.Millisecond, every: 100 * time.Millisecond},
 		{name: "at-1s", command: "true", at: time.Second},
 	}, t0, until)
@@ -184,7 +183,7 @@ func TestFaultRunnerUntil(t *testing.T) {
 func TestFaultRunnerKill(t *testing.T) {
 	fr := newFaultRunner(&syncBuf{})
 	dir := t.TempDir()
-	fr.start([]faultSpec{
+	fr.start([]FaultSpec{
 		{name: "during", command: "sleep 60 & echo $! > " + filepath.Join(dir, "pid") + "; wait"},
 		{name: "at-1h", command: "true", at: time.Hour},
 	}, time.Now(), time.Time{})
@@ -223,7 +222,7 @@ func TestFaultRunnerScript(t *testing.T) {
 	}
 	var errOut syncBuf
 	fr := newFaultRunner(&errOut)
-	fr.start([]faultSpec{{name: "chaos.sh", script: script}}, time.Now(), time.Time{})
+	fr.start([]FaultSpec{{name: "chaos.sh", script: script}}, time.Now(), time.Time{})
 	fr.wait(context.Background(), func() string { return "" })
 	fs := fr.list()
 	if len(fs) != 2 || fs[0].Name != "kill-1" || fs[1].Name != "partition" {
@@ -248,7 +247,7 @@ func TestFaultRunnerScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	fr = newFaultRunner(&errOut)
-	fr.start([]faultSpec{{name: "quiet.sh", script: quiet}}, time.Now(), time.Time{})
+	fr.start([]FaultSpec{{name: "quiet.sh", script: quiet}}, time.Now(), time.Time{})
 	fr.wait(context.Background(), func() string { return "" })
 	if fs := fr.list(); len(fs) != 1 || fs[0].Name != "quiet.sh" || fs[0].EndMs-fs[0].StartMs < 100 || fs[0].ExitCode != 0 {
 		t.Errorf("unmarked script: %+v", fs)
@@ -259,19 +258,19 @@ func TestFaultRunnerScript(t *testing.T) {
 // as text lines or one JSON object per line.
 func TestWindowsPrint(t *testing.T) {
 	acked := int64(0)
-	verdict := func() verify.Verdict {
+	verdict := func() Verdict {
 		acked += 100
-		v := verify.Verdict{Valid: true, Anomalies: []verify.AnomalyCount{}}
+		v := Verdict{Valid: true, Anomalies: []AnomalyCount{}}
 		v.Acked, v.Consumed, v.Lag = acked, acked-10, 10
 		if acked >= 300 {
 			v.Valid, v.BadErrorTypes = false, []string{"lost"}
-			v.Anomalies = []verify.AnomalyCount{{Type: "lost", Severity: verify.Fail, Count: 2}}
+			v.Anomalies = []AnomalyCount{{Type: "lost", Severity: Fail, Count: 2}}
 		}
 		return v
 	}
 	t0 := time.Now()
-	faults := func() []verify.FaultInfo {
-		return []verify.FaultInfo{{Name: "every#1", StartMs: t0.Add(150 * time.Millisecond).UnixMilli()}}
+	faults := func() []FaultInfo {
+		return []FaultInfo{{Name: "every#1", StartMs: t0.Add(150 * time.Millisecond).UnixMilli()}}
 	}
 	var out syncBuf
 	ws := startWindows(&out, output.Table, 100*time.Millisecond, t0, verdict, faults, nil)
@@ -302,7 +301,7 @@ func TestWindowsPrint(t *testing.T) {
 	}
 	_, _ = ws.stop()
 	var ym bytes.Buffer
-	if err := writeWindow(&ym, output.YAML, verify.NewWindowVerdict(1, t0, t0.Add(time.Second), t0, verdict(), nil, nil)); err != nil ||
+	if err := writeWindow(&ym, output.YAML, NewWindowVerdict(1, t0, t0.Add(time.Second), t0, verdict(), nil, nil)); err != nil ||
 		!strings.HasPrefix(ym.String(), "window: 1\n") || !strings.HasSuffix(ym.String(), "\n---\n") {
 		t.Errorf("yaml window: %v %q", err, ym.String())
 	}
@@ -316,8 +315,8 @@ func TestWindowsPrint(t *testing.T) {
 // a multiple of --window) still prints that window, however the stop and
 // the window's timer race; a window still open at the stop is not printed.
 func TestWindowsStopAtBoundary(t *testing.T) {
-	verdict := func() verify.Verdict { return verify.Verdict{Valid: true, Anomalies: []verify.AnomalyCount{}} }
-	faults := func() []verify.FaultInfo { return nil }
+	verdict := func() Verdict { return Verdict{Valid: true, Anomalies: []AnomalyCount{}} }
+	faults := func() []FaultInfo { return nil }
 	for i := 0; i < 50; i++ {
 		var out syncBuf
 		// Window 1 ended just now; window 2 ends in an hour.

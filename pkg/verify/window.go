@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/output"
-	"github.com/kboxdev/kbox/pkg/verify"
 )
 
 // windows prints a verdict at every window boundary of a run: a text
@@ -25,7 +24,7 @@ type windows struct {
 // startWindows starts the window ticker at t0; verdict judges what the
 // run saw so far, faults lists the faults so far.
 func startWindows(w io.Writer, format output.Format, every time.Duration, t0 time.Time,
-	verdict func() verify.Verdict, faults func() []verify.FaultInfo, beforePrint func()) *windows {
+	verdict func() Verdict, faults func() []FaultInfo, beforePrint func()) *windows {
 	ws := &windows{done: make(chan struct{})}
 	if every <= 0 {
 		return ws
@@ -33,7 +32,7 @@ func startWindows(w io.Writer, format output.Format, every time.Duration, t0 tim
 	ws.wg.Add(1)
 	go func() {
 		defer ws.wg.Done()
-		var prev *verify.WindowVerdict
+		var prev *WindowVerdict
 		for n := 1; ; n++ {
 			start, end := t0.Add(time.Duration(n-1)*every), t0.Add(time.Duration(n)*every)
 			t := time.NewTimer(time.Until(end))
@@ -47,7 +46,7 @@ func startWindows(w io.Writer, format output.Format, every time.Duration, t0 tim
 				}
 			case <-t.C:
 			}
-			wv := verify.NewWindowVerdict(n, start, end, t0, verdict(), prev, faults())
+			wv := NewWindowVerdict(n, start, end, t0, verdict(), prev, faults())
 			prev = &wv
 			if beforePrint != nil {
 				beforePrint()
@@ -74,7 +73,7 @@ func (ws *windows) stop() (int, error) {
 	return ws.n, ws.err
 }
 
-func writeWindow(w io.Writer, format output.Format, wv verify.WindowVerdict) error {
+func writeWindow(w io.Writer, format output.Format, wv WindowVerdict) error {
 	switch format {
 	case output.JSON:
 		return output.WriteJSON(w, wv, false)
@@ -90,7 +89,7 @@ func writeWindow(w io.Writer, format output.Format, wv verify.WindowVerdict) err
 }
 
 // windowLine is a window verdict as one line of text.
-func windowLine(wv verify.WindowVerdict) string {
+func windowLine(wv WindowVerdict) string {
 	var b strings.Builder
 	el := time.Duration(wv.ElapsedMs) * time.Millisecond
 	fmt.Fprintf(&b, "window %d (%s-%s, %s): ", wv.Window, time.UnixMilli(wv.StartMs).UTC().Format("15:04:05"),

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/trogdor"
-	"github.com/kboxdev/kbox/pkg/verify"
 )
 
 // trogdorFault is one --during-trogdor fault: a Trogdor fault spec the
@@ -135,11 +134,11 @@ var trogdorTaskSeq atomic.Int64
 // the runner's kill or undo channel closes, the task is stopped (the
 // agents undo the fault); the task is deleted from the coordinator at the
 // end.
-func (fr *faultRunner) runTrogdor(s faultSpec) {
+func (fr *faultRunner) runTrogdor(s FaultSpec) {
 	tf := s.trogdor
 	id := fmt.Sprintf("kbox-verify-%s-%d-%d", strings.ToLower(tf.class), time.Now().UnixMilli(), trogdorTaskSeq.Add(1))
 	command := "trogdor " + tf.text + " (task " + id + ")"
-	record := func(startMs int64) *verify.FaultInfo {
+	record := func(startMs int64) *FaultInfo {
 		fi := fr.begin(s.name, command, false)
 		if startMs > 0 {
 			fr.mu.Lock()
@@ -148,7 +147,7 @@ func (fr *faultRunner) runTrogdor(s faultSpec) {
 		}
 		return fi
 	}
-	finish := func(fi *verify.FaultInfo, end time.Time, code int, msg string) {
+	finish := func(fi *FaultInfo, end time.Time, code int, msg string) {
 		fr.end(fi, end)
 		fr.mu.Lock()
 		fi.ExitCode, fi.Error = code, msg
@@ -170,7 +169,7 @@ func (fr *faultRunner) runTrogdor(s faultSpec) {
 	}
 	defer func() { _ = call(func(ctx context.Context) error { return fr.trog.Destroy(ctx, id) }) }()
 
-	var fi *verify.FaultInfo
+	var fi *FaultInfo
 	var killed string
 	var lastErr error
 	var failingSince, stopDeadline time.Time
