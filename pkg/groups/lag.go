@@ -195,6 +195,13 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 		if fr.Err != nil && !errors.Is(fr.Err, kerr.GroupIDNotFound) {
 			gl.Error = fr.Err.Error()
 		}
+		n := 0
+		for t, ps := range fr.Fetched {
+			if topicSet[t] {
+				n += len(ps)
+			}
+		}
+		gl.Partitions = make([]LagPartition, 0, n)
 		for t, ps := range fr.Fetched {
 			if !topicSet[t] {
 				continue

@@ -141,7 +141,8 @@ type TopSample struct {
 	// (unreachable, fenced).
 	Down map[int32]string
 	// Watch is Lag judged over the sampler's windows of commits (nil
-	// when Lag is).
+	// when Lag is): groups and topics, without per-partition rates (the
+	// partitions' verdicts are in Lag).
 	Watch *groups.WatchSample
 	// Dirs are the log dirs of the brokers that are up, as they answered.
 	Dirs *logdirs.Query
@@ -323,6 +324,9 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 	<-lagDone
 	hp := <-healthDone
 	if smp.Lag != nil {
+		// Groups and topics are what a sample's Watch serves (groupRates):
+		// no per-partition rates.
+		s.window.OmitPartitions = true
 		smp.Watch = s.window.Add(smp.Lag)
 	}
 	smp.Dirs = q
