@@ -294,7 +294,7 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 			if s.Reader != nil {
 				req.Timestamps = &s.timestamps
 			}
-			smp.Lag, smp.LagErr = groups.Lag(ctx, adm, req)
+			smp.Lag, smp.LagErr = groups.Lag(ctx, s.Client, req)
 		}()
 	} else {
 		close(lagDone)
