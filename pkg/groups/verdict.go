@@ -82,34 +82,56 @@ func Worse(a, b Verdict) Verdict {
 // commit is one entry of a partition's window: a sample in which the
 // group's committed offset had changed (or the first sample of the
 // partition), or in which the partition was caught up. It holds no
-// pointer and takes 32 bytes (a window of 100,000 partitions is 32 MB
-// the garbage collector does not scan): times are durations since the
-// Sampler's origin (its first report's instant, monotonic when the
-// clock is), and the lag at the entry is max(end-offset, 0), as Lag
-// measures it.
+// pointer and takes 24 bytes (the windows of 100,000 partitions are 27 MB
+// the garbage collector does not scan): its times are milliseconds on
+// the Sampler's clock (since its first report, monotonic when the clock
+// is), and its lag is max(end-offset, 0), as Lag measures it.
 type commit struct {
-	at     time.Duration // when the committed offsets were fetched
 	offset int64
 	end    int64 // the log-end offset in that sample
-	// endAtUs is when the log-end offsets were listed, in microseconds
-	// after at (clamped to ±35 minutes: both are instants of one report).
-	endAtUs int32
-	// moved: the committed offset changed since the previous sample (a
-	// commit kbox saw); false for the first sample and for a caught-up
-	// sample whose offset had not moved.
-	moved bool
+	// bits: when the committed offsets were fetched, in ms on the
+	// window's clock (bits 22 to 63, signed: ±69 years); when the log-end
+	// offsets were listed, in ms after that (bits 1 to 21, signed,
+	// clamped to ±17 minutes: both are instants of one report); and
+	// whether the committed offset changed since the previous sample
+	// (bit 0: a commit kbox saw; not for the first sample, nor for a
+	// caught-up sample whose offset had not moved).
+	bits int64
 }
+
+const (
+	commitDtBits = 21
+	commitDtMax  = 1<<(commitDtBits-1) - 1
+	commitAtMax  = 1<<(63-commitDtBits-1) - 1
+)
+
+// newCommit packs an entry (at and endAt on the window's clock).
+func newCommit(at, endAt time.Duration, offset, end int64, moved bool) commit {
+	atMs := min(max(at.Milliseconds(), -commitAtMax), commitAtMax)
+	dt := min(max(endAt.Milliseconds()-atMs, -commitDtMax), commitDtMax)
+	c := commit{offset: offset, end: end, bits: atMs<<(commitDtBits+1) | (dt&(1<<commitDtBits-1))<<1}
+	if moved {
+		c.bits |= 1
+	}
+	return c
+}
+
+// at is when the entry's committed offset was fetched.
+func (c *commit) at() time.Duration {
+	return time.Duration(c.bits>>(commitDtBits+1)) * time.Millisecond
+}
+
+// endAt is when the entry's log-end offset was listed.
+func (c *commit) endAt() time.Duration {
+	dt := c.bits << (63 - commitDtBits) >> (64 - commitDtBits) // sign-extended
+	return c.at() + time.Duration(dt)*time.Millisecond
+}
+
+// moved reports whether the entry is a commit kbox saw.
+func (c *commit) moved() bool { return c.bits&1 == 1 }
 
 // lag is the lag at the entry.
 func (c *commit) lag() int64 { return max(c.end-c.offset, 0) }
-
-// endAt is when the entry's log-end offset was listed.
-func (c *commit) endAt() time.Duration { return c.at + time.Duration(c.endAtUs)*time.Microsecond }
-
-// endAtUs is endsAt-at in microseconds, clamped to an int32.
-func endAtUs(at, endsAt time.Duration) int32 {
-	return int32(min(max((endsAt-at)/time.Microsecond, math.MinInt32), math.MaxInt32))
-}
 
 // noMembers reports whether a group state means nobody is in the group.
 func noMembers(state string) bool { return state == "Empty" || state == "Dead" }
@@ -132,12 +154,12 @@ func oneShotVerdict(lag int64, state string) Verdict {
 // to the last.
 func windowStats(w []commit) (gap, span time.Duration) {
 	for i := 1; i < len(w); i++ {
-		if d := w[i].at - w[i-1].at; w[i].moved && d > gap {
+		if d := w[i].at() - w[i-1].at(); w[i].moved() && d > gap {
 			gap = d
 		}
 	}
 	if len(w) > 1 {
-		span = w[len(w)-1].at - w[0].at
+		span = w[len(w)-1].at() - w[0].at()
 	}
 	return gap, span
 }
@@ -177,7 +199,7 @@ func judge(w []commit, lag int64, now time.Duration, state string) Verdict {
 	if gap <= 0 {
 		return oneShotVerdict(lag, state)
 	}
-	since := now - w[len(w)-1].at
+	since := now - w[len(w)-1].at()
 	switch {
 	case since > span && since > 2*gap:
 		return VerdictStop

@@ -186,7 +186,7 @@ func TestSamplerCommitsEvery5sSampledEvery5s(t *testing.T) {
 func windowOf(es ...[3]float64) []commit {
 	var w []commit
 	for i, e := range es {
-		w = append(w, commit{at: sec(e[0]), offset: int64(e[1]), end: int64(e[1] + e[2]), moved: i > 0})
+		w = append(w, newCommit(sec(e[0]), sec(e[0]), int64(e[1]), int64(e[1]+e[2]), i > 0))
 	}
 	return w
 }
@@ -335,7 +335,7 @@ func TestWindowAddKeepsTheLast(t *testing.T) {
 	var w window
 	var buf [WindowCommits]commit
 	for i := 0; i < 3*WindowCommits+3; i++ {
-		w.add(commit{offset: int64(i)})
+		w.add(newCommit(0, 0, int64(i), 0, false))
 		es := w.entries(&buf)
 		if want := min(i+1, WindowCommits); len(es) != want {
 			t.Fatalf("after %d adds: %d entries, want %d", i+1, len(es), want)
@@ -348,21 +348,34 @@ func TestWindowAddKeepsTheLast(t *testing.T) {
 	}
 }
 
-// An entry is 32 bytes without pointers, and a window holds its entries
-// inline.
+// An entry is 24 bytes without pointers, its times to the millisecond;
+// a window holds its entries inline.
 func TestWindowIsCompact(t *testing.T) {
-	if n := unsafe.Sizeof(commit{}); n > 32 {
+	if n := unsafe.Sizeof(commit{}); n != 24 {
 		t.Errorf("an entry takes %d bytes", n)
 	}
-	if n := unsafe.Sizeof(window{}); n > 32*WindowCommits+32 {
+	if n := unsafe.Sizeof(window{}); n > 24*WindowCommits+32 {
 		t.Errorf("a window takes %d bytes", n)
 	}
-	if endAtUs(0, time.Hour) != math.MaxInt32 || endAtUs(time.Hour, 0) != math.MinInt32 || endAtUs(time.Second, 3*time.Second) != 2e6 {
-		t.Error("endAtUs does not clamp")
+	for _, c := range []struct {
+		at, endAt, wantAt, wantEndAt time.Duration
+		moved                        bool
+	}{
+		{time.Second, time.Second + 1500*time.Millisecond, time.Second, time.Second + 1500*time.Millisecond, true},
+		{-time.Hour, -time.Hour - 3*time.Millisecond, -time.Hour, -time.Hour - 3*time.Millisecond, false},
+		{90 * 24 * time.Hour, 90*24*time.Hour - 2*time.Second, 90 * 24 * time.Hour, 90*24*time.Hour - 2*time.Second, true},
+		{1234567 * time.Microsecond, 1234567 * time.Microsecond, 1234 * time.Millisecond, 1234 * time.Millisecond, false},
+		// endAt is clamped to ±17 minutes of at
+		{time.Minute, 2 * time.Hour, time.Minute, time.Minute + commitDtMax*time.Millisecond, true},
+		{2 * time.Hour, 0, 2 * time.Hour, 2*time.Hour - commitDtMax*time.Millisecond, false},
+	} {
+		e := newCommit(c.at, c.endAt, 10, 7, c.moved)
+		if e.at() != c.wantAt || e.endAt() != c.wantEndAt || e.moved() != c.moved || e.offset != 10 || e.end != 7 || e.lag() != 0 {
+			t.Errorf("newCommit(%v, %v, moved %v): at %v endAt %v moved %v", c.at, c.endAt, c.moved, e.at(), e.endAt(), e.moved())
+		}
 	}
-	c := commit{at: time.Second, endAtUs: 1500, offset: 10, end: 7}
-	if c.endAt() != time.Second+1500*time.Microsecond || c.lag() != 0 {
-		t.Errorf("endAt %v lag %d", c.endAt(), c.lag())
+	if e := newCommit(0, 0, 5, 12, false); e.lag() != 7 {
+		t.Errorf("lag %d", e.lag())
 	}
 }
 
