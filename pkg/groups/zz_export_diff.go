@@ -1,5 +1,0 @@
-package groups
-
-import "time"
-
-func (r *LagReport) SetCommittedAt(t time.Time) { r.committedAt = t }
