@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -140,5 +141,25 @@ func TestServes(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 401 {
 		t.Fatalf("without the token: %d", resp.StatusCode)
+	}
+}
+
+// The exporter sets GOGC=50 unless the environment sets GOGC or
+// GOMEMLIMIT.
+func TestTuneGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, c := range []struct {
+		gogc, limit string
+		want        int
+	}{{"", "", gcPercent}, {"200", "", 100}, {"", "1GiB", 100}} {
+		t.Setenv("GOGC", c.gogc)
+		t.Setenv("GOMEMLIMIT", c.limit)
+		debug.SetGCPercent(100)
+		if tuned := tuneGC(); tuned != (c.want == gcPercent) {
+			t.Errorf("GOGC=%q GOMEMLIMIT=%q: tuned %v", c.gogc, c.limit, tuned)
+		}
+		if got := debug.SetGCPercent(100); got != c.want {
+			t.Errorf("GOGC=%q GOMEMLIMIT=%q: GC percent %d, want %d", c.gogc, c.limit, got, c.want)
+		}
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/spf13/cobra"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -193,10 +192,9 @@ func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {
 		defer reader.Close()
 		req.Reader = reader.Client
 	}
-	ka := kadm.NewClient(adm.Client)
 	format := output.Format(o.out)
 	if !o.watch {
-		rep, err := groups.Lag(ctx, ka, req)
+		rep, err := groups.Lag(ctx, adm.Client, req)
 		if err != nil {
 			return adm.Explain(err)
 		}
@@ -227,7 +225,7 @@ func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {
 	defer tick.Stop()
 	failures := 0
 	for n := 1; ; {
-		rep, err := groups.Lag(ctx, ka, req)
+		rep, err := groups.Lag(ctx, adm.Client, req)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return nil // interrupted

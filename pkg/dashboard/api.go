@@ -226,7 +226,7 @@ func (s *Server) lag(ctx context.Context, cs *clusterState, cl *kafka.Client, re
 			req.TimeLagTimeout = 5 * time.Second
 		}
 	}
-	rep, err := groups.Lag(ctx, cl.Admin(), req)
+	rep, err := groups.Lag(ctx, cl.Client, req)
 	if err != nil {
 		return nil, err
 	}

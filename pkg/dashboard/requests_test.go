@@ -92,6 +92,14 @@ func TestTopicPageRequests(t *testing.T) {
 	small := serve(smallSrv, "/api/c/a/topics/small")
 	big := serve(bigSrv, "/api/c/a/topics/big")
 	t.Logf("cold: small %s / big %s", countsString(small), countsString(big))
+	// A new client also sends its own ApiVersions and Metadata requests
+	// while it connects and learns the leaders, as many as its timing
+	// makes (3 to 5 seen on a loaded machine): those kinds are left out of
+	// the cold comparison, and pinned once warm below.
+	for _, m := range []map[string]int{small, big} {
+		delete(m, "ApiVersions")
+		delete(m, "Metadata")
+	}
 	if countsString(small) != countsString(big) {
 		t.Errorf("a refresh of a 3,000-partition topic sends other requests than one of a 3-partition topic:\n  3 partitions:     %s\n  3,000 partitions: %s", countsString(small), countsString(big))
 	}

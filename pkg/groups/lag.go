@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // LagRequest selects the groups and topics whose lag is measured.
@@ -118,7 +119,8 @@ func ValidSort(s string) bool { return s == SortLag || s == SortTime || s == Sor
 // log-end offsets, and, with a Reader, the lag in time: the timestamp of
 // the record at each lagging partition's committed offset, against now.
 // Partitions with no committed offset are not reported.
-func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, error) {
+func Lag(ctx context.Context, cl *kgo.Client, req LagRequest) (*LagReport, error) {
+	adm := kadm.NewClient(cl)
 	now := req.Now
 	if now == nil {
 		now = time.Now
@@ -152,17 +154,17 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 		return rep, nil
 	}
 	fb := now()
-	fetched := adm.FetchManyOffsets(ctx, keep...)
+	fetched := fetchCommitted(ctx, cl, keep)
 	fa := now()
 	rep.committedAt = fb.Add(fa.Sub(fb) / 2)
 	topicSet := map[string]bool{}
 	for _, g := range keep {
 		fr, ok := fetched[g]
-		if !ok || fr.Err != nil {
+		if !ok || fr.err != nil {
 			continue
 		}
-		for t := range fr.Fetched {
-			if (req.TopicRegex == nil || req.TopicRegex.MatchString(t)) && (req.KeepTopic == nil || req.KeepTopic(t)) {
+		for _, ft := range fr.topics {
+			if t := ft.Topic; (req.TopicRegex == nil || req.TopicRegex.MatchString(t)) && (req.KeepTopic == nil || req.KeepTopic(t)) {
 				topicSet[t] = true
 			}
 		}
@@ -192,20 +194,29 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 			gl.State, gl.Type = "Dead", ""
 		}
 		fr := fetched[g]
-		if fr.Err != nil && !errors.Is(fr.Err, kerr.GroupIDNotFound) {
-			gl.Error = fr.Err.Error()
+		if fr.err != nil && !errors.Is(fr.err, kerr.GroupIDNotFound) {
+			gl.Error = fr.err.Error()
 		}
-		for t, ps := range fr.Fetched {
+		n := 0
+		for _, ft := range fr.topics {
+			if topicSet[ft.Topic] {
+				n += len(ft.Partitions)
+			}
+		}
+		gl.Partitions = make([]LagPartition, 0, n)
+		for _, ft := range fr.topics {
+			t := ft.Topic
 			if !topicSet[t] {
 				continue
 			}
-			for p, o := range ps {
-				if o.Err == nil && o.At < 0 {
+			for _, fp := range ft.Partitions {
+				p, oErr := fp.Partition, kerr.ErrorForCode(fp.ErrorCode)
+				if oErr == nil && fp.Offset < 0 {
 					continue // no commit on this partition
 				}
-				pl := LagPartition{Topic: t, Partition: p, CommittedOffset: o.At}
-				if o.Err != nil {
-					pl.Error = o.Err.Error()
+				pl := LagPartition{Topic: t, Partition: p, CommittedOffset: fp.Offset}
+				if oErr != nil {
+					pl.Error = oErr.Error()
 				} else if lo, ok := ends.Lookup(t, p); !ok {
 					pl.Error = "log-end offset not listed"
 				} else if lo.Err != nil {
@@ -213,7 +224,7 @@ func Lag(ctx context.Context, adm *kadm.Client, req LagRequest) (*LagReport, err
 				} else {
 					end := lo.Offset
 					pl.LogEndOffset = &end
-					pl.Lag = max(end-o.At, 0)
+					pl.Lag = max(end-fp.Offset, 0)
 					pl.CaughtUp = pl.Lag == 0
 					if pl.CaughtUp {
 						pl.TimeLagMs = ptrTo(int64(0))
@@ -276,6 +287,63 @@ func addTimeLag(ctx context.Context, req LagRequest, rep *LagReport, now func() 
 			}
 		}
 	}
+}
+
+// fetchedGroup is one group's committed offsets as OffsetFetch answered
+// them (err: the group's error).
+type fetchedGroup struct {
+	err    error
+	topics []kmsg.OffsetFetchResponseGroupTopic
+}
+
+// fetchCommitted fetches the groups' committed offsets, as kadm's
+// FetchManyOffsets does (one request sharded to the coordinators; an
+// authorization error fails the groups of its shard), keeping the
+// responses' topics as they are: 1,000 groups of 100 partitions are not
+// copied into maps.
+func fetchCommitted(ctx context.Context, cl *kgo.Client, groups []string) map[string]fetchedGroup {
+	fetched := make(map[string]fetchedGroup, len(groups))
+	req := kmsg.NewPtrOffsetFetchRequest()
+	req.Groups = make([]kmsg.OffsetFetchRequestGroup, len(groups))
+	for i, g := range groups {
+		req.Groups[i] = kmsg.NewOffsetFetchRequestGroup()
+		req.Groups[i].Group = g
+	}
+	shardErr := func(req *kmsg.OffsetFetchRequest, err error) {
+		for _, g := range req.Groups {
+			fetched[g.Group] = fetchedGroup{err: err}
+		}
+	}
+	for _, shard := range cl.RequestSharded(ctx, req) {
+		req := shard.Req.(*kmsg.OffsetFetchRequest)
+		if shard.Err != nil {
+			shardErr(req, shard.Err)
+			continue
+		}
+		resp := shard.Resp.(*kmsg.OffsetFetchResponse)
+		if err := authErr(resp.ErrorCode); err != nil {
+			shardErr(req, err)
+			continue
+		}
+		for _, g := range resp.Groups {
+			if err := authErr(g.ErrorCode); err != nil {
+				fetched[g.Group] = fetchedGroup{err: err}
+				continue
+			}
+			fetched[g.Group] = fetchedGroup{err: kerr.ErrorForCode(g.ErrorCode), topics: g.Topics}
+		}
+	}
+	return fetched
+}
+
+// authErr is the error of an authorization failure code (as kadm wraps
+// it), else nil.
+func authErr(code int16) error {
+	switch err := kerr.ErrorForCode(code); err {
+	case kerr.ClusterAuthorizationFailed, kerr.TopicAuthorizationFailed, kerr.GroupAuthorizationFailed:
+		return &kadm.AuthError{Err: err}
+	}
+	return nil
 }
 
 // total sums a group's lag, takes its largest time lag and its worst

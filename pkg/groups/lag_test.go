@@ -17,7 +17,7 @@ var lagBase = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 // lagCluster starts kfake with topic t (2 partitions) and u (1), writes
 // records with known timestamps (record i of a partition at lagBase + i s),
 // and commits offsets for three groups.
-func lagCluster(t *testing.T) (*kadm.Client, *kgo.Client) {
+func lagCluster(t *testing.T) (*kgo.Client, *kgo.Client) {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "t"), kfake.SeedTopics(1, "u"))
 	if err != nil {
@@ -62,13 +62,13 @@ func lagCluster(t *testing.T) (*kadm.Client, *kgo.Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(reader.Close)
-	return adm, reader
+	return cl, reader
 }
 
 func TestLagTime(t *testing.T) {
-	adm, reader := lagCluster(t)
+	cl, reader := lagCluster(t)
 	now := lagBase.Add(time.Minute)
-	rep, err := Lag(context.Background(), adm, LagRequest{Reader: reader, Now: func() time.Time { return now }})
+	rep, err := Lag(context.Background(), cl, LagRequest{Reader: reader, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,9 +122,9 @@ func TestLagTime(t *testing.T) {
 }
 
 func TestLagFilters(t *testing.T) {
-	adm, _ := lagCluster(t)
+	cl, _ := lagCluster(t)
 	ctx := context.Background()
-	rep, err := Lag(ctx, adm, LagRequest{GroupRegex: regexp.MustCompile(`^g.*$`), TopicRegex: regexp.MustCompile(`^t$`)})
+	rep, err := Lag(ctx, cl, LagRequest{GroupRegex: regexp.MustCompile(`^g.*$`), TopicRegex: regexp.MustCompile(`^t$`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestLagFilters(t *testing.T) {
 		t.Fatalf("only lagging, by lag: %+v", rep.Groups)
 	}
 	// Explicit names: one unknown group is reported with an error.
-	rep, err = Lag(ctx, adm, LagRequest{Groups: []string{"nosuch", "idle"}})
+	rep, err = Lag(ctx, cl, LagRequest{Groups: []string{"nosuch", "idle"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,12 +244,12 @@ func TestRecordTimestampsManyOffsets(t *testing.T) {
 // moved one is read, and entries not asked for any more are dropped.
 // KeepGroup filters like GroupRegex.
 func TestLagTimestampCache(t *testing.T) {
-	adm, reader := lagCluster(t)
+	cl, reader := lagCluster(t)
 	ctx := context.Background()
 	now := lagBase.Add(time.Minute)
 	cache := &TimestampCache{}
 	req := LagRequest{Reader: reader, Timestamps: cache, Now: func() time.Time { return now }, KeepGroup: func(g string) bool { return g != "idle" }}
-	rep, err := Lag(ctx, adm, req)
+	rep, err := Lag(ctx, cl, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestLagTimestampCache(t *testing.T) {
 	closed.Close()
 	now = now.Add(time.Second)
 	req.Reader = closed
-	rep, err = Lag(ctx, adm, req)
+	rep, err = Lag(ctx, cl, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,11 +277,11 @@ func TestLagTimestampCache(t *testing.T) {
 	// offset 7 leaves the cache.
 	var os kadm.Offsets
 	os.AddOffset("t", 0, 8, -1)
-	if err := adm.CommitAllOffsets(ctx, "g2", os); err != nil {
+	if err := kadm.NewClient(cl).CommitAllOffsets(ctx, "g2", os); err != nil {
 		t.Fatal(err)
 	}
 	req.Reader = reader
-	if rep, err = Lag(ctx, adm, req); err != nil {
+	if rep, err = Lag(ctx, cl, req); err != nil {
 		t.Fatal(err)
 	}
 	if g2 := rep.Groups[1]; g2.TimeLagMs == nil || *g2.TimeLagMs != 53_000 {

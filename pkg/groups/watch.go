@@ -112,50 +112,163 @@ type WatchSample struct {
 // Reports may cover different groups (the dashboard asks for one group,
 // then for all): a partition's window is kept while it is out of the
 // reports, for up to an hour.
+//
+// The windows are fixed-size rings of 24-byte entries in chunks, found
+// through a map without pointers (the group and topic names are interned
+// once): 100,000 partitions take about 27 MB that the garbage collector
+// does not scan, and a sample allocates no window. Times are kept to the
+// millisecond.
 type Sampler struct {
-	parts    map[pkey]*window
+	// OmitPartitions leaves the per-partition rates out of the samples
+	// (GroupRate.Partitions stays empty): the windows are kept and the
+	// verdicts judged as without it (each LagPartition's Verdict is set),
+	// for callers that serve groups and topics only.
+	OmitPartitions bool
+
+	origin   time.Time // the windows' clock: durations since the first report
+	started  bool
+	names    map[groupTopic]uint32 // interned group and topic names
+	nameRefs []int32               // windows per interned name (0: free)
+	freeName []uint32
+	parts    map[pkey]int32 // the index of each partition's window in wins
+	wins     [][]window     // chunks of winChunk windows (no copy as they grow)
+	nWins    int32          // window slots made
+	freeWin  []int32
 	prevTime time.Time
 	n        int
 }
 
+type groupTopic struct{ group, topic string }
+
+// pkey is a partition of a group: its interned group and topic, and the
+// partition.
 type pkey struct {
-	group, topic string
-	partition    int32
+	name      uint32
+	partition int32
 }
 
-// window is one partition's entries and what the last sample saw.
+// window is one partition's entries (a ring: the oldest at head) and what
+// the last sample saw.
 type window struct {
-	commits []commit
-	offset  int64     // the committed offset at the last sample
-	seen    time.Time // the last sample that had the partition
+	ring   [WindowCommits]commit
+	offset int64         // the committed offset at the last sample
+	seen   time.Duration // the last sample that had the partition
+	key    pkey
+	head   uint8
+	n      uint8 // entries in the ring; 0: a free slot
 }
 
 // forget is how long a partition's window is kept while no report has it.
 const forget = time.Hour
+
+// winChunk is how many windows a chunk of Sampler.wins holds.
+const winChunk = 1024
+
+func (s *Sampler) win(i int32) *window { return &s.wins[i/winChunk][i%winChunk] }
+
+// clock is t on the windows' clock, to the millisecond (as the windows
+// keep it).
+func (s *Sampler) clock(t time.Time) time.Duration {
+	return t.Sub(s.origin).Truncate(time.Millisecond)
+}
+
+// name interns a group and topic.
+func (s *Sampler) name(group, topic string) uint32 {
+	k := groupTopic{group, topic}
+	if id, ok := s.names[k]; ok {
+		return id
+	}
+	var id uint32
+	if n := len(s.freeName); n > 0 {
+		id, s.freeName = s.freeName[n-1], s.freeName[:n-1]
+	} else {
+		id = uint32(len(s.nameRefs))
+		s.nameRefs = append(s.nameRefs, 0)
+	}
+	s.names[k] = id
+	return id
+}
+
+// window returns the partition's window, nil when it has none yet.
+func (s *Sampler) window(k pkey) *window {
+	if i, ok := s.parts[k]; ok {
+		return s.win(i)
+	}
+	return nil
+}
+
+// newWindow makes an empty window for the partition.
+func (s *Sampler) newWindow(k pkey) *window {
+	var i int32
+	if n := len(s.freeWin); n > 0 {
+		i, s.freeWin = s.freeWin[n-1], s.freeWin[:n-1]
+	} else {
+		if s.nWins%winChunk == 0 {
+			s.wins = append(s.wins, make([]window, winChunk))
+		}
+		i = s.nWins
+		s.nWins++
+	}
+	s.parts[k] = i
+	s.nameRefs[k.name]++
+	w := s.win(i)
+	*w = window{key: k}
+	return w
+}
+
+// forgetOld drops the windows no report has had for longer than forget,
+// and the names no window uses (any more, or at all: a name interned for
+// partitions without a window, in error or without an end offset).
+func (s *Sampler) forgetOld(now time.Duration) {
+	for i := int32(0); i < s.nWins; i++ {
+		w := s.win(i)
+		if w.n == 0 || now-w.seen <= forget {
+			continue
+		}
+		delete(s.parts, w.key)
+		s.nameRefs[w.key.name]--
+		*w = window{}
+		s.freeWin = append(s.freeWin, i)
+	}
+	for k, id := range s.names {
+		if s.nameRefs[id] == 0 {
+			delete(s.names, k)
+			s.freeName = append(s.freeName, id)
+		}
+	}
+}
 
 // Add takes the next report (its Time later than the previous one's) and
 // returns the sample. It also sets each partition's and group's Verdict
 // in r from the windows.
 func (s *Sampler) Add(r *LagReport) *WatchSample {
 	if s.parts == nil {
-		s.parts = map[pkey]*window{}
+		s.parts, s.names = map[pkey]int32{}, map[groupTopic]uint32{}
 	}
 	s.n++
-	ws := &WatchSample{Time: r.Time, Sample: s.n, Groups: []GroupRate{}}
+	ws := &WatchSample{Time: r.Time, Sample: s.n, Groups: make([]GroupRate, 0, len(r.Groups))}
 	if !s.prevTime.IsZero() {
 		ws.IntervalSec = ptrTo(round3(r.Time.Sub(s.prevTime).Seconds()))
 	}
 	s.prevTime = r.Time
-	now := r.committedAt
-	if now.IsZero() {
-		now = r.Time
+	nowT := r.committedAt
+	if nowT.IsZero() {
+		nowT = r.Time
 	}
+	if !s.started {
+		s.origin, s.started = nowT, true
+	}
+	now, endsAt := s.clock(nowT), s.clock(r.Time)
 	for gi := range r.Groups {
 		g := &r.Groups[gi]
 		gr := GroupRate{Group: g.Group, State: g.State, Error: g.Error, Topics: []TopicRate{}, Partitions: []PartitionRate{}}
+		if !s.OmitPartitions && len(g.Partitions) > 0 {
+			gr.Partitions = make([]PartitionRate, 0, len(g.Partitions))
+		}
 		gr.Lag, gr.TimeLagMs = g.Lag, g.TimeLagMs
 		var gAgg, tAgg aggregate
 		gAgg.caughtUp = g.CaughtUp
+		var name uint32
 		flush := func() {
 			if tAgg.topic == "" {
 				return
@@ -167,78 +280,101 @@ func (s *Sampler) Add(r *LagReport) *WatchSample {
 		}
 		for pi := range g.Partitions {
 			p := &g.Partitions[pi]
-			if p.Topic != tAgg.topic {
+			if p.Topic != tAgg.topic || pi == 0 {
 				flush()
 				tAgg = aggregate{topic: p.Topic, caughtUp: true}
+				name = s.name(g.Group, p.Topic)
 			}
-			pr, pa := s.partition(g, p, now, r.Time)
-			p.Verdict = pr.Verdict
-			gr.Partitions = append(gr.Partitions, pr)
-			tAgg.add(p, pa)
-			gAgg.add(p, pa)
+			pa := s.partition(g, p, pkey{name, p.Partition}, now, endsAt)
+			p.Verdict = pa.verdict
+			if !s.OmitPartitions {
+				gr.Partitions = append(gr.Partitions, pa.rate(p))
+			}
+			tAgg.add(p, &pa)
+			gAgg.add(p, &pa)
 		}
 		flush()
 		gr.RateLag.fill(&gAgg)
 		g.total()
 		ws.Groups = append(ws.Groups, gr)
 	}
-	for k, w := range s.parts {
-		if now.Sub(w.seen) > forget {
-			delete(s.parts, k)
-		}
-	}
+	s.forgetOld(now)
 	return ws
 }
 
-// partAssess is what a partition adds to its topic's and group's
-// aggregate.
+// partAssess is a partition's judgement: what it adds to its topic's and
+// group's aggregate, and what its PartitionRate shows of its window.
 type partAssess struct {
-	prod, cons      *float64
-	slope           *float64
-	slopeMargin     float64 // how far from 0 the slope must be to show a trend
-	trendSlope      float64 // the slope the trend is judged on (0 within one commit of the end)
-	projectedLag    float64 // the lag now, projected from the last commit along the trend
-	verdict         Verdict
-	lagging, judged bool
+	prod, cons            float64
+	hasProd, hasCons      bool
+	slope                 float64
+	hasSlope              bool
+	slopeMargin           float64 // how far from 0 the slope must be to show a trend
+	trendSlope            float64 // the slope the trend is judged on (0 within one commit of the end)
+	projectedLag          float64 // the lag now, projected from the last commit along the trend
+	verdict               Verdict
+	lagging, judged       bool
+	commits               int
+	spanMs, sinceCommitMs int64
 }
 
-// partition updates one partition's window with the report and judges it.
-func (s *Sampler) partition(g *LagGroup, p *LagPartition, now, endsAt time.Time) (PartitionRate, partAssess) {
+// rate is the partition's PartitionRate.
+func (pa *partAssess) rate(p *LagPartition) PartitionRate {
 	pr := PartitionRate{Topic: p.Topic, Partition: p.Partition, CommittedOffset: p.CommittedOffset, LogEndOffset: p.LogEndOffset,
-		Lag: p.Lag, Trend: TrendUnknown, Error: p.Error}
+		Lag: p.Lag, Trend: TrendUnknown, Error: p.Error, Verdict: pa.verdict,
+		WindowCommits: pa.commits, WindowSpanMs: pa.spanMs, SinceCommitMs: pa.sinceCommitMs}
+	var prod, cons float64
+	if pa.hasProd {
+		prod = pa.prod
+		pr.ProduceRecordsPerSec = ptrTo(round3(pa.prod))
+	}
+	if pa.hasCons {
+		cons = pa.cons
+		pr.ConsumeRecordsPerSec = ptrTo(round3(pa.cons))
+	}
+	if pa.hasSlope {
+		pr.LagPerSec = ptrTo(round3(pa.slope))
+		pr.Trend = trendOf(pa.trendSlope, pa.slopeMargin, prod, cons)
+	}
+	return pr
+}
+
+// partition updates one partition's window with the report and judges it
+// (now and endsAt on the windows' clock).
+func (s *Sampler) partition(g *LagGroup, p *LagPartition, k pkey, now, endsAt time.Duration) partAssess {
 	pa := partAssess{lagging: p.Lag > 0, projectedLag: float64(p.Lag)}
 	if p.Error != "" || p.LogEndOffset == nil {
-		return pr, pa
+		return pa
 	}
 	pa.judged = true
-	k := pkey{g.Group, p.Topic, p.Partition}
-	c := commit{at: now, offset: p.CommittedOffset, lag: p.Lag, end: *p.LogEndOffset, endAt: endsAt}
-	w := s.parts[k]
+	moved := false
+	w := s.window(k)
 	switch {
-	case w != nil && now.Before(w.seen):
+	case w != nil && now < w.seen:
 		// An older report than the last one (two requests crossed):
 		// judged against the window, not added to it.
 	case w == nil:
-		w = &window{}
-		s.parts[k] = w
-		w.add(c)
+		w = s.newWindow(k)
+		w.add(newCommit(now, endsAt, p.CommittedOffset, *p.LogEndOffset, moved))
+		w.offset, w.seen = p.CommittedOffset, now
 	case p.CommittedOffset != w.offset:
-		c.moved = true
-		w.add(c)
+		moved = true
+		w.add(newCommit(now, endsAt, p.CommittedOffset, *p.LogEndOffset, moved))
 	case p.Lag == 0:
-		w.add(c) // caught up: nothing to commit
+		w.add(newCommit(now, endsAt, p.CommittedOffset, *p.LogEndOffset, moved)) // caught up: nothing to commit
 	}
-	if now.After(w.seen) {
+	if now > w.seen {
 		w.offset, w.seen = p.CommittedOffset, now
 	}
-	cs := w.commits
+	var buf [WindowCommits]commit
+	cs := w.entries(&buf)
 	gap, span := windowStats(cs)
 	last := cs[len(cs)-1]
-	pr.Verdict = judge(cs, p.Lag, now, g.State)
-	pa.verdict = pr.Verdict
-	pr.WindowCommits = len(cs)
-	pr.WindowSpanMs = span.Milliseconds()
-	pr.SinceCommitMs = now.Sub(last.at).Milliseconds()
+	pa.verdict = judge(cs, p.Lag, now, g.State)
+	pa.commits = len(cs)
+	pa.spanMs = span.Milliseconds()
+	lastAt := last.at()
+	pa.sinceCommitMs = (now - lastAt).Milliseconds()
 
 	// Rates and trend: over the window since the last rewind, at the
 	// commits; up to now when caught up or when the commits stopped
@@ -250,68 +386,60 @@ func (s *Sampler) partition(g *LagGroup, p *LagPartition, now, endsAt time.Time)
 		}
 	}
 	ww := cs[from:]
-	if dt := endsAt.Sub(ww[0].endAt).Seconds(); dt > 0 && *p.LogEndOffset >= ww[0].end {
-		pa.prod = ptrTo(float64(*p.LogEndOffset-ww[0].end) / dt)
+	if dt := (endsAt - ww[0].endAt()).Seconds(); dt > 0 && *p.LogEndOffset >= ww[0].end {
+		pa.prod, pa.hasProd = float64(*p.LogEndOffset-ww[0].end)/dt, true
 	}
 	if gap > 0 || p.Lag == 0 {
-		ts := make([]time.Time, 0, len(ww)+1)
-		lags := make([]int64, 0, len(ww)+1)
-		for _, e := range ww {
-			ts, lags = append(ts, e.at), append(lags, e.lag)
+		var tsBuf [WindowCommits + 1]time.Duration
+		var lagBuf [WindowCommits + 1]int64
+		ts, lags := tsBuf[:0], lagBuf[:0]
+		for i := range ww {
+			ts, lags = append(ts, ww[i].at()), append(lags, ww[i].lag())
 		}
-		endAt, endOff := last.at, last.offset
-		onCadence := gap > 0 && now.Sub(last.at) <= 2*gap
-		if (p.Lag == 0 || !onCadence) && now.After(last.at) {
+		endAt, endOff := lastAt, last.offset
+		onCadence := gap > 0 && now-lastAt <= 2*gap
+		if (p.Lag == 0 || !onCadence) && now > lastAt {
 			endAt, endOff = now, p.CommittedOffset
 			ts, lags = append(ts, now), append(lags, p.Lag)
 		}
-		if dt := endAt.Sub(ww[0].at).Seconds(); dt > 0 {
-			pa.cons = ptrTo(float64(max(endOff-ww[0].offset, 0)) / dt)
+		if dt := (endAt - ww[0].at()).Seconds(); dt > 0 {
+			pa.cons, pa.hasCons = float64(max(endOff-ww[0].offset, 0))/dt, true
 		}
 		if sl, margin, ok := lagSlope(ts, lags); ok {
-			pa.slope, pa.slopeMargin, pa.trendSlope = &sl, margin, sl
-			if endAt == last.at {
-				pa.projectedLag = max(float64(last.lag)+sl*now.Sub(last.at).Seconds(), 0)
+			pa.slope, pa.hasSlope, pa.slopeMargin, pa.trendSlope = sl, true, margin, sl
+			if endAt == lastAt {
+				pa.projectedLag = max(float64(last.lag())+sl*(now-lastAt).Seconds(), 0)
 			}
 			// Within one commit of the log end: a consumer that commits
 			// every few seconds stands, at its commits, about what the
 			// producers wrote since its previous commit behind. Its lag
 			// cannot shrink further: it is not catching up any more,
 			// whatever the window remembers of a catch-up.
-			if sl < 0 && onCadence && pa.prod != nil && float64(last.lag) <= *pa.prod*gap.Seconds() {
+			if sl < 0 && onCadence && pa.hasProd && float64(last.lag()) <= pa.prod*gap.Seconds() {
 				pa.trendSlope = 0
 			}
 		}
 	}
-	if pa.prod != nil {
-		pr.ProduceRecordsPerSec = ptrTo(round3(*pa.prod))
-	}
-	if pa.cons != nil {
-		pr.ConsumeRecordsPerSec = ptrTo(round3(*pa.cons))
-	}
-	if pa.slope != nil {
-		pr.LagPerSec = ptrTo(round3(*pa.slope))
-		pr.Trend = trendOf(pa.trendSlope, pa.slopeMargin, deref(pa.prod), deref(pa.cons))
-	}
-	return pr, pa
+	return pa
 }
 
-// add appends c, dropping the oldest entry of a full window in place (a
-// window that is full stays in its array: no allocation per sample).
+// add appends c, dropping the oldest entry of a full window.
 func (w *window) add(c commit) {
-	if len(w.commits) >= WindowCommits {
-		n := copy(w.commits, w.commits[len(w.commits)-WindowCommits+1:])
-		w.commits = append(w.commits[:n], c)
+	if int(w.n) < WindowCommits {
+		w.ring[(int(w.head)+int(w.n))%WindowCommits] = c
+		w.n++
 		return
 	}
-	w.commits = append(w.commits, c)
+	w.ring[w.head] = c
+	w.head = uint8((int(w.head) + 1) % WindowCommits)
 }
 
-func deref(v *float64) float64 {
-	if v == nil {
-		return 0
-	}
-	return *v
+// entries copies the window's entries, oldest first, into buf.
+func (w *window) entries(buf *[WindowCommits]commit) []commit {
+	n, h := int(w.n), int(w.head)
+	k := copy(buf[:n], w.ring[h:min(h+n, WindowCommits)])
+	copy(buf[k:n], w.ring[:n-k])
+	return buf[:n]
 }
 
 // trendOf classifies a lag slope: steady within 2 % of the larger rate,
@@ -344,7 +472,7 @@ type aggregate struct {
 	verdict          Verdict
 }
 
-func (a *aggregate) add(p *LagPartition, pa partAssess) {
+func (a *aggregate) add(p *LagPartition, pa *partAssess) {
 	if a.parts == 0 {
 		a.verdict = pa.verdict
 	} else {
@@ -358,18 +486,18 @@ func (a *aggregate) add(p *LagPartition, pa partAssess) {
 	} else if a.timeLag == nil || *p.TimeLagMs > *a.timeLag {
 		a.timeLag = ptrTo(*p.TimeLagMs)
 	}
-	if pa.prod != nil {
-		a.prod += *pa.prod
+	if pa.hasProd {
+		a.prod += pa.prod
 		a.prodN++
 	}
-	if pa.cons != nil {
-		a.cons += *pa.cons
+	if pa.hasCons {
+		a.cons += pa.cons
 		a.consN++
 	}
 	switch {
-	case pa.slope != nil:
+	case pa.hasSlope:
 		a.slopes++
-		a.slope += *pa.slope
+		a.slope += pa.slope
 		a.trendSlope += pa.trendSlope
 		a.slopeMargin2 += pa.slopeMargin * pa.slopeMargin
 		a.projected += pa.projectedLag

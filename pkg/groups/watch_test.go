@@ -1,9 +1,12 @@
 package groups
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/kboxdev/kbox/internal/golden"
 )
@@ -183,12 +186,15 @@ func TestSamplerCommitsEvery5sSampledEvery5s(t *testing.T) {
 func windowOf(es ...[3]float64) []commit {
 	var w []commit
 	for i, e := range es {
-		w = append(w, commit{at: lagBase.Add(time.Duration(e[0] * float64(time.Second))), offset: int64(e[1]), lag: int64(e[2]), moved: i > 0})
+		w = append(w, newCommit(sec(e[0]), sec(e[0]), int64(e[1]), int64(e[1]+e[2]), i > 0))
 	}
 	return w
 }
 
 func at(sec float64) time.Time { return lagBase.Add(time.Duration(sec * float64(time.Second))) }
+
+// sec is a time on a window's clock (since lagBase).
+func sec(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // Burrow's rules, one by one, on a window of commits a second apart.
 func TestJudgeRules(t *testing.T) {
@@ -217,7 +223,7 @@ func TestJudgeRules(t *testing.T) {
 		{"one sample, no members: STOP", windowOf([3]float64{0, 100, 50}), 50, 0, "Empty", VerdictStop},
 	}
 	for _, c := range cases {
-		if got := judge(c.w, c.lag, at(c.now), c.state); got != c.want {
+		if got := judge(c.w, c.lag, sec(c.now), c.state); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -324,23 +330,172 @@ func TestSamplerTrendFollowsTheConsumer(t *testing.T) {
 }
 
 // A full window keeps the last WindowCommits entries, oldest first, in
-// the same array.
+// its ring, whatever the ring's head.
 func TestWindowAddKeepsTheLast(t *testing.T) {
 	var w window
-	for i := 0; i < WindowCommits+5; i++ {
-		w.add(commit{offset: int64(i)})
-	}
-	if len(w.commits) != WindowCommits || w.commits[0].offset != 5 || w.commits[WindowCommits-1].offset != WindowCommits+4 {
-		t.Fatalf("window %+v", w.commits)
-	}
-	for i := 1; i < len(w.commits); i++ {
-		if w.commits[i].offset != w.commits[i-1].offset+1 {
-			t.Fatalf("out of order: %+v", w.commits)
+	var buf [WindowCommits]commit
+	for i := 0; i < 3*WindowCommits+3; i++ {
+		w.add(newCommit(0, 0, int64(i), 0, false))
+		es := w.entries(&buf)
+		if want := min(i+1, WindowCommits); len(es) != want {
+			t.Fatalf("after %d adds: %d entries, want %d", i+1, len(es), want)
+		}
+		for j := range es {
+			if want := int64(i + 1 - len(es) + j); es[j].offset != want {
+				t.Fatalf("after %d adds: entry %d is %d, want %d (%+v)", i+1, j, es[j].offset, want, es)
+			}
 		}
 	}
-	before := &w.commits[0]
-	w.add(commit{offset: 99})
-	if &w.commits[0] != before || w.commits[WindowCommits-1].offset != 99 {
-		t.Fatal("a full window moved to a new array")
+}
+
+// An entry is 24 bytes without pointers, its times to the millisecond;
+// a window holds its entries inline.
+func TestWindowIsCompact(t *testing.T) {
+	if n := unsafe.Sizeof(commit{}); n != 24 {
+		t.Errorf("an entry takes %d bytes", n)
 	}
+	if n := unsafe.Sizeof(window{}); n > 24*WindowCommits+32 {
+		t.Errorf("a window takes %d bytes", n)
+	}
+	for _, c := range []struct {
+		at, endAt, wantAt, wantEndAt time.Duration
+		moved                        bool
+	}{
+		{time.Second, time.Second + 1500*time.Millisecond, time.Second, time.Second + 1500*time.Millisecond, true},
+		{-time.Hour, -time.Hour - 3*time.Millisecond, -time.Hour, -time.Hour - 3*time.Millisecond, false},
+		{90 * 24 * time.Hour, 90*24*time.Hour - 2*time.Second, 90 * 24 * time.Hour, 90*24*time.Hour - 2*time.Second, true},
+		{1234567 * time.Microsecond, 1234567 * time.Microsecond, 1234 * time.Millisecond, 1234 * time.Millisecond, false},
+		// endAt is clamped to ±17 minutes of at
+		{time.Minute, 2 * time.Hour, time.Minute, time.Minute + commitDtMax*time.Millisecond, true},
+		{2 * time.Hour, 0, 2 * time.Hour, 2*time.Hour - commitDtMax*time.Millisecond, false},
+	} {
+		e := newCommit(c.at, c.endAt, 10, 7, c.moved)
+		if e.at() != c.wantAt || e.endAt() != c.wantEndAt || e.moved() != c.moved || e.offset != 10 || e.end != 7 || e.lag() != 0 {
+			t.Errorf("newCommit(%v, %v, moved %v): at %v endAt %v moved %v", c.at, c.endAt, c.moved, e.at(), e.endAt(), e.moved())
+		}
+	}
+	if e := newCommit(0, 0, 5, 12, false); e.lag() != 7 {
+		t.Errorf("lag %d", e.lag())
+	}
+}
+
+// reportOf is a report of several one-topic groups, each given as a
+// report of lagReportOf, renamed.
+func reportOf(at time.Time, groups map[string]*LagReport) *LagReport {
+	r := &LagReport{Time: at}
+	for _, name := range []string{"a", "b", "c"} {
+		if g, ok := groups[name]; ok {
+			g.Groups[0].Group = name
+			r.Groups = append(r.Groups, g.Groups[0])
+		}
+	}
+	return r
+}
+
+// A group out of the reports keeps its windows for up to an hour (its
+// verdict when it is back comes from them), then they are forgotten: its
+// slots and names are reused, not grown.
+func TestSamplerForgetsIdleWindows(t *testing.T) {
+	var s Sampler
+	add := func(sec float64, groups map[string]*LagReport) *WatchSample {
+		return s.Add(reportOf(at(sec), groups))
+	}
+	b := func(sec float64) *LagReport { return lagReportOf(at(sec), []int64{10}, []int64{10}) }
+	add(0, map[string]*LagReport{"a": lagReportOf(at(0), []int64{0, 0}, []int64{100, 100}), "b": b(0)})
+	add(1, map[string]*LagReport{"a": lagReportOf(at(1), []int64{50, 50}, []int64{100, 100}), "b": b(1)})
+	if len(s.parts) != 3 || len(s.names) != 2 || s.nWins != 3 {
+		t.Fatalf("windows %d names %d slots %d", len(s.parts), len(s.names), s.nWins)
+	}
+	for sec := 600.0; sec < 3600; sec += 600 { // b only, for 50 minutes
+		add(sec, map[string]*LagReport{"b": b(sec)})
+	}
+	ws := add(3540, map[string]*LagReport{"a": lagReportOf(at(3540), []int64{50, 50}, []int64{100, 100}), "b": b(3540)})
+	p := ws.Groups[0].Partitions[0]
+	if p.WindowCommits != 2 || p.SinceCommitMs != 3539_000 || p.Verdict != VerdictStop || *p.ConsumeRecordsPerSec != round3(50.0/3540) {
+		t.Fatalf("a, back after 59 minutes: %+v", p)
+	}
+	for sec := 4200.0; sec <= 7200; sec += 600 { // b only, for 61 minutes
+		add(sec, map[string]*LagReport{"b": b(sec)})
+	}
+	if len(s.parts) != 1 || len(s.names) != 1 || len(s.freeWin) != 2 {
+		t.Fatalf("a forgotten: windows %d names %d free slots %d", len(s.parts), len(s.names), len(s.freeWin))
+	}
+	ws = add(7260, map[string]*LagReport{"a": lagReportOf(at(7260), []int64{60, 60}, []int64{100, 100}), "c": b(7260)})
+	if p := ws.Groups[0].Partitions[1]; p.WindowCommits != 1 || p.Verdict != VerdictUnknown || p.ConsumeRecordsPerSec != nil {
+		t.Fatalf("a, back after 62 minutes: a new window: %+v", p)
+	}
+	// b's window is kept (seen 60 s ago); a's two and c's take the two
+	// free slots and one more.
+	if s.nWins != 4 || len(s.freeWin) != 0 || len(s.parts) != 4 || len(s.names) != 3 {
+		t.Fatalf("slots %d free %d windows %d names %d", s.nWins, len(s.freeWin), len(s.parts), len(s.names))
+	}
+}
+
+// A report older than the last one (two requests crossed) is judged
+// against the windows without changing them.
+func TestSamplerOlderReport(t *testing.T) {
+	var s Sampler
+	s.Add(lagReportOf(at(0), []int64{0}, []int64{100}))
+	s.Add(lagReportOf(at(10), []int64{50}, []int64{100}))
+	old := s.Add(lagReportOf(at(5), []int64{20}, []int64{100})).Groups[0].Partitions[0]
+	if old.WindowCommits != 2 || old.CommittedOffset != 20 {
+		t.Fatalf("older report: %+v", old)
+	}
+	p := s.Add(lagReportOf(at(11), []int64{60}, []int64{100})).Groups[0].Partitions[0]
+	if p.WindowCommits != 3 || *p.ConsumeRecordsPerSec != round3(60.0/11) {
+		t.Fatalf("next report: %+v", p)
+	}
+}
+
+// OmitPartitions leaves the per-partition rates out and changes nothing
+// else: the same groups, topics and verdicts, sample after sample.
+func TestSamplerOmitPartitions(t *testing.T) {
+	var full, lean Sampler
+	lean.OmitPartitions = true
+	var committed [3]int64
+	for i := 0; i < 3*WindowCommits; i++ {
+		sec := 2 * float64(i)
+		end := int64(100 * sec)
+		if i%3 != 2 { // a commit two samples in three, then a pause
+			for p := range committed {
+				committed[p] = end - int64(50*(p+1)) - int64(i%4)*7
+			}
+		}
+		if i > 2*WindowCommits {
+			end += 5000 // a burst the consumer does not follow
+		}
+		mk := func() *LagReport {
+			return reportOf(at(sec), map[string]*LagReport{
+				"a": lagReportOf(at(sec), committed[:], []int64{end, end, end}),
+				"b": lagReportOf(at(sec), []int64{end}, []int64{end}),
+			})
+		}
+		rf, rl := mk(), mk()
+		wf, wl := full.Add(rf), lean.Add(rl)
+		for gi := range wf.Groups {
+			gf, gl := wf.Groups[gi], wl.Groups[gi]
+			if len(gl.Partitions) != 0 || len(gf.Partitions) == 0 {
+				t.Fatalf("sample %d: partitions %d and %d", i, len(gf.Partitions), len(gl.Partitions))
+			}
+			gf.Partitions = nil
+			gl.Partitions = nil
+			if a, b := fmt.Sprintf("%+v", jsonOf(t, gf)), fmt.Sprintf("%+v", jsonOf(t, gl)); a != b {
+				t.Fatalf("sample %d:\n%s\n%s", i, a, b)
+			}
+			for pi := range rf.Groups[gi].Partitions {
+				if vf, vl := rf.Groups[gi].Partitions[pi].Verdict, rl.Groups[gi].Partitions[pi].Verdict; vf != vl {
+					t.Fatalf("sample %d: verdicts %s and %s", i, vf, vl)
+				}
+			}
+		}
+	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -207,7 +207,7 @@ func Check(ctx context.Context, name string, cl *kgo.Client, o Options) *Cluster
 	disk(ctx, cl, up, brokers)
 	c.Brokers = sortedBrokers(brokers)
 
-	c.LaggingGroups, c.WorstGroup = laggingGroups(ctx, adm, o.Reader, now)
+	c.LaggingGroups, c.WorstGroup = laggingGroups(ctx, cl, o.Reader, now)
 	if o.Sample > 0 {
 		c.SampleMs = o.Sample.Milliseconds()
 		c.ProduceRecordsPerSec, c.ConsumeRecordsPerSec = rates(ctx, adm, topicNames, o.Sample, now)
@@ -273,8 +273,8 @@ func joinStrings(v []string) string {
 // nil when the groups could not be read. With a reader, a second Lag over
 // just the listed groups reads their lag in time (only a handful of
 // groups: a status stays quick).
-func laggingGroups(ctx context.Context, adm *kadm.Client, reader func(context.Context) (*kgo.Client, func(), error), now func() time.Time) ([]GroupLag, *GroupLag) {
-	rep, err := groups.Lag(ctx, adm, groups.LagRequest{Now: now})
+func laggingGroups(ctx context.Context, cl *kgo.Client, reader func(context.Context) (*kgo.Client, func(), error), now func() time.Time) ([]GroupLag, *GroupLag) {
+	rep, err := groups.Lag(ctx, cl, groups.LagRequest{Now: now})
 	if err != nil {
 		return nil, nil
 	}
@@ -326,7 +326,7 @@ func laggingGroups(ctx context.Context, adm *kadm.Client, reader func(context.Co
 	for i, g := range out {
 		names[i] = g.Group
 	}
-	timed, err := groups.Lag(ctx, adm, groups.LagRequest{Groups: names, Reader: rcl, TimeLagTimeout: timeout, Now: now})
+	timed, err := groups.Lag(ctx, cl, groups.LagRequest{Groups: names, Reader: rcl, TimeLagTimeout: timeout, Now: now})
 	if err != nil {
 		return out, worst
 	}

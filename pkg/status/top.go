@@ -2,7 +2,6 @@ package status
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -16,7 +15,9 @@ import (
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/quorum"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Sort orders of a top frame.
@@ -141,7 +142,8 @@ type TopSample struct {
 	// (unreachable, fenced).
 	Down map[int32]string
 	// Watch is Lag judged over the sampler's windows of commits (nil
-	// when Lag is).
+	// when Lag is): groups and topics, without per-partition rates (the
+	// partitions' verdicts are in Lag).
 	Watch *groups.WatchSample
 	// Dirs are the log dirs of the brokers that are up, as they answered.
 	Dirs *logdirs.Query
@@ -293,29 +295,22 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 			if s.Reader != nil {
 				req.Timestamps = &s.timestamps
 			}
-			smp.Lag, smp.LagErr = groups.Lag(ctx, adm, req)
+			smp.Lag, smp.LagErr = groups.Lag(ctx, s.Client, req)
 		}()
 	} else {
 		close(lagDone)
 	}
 	before := now()
 	if len(topics) > 0 {
-		lo, err := adm.ListEndOffsets(ctx, topics...)
 		// A broker that is down (killed, not yet fenced) fails its
 		// shard: its partitions have no end offset in this sample,
 		// the others do, and the frame names the broker.
-		var shardErrs *kadm.ShardErrors
-		if err != nil && (!errors.As(err, &shardErrs) || lo == nil) {
+		if err := listEnds(ctx, s.Client, md, topics, smp.Ends); err != nil {
 			<-dirs
 			<-lagDone
 			<-healthDone
 			return nil, err
 		}
-		lo.Each(func(o kadm.ListedOffset) {
-			if o.Err == nil {
-				smp.Ends[tp{o.Topic, o.Partition}] = o.Offset
-			}
-		})
 	}
 	after := now()
 	smp.At = before.Add(after.Sub(before) / 2)
@@ -323,6 +318,9 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 	<-lagDone
 	hp := <-healthDone
 	if smp.Lag != nil {
+		// Groups and topics are what a sample's Watch serves (groupRates):
+		// no per-partition rates.
+		s.window.OmitPartitions = true
 		smp.Watch = s.window.Add(smp.Lag)
 	}
 	smp.Dirs = q
@@ -348,6 +346,44 @@ func (s *Sampler) Sample(ctx context.Context) (*TopSample, error) {
 		smp.Health = s.health(md, allTopics, listed, unreachable, q, hp.minISR, hp.q, hp.qErr)
 	}
 	return smp, nil
+}
+
+// listEnds lists the log-end offsets of the topics' partitions (as md
+// has them) into ends, with one ListOffsets request sharded to the
+// leaders: no Metadata request of its own (kadm's ListEndOffsets asks for
+// the topics again). A failed shard or partition leaves its partitions
+// out; an authorization failure is the error.
+func listEnds(ctx context.Context, cl *kgo.Client, md kadm.Metadata, topics []string, ends map[tp]int64) error {
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.TimeoutMillis = 15000
+	for _, t := range topics {
+		td := md.Topics[t]
+		rt := kmsg.NewListOffsetsRequestTopic()
+		rt.Topic = t
+		rt.Partitions = make([]kmsg.ListOffsetsRequestTopicPartition, 0, len(td.Partitions))
+		for p := range td.Partitions {
+			rp := kmsg.NewListOffsetsRequestTopicPartition()
+			rp.Partition, rp.Timestamp = p, -1
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		req.Topics = append(req.Topics, rt)
+	}
+	for _, shard := range cl.RequestSharded(ctx, req) {
+		if shard.Err != nil {
+			continue
+		}
+		for _, t := range shard.Resp.(*kmsg.ListOffsetsResponse).Topics {
+			for _, p := range t.Partitions {
+				switch err := kerr.ErrorForCode(p.ErrorCode); err {
+				case nil:
+					ends[tp{t.Topic, p.Partition}] = p.Offset
+				case kerr.TopicAuthorizationFailed, kerr.ClusterAuthorizationFailed:
+					return &kadm.AuthError{Err: err}
+				}
+			}
+		}
+	}
+	return ctx.Err()
 }
 
 // health is a sample's SampleHealth: brokers as kbox status counts them,
