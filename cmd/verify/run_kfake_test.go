@@ -73,8 +73,16 @@ func TestRunDurationWindowsKfake(t *testing.T) {
 		}
 		prevAcked = w.Acked
 	}
-	if wins[0].Acked == 0 || wins[1].AckedInWindow == 0 {
-		t.Errorf("no acks in the first windows: %+v", wins[:2])
+	// Windows with acknowledgements of their own (a loaded machine may
+	// leave the first one empty).
+	withAcks := 0
+	for _, w := range wins {
+		if w.AckedInWindow > 0 {
+			withAcks++
+		}
+	}
+	if withAcks < 2 {
+		t.Errorf("%d windows with acks: %+v", withAcks, wins)
 	}
 	r := final.Run
 	if !final.Valid || r.Interrupted || !r.CaughtUp || r.DurationLimitMs != 3500 || r.WindowMs != 1000 || r.Messages != 0 || r.During != nil {
@@ -83,8 +91,12 @@ func TestRunDurationWindowsKfake(t *testing.T) {
 	if len(r.Faults) < 2 || r.Faults[0].Name != "every#1" || r.Faults[1].Name != "every#2" || r.Faults[0].Command != "echo fault" {
 		t.Fatalf("faults %+v", r.Faults)
 	}
-	if got := r.Faults[1].StartMs - r.Faults[0].StartMs; got < 900 {
-		t.Errorf("every=1s faults %d ms apart", got)
+	// every=1s runs on the run's grid (its start + 1 s, + 2 s, ...): a
+	// fault may start late on a loaded machine, never early.
+	for k, f := range r.Faults {
+		if slot := wins[0].StartMs + int64(k+1)*1000; f.StartMs < slot-1 {
+			t.Errorf("fault %s at %d ms, before its slot at %d ms", f.Name, f.StartMs-wins[0].StartMs, slot-wins[0].StartMs)
+		}
 	}
 	if strings.Count(errOut, "fault\n") != len(r.Faults) {
 		t.Errorf("stderr %q", errOut)
