@@ -1,0 +1,29 @@
+package cmdutil
+
+import (
+	"runtime/debug"
+)
+
+// MemoryHeadroom is the Go memory a single-purpose client process needs
+// beyond its clients' buffers: in-flight requests, the runtime, the
+// command's own state. With the binary's mapped pages (~24 MiB of RSS)
+// it keeps the process's peak RSS near buffer.memory + 32 MiB.
+const MemoryHeadroom = 8 << 20
+
+// SoftMemoryLimit bounds the heap of a single-purpose process (the perf and
+// verifiable tools) by what its clients buffer: Go's soft memory limit is
+// set to buffered + MemoryHeadroom, so the GC runs before the heap's
+// headroom (GOGC) doubles the buffers, and peak memory does not depend on
+// the run's length (issue 31). A GOMEMLIMIT the user set wins, and so does
+// a lower limit already in place. It returns the limit it set, or 0.
+func SoftMemoryLimit(getenv func(string) string, buffered int64) int64 {
+	if getenv("GOMEMLIMIT") != "" || buffered <= 0 {
+		return 0
+	}
+	limit := buffered + MemoryHeadroom
+	if cur := debug.SetMemoryLimit(-1); cur <= limit {
+		return 0
+	}
+	debug.SetMemoryLimit(limit)
+	return limit
+}
