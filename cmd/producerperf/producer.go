@@ -325,7 +325,7 @@ func runProducerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 		Defaults: defaults,
 		Tune: func(s *kafka.Settings) {
 			s.MaxRecordBytes = size
-			s.BoundBufferByBytes(size)
+			s.BoundBufferByBytes(size, 0)
 		},
 		Extra:            []kgo.Opt{kgo.DefaultProduceTopic(c.Topic)},
 		Metrics:          pa.printMetric,

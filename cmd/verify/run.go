@@ -369,6 +369,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		prodDefaults.Set("retries", "0")
 	}
 	tuneConsumer := func(s *kafka.Settings) {
+		boundFetches(s)
 		s.GroupID = o.group
 		s.AutoCommit = false
 		s.AutoOffsetReset = "earliest"
@@ -387,7 +388,7 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	}
 	// Build (without dialing) one producer and one consumer first, so a
 	// bad property fails before the topic is created.
-	probeP, err := f.Client(conn, kafka.Producer, kafka.Options{Defaults: prodProps(0)})
+	probeP, err := f.Client(conn, kafka.Producer, kafka.Options{Defaults: prodProps(0), Tune: tuneProducer})
 	if err != nil {
 		return err
 	}
@@ -399,6 +400,10 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	}
 	maxPoll := probeC.Settings.MaxPollRecords
 	probeC.Close()
+	// A single-purpose process: its heap is the clients' buffers and the
+	// checker's state, whatever the run's length or the machine's load.
+	cmdutil.SoftMemoryLimit(f.Getenv, int64(o.producers)*probeP.Settings.ProducerMemory(verifyValueBytes)+
+		int64(o.consumers)*consumerMemory(probeC.Settings)+checkerMemory)
 
 	prodWs, prodNames, closeProd, err := logFiles(o.producerLog, o.producers)
 	if err != nil {
@@ -488,8 +493,8 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 		ProducerLogs: prodWs, ConsumerLogs: consWs, StartOffsets: start.offsets,
 		Transactional: o.transactional, TxnSize: o.txnSize, AbortEvery: o.abortEvery, Check: opts,
 		NewProducer: func(i int, onLoss func(string, int32)) (*kgo.Client, error) {
-			cl, err := f.Client(conn, kafka.Producer, kafka.Options{Defaults: prodProps(i), Extra: []kgo.Opt{kgo.ProducerOnDataLossDetected(onLoss),
-				kgo.MaxBufferedRecords(maxBufferedRecords)}})
+			cl, err := f.Client(conn, kafka.Producer, kafka.Options{Defaults: prodProps(i), Tune: tuneProducer,
+				Extra: []kgo.Opt{kgo.ProducerOnDataLossDetected(onLoss)}})
 			if err != nil {
 				return nil, err
 			}
@@ -636,6 +641,53 @@ const interruptDrain = 30 * time.Second
 // buffer millions of records (hundreds of bytes each in the client), so
 // memory would grow with the run's size.
 const maxBufferedRecords = 50_000
+
+// verifyValueBytes is the size of a typical value of verify run ("P.N",
+// N up to 10^12), for the producers' byte bound.
+const verifyValueBytes = 16
+
+// producerBufferBytes bounds each producer's buffered records by bytes
+// (values plus the client's per-record overhead) as well as by count:
+// 8 MiB is ~23,000 records of verify run, ample to keep the broker busy,
+// and stays 8 MiB when a loaded machine slows the acknowledgements.
+const producerBufferBytes = 8 << 20
+
+func tuneProducer(s *kafka.Settings) {
+	s.MaxBufferedRecords = maxBufferedRecords
+	s.BoundBufferByBytes(verifyValueBytes, producerBufferBytes)
+}
+
+// Each consumer's fetches, unless the user's properties set them: a fetch
+// is buffered until polled, and its small records decode to ~10 times
+// their bytes in the client, so Java's 50 MiB and 1 MiB per partition
+// would let a slow poll loop hold hundreds of MiB.
+const (
+	verifyFetchMaxBytes          = 1 << 20
+	verifyFetchMaxPartitionBytes = 256 << 10
+	// fetchDecodeFactor is the client memory of a fetch of verify run's
+	// records per byte fetched (records of ~20 bytes, ~200 in the client).
+	fetchDecodeFactor = 12
+)
+
+func boundFetches(s *kafka.Settings) {
+	if s.FetchMaxBytes == nil {
+		v := verifyFetchMaxBytes
+		s.FetchMaxBytes = &v
+	}
+	if s.FetchMaxPartitionBytes == nil {
+		v := verifyFetchMaxPartitionBytes
+		s.FetchMaxPartitionBytes = &v
+	}
+}
+
+// consumerMemory is what one consumer holds: one buffered fetch, decoded.
+func consumerMemory(s *kafka.Settings) int64 {
+	return int64(s.EffectiveFetchMaxBytes()) * fetchDecodeFactor
+}
+
+// checkerMemory is the checker's state and the logs' buffers: the
+// checker grows by under a byte per record (TestCheckerHeapIsFlat).
+const checkerMemory = 64 << 20
 
 type topicStart struct {
 	offsets map[int32]int64

@@ -13,10 +13,14 @@ const RecordOverhead = 320
 
 // BoundBufferByBytes caps the records the producer buffers so that
 // recordBytes (key + value + headers of a typical record) plus
-// RecordOverhead per record fit in buffer.memory, as well as the value
-// bytes (kgo.MaxBufferedBytes). It only lowers an existing cap.
-func (s *Settings) BoundBufferByBytes(recordBytes int) {
-	n := int(s.BufferMemory / int64(max(recordBytes, 0)+RecordOverhead))
+// RecordOverhead per record fit in budget bytes (buffer.memory when budget
+// is <= 0 or larger), on top of buffer.memory's bound on value bytes
+// (kgo.MaxBufferedBytes). It only lowers an existing cap.
+func (s *Settings) BoundBufferByBytes(recordBytes int, budget int64) {
+	if budget <= 0 || budget > s.BufferMemory {
+		budget = s.BufferMemory
+	}
+	n := int(budget / int64(max(recordBytes, 0)+RecordOverhead))
 	n = max(n, 1)
 	if s.MaxBufferedRecords == 0 || n < s.MaxBufferedRecords {
 		s.MaxBufferedRecords = n
