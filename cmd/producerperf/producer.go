@@ -322,8 +322,11 @@ func runProducerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 		size = max(size, len(pl))
 	}
 	cl, err := f.ConnectedClient(ctx, conn, kafka.Producer, kafka.Options{
-		Defaults:         defaults,
-		Tune:             func(s *kafka.Settings) { s.MaxRecordBytes = size },
+		Defaults: defaults,
+		Tune: func(s *kafka.Settings) {
+			s.MaxRecordBytes = size
+			s.BoundBufferByBytes(size, 0)
+		},
 		Extra:            []kgo.Opt{kgo.DefaultProduceTopic(c.Topic)},
 		Metrics:          pa.printMetric,
 		MetricsPushError: func(err error) { f.Warn("%v", err) },
@@ -332,6 +335,8 @@ func runProducerApplet(ctx context.Context, f *cmdutil.Factory, args []string) e
 		return err
 	}
 	defer cl.Close()
+	// A single-purpose process: its heap is the producer's buffer.
+	cmdutil.SoftMemoryLimit(f.Getenv, cl.Settings.ProducerMemory(size))
 	c.FlushBeforeTotal = pa.printMetric
 	failures := 0
 	res, err := perf.RunApacheProducer(ctx, cl.Client, *c, f.IO.Out, func(err error) {

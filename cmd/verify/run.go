@@ -374,6 +374,9 @@ func runRun(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o runOp
 	if err != nil {
 		return err
 	}
+	// A single-purpose process: its heap is the clients' buffers and the
+	// checker's state, whatever the run's length or the machine's load.
+	cmdutil.SoftMemoryLimit(f.Getenv, h.MemoryBudget())
 	var logs verify.HarnessLogs
 	var closeProd, closeCons func()
 	logs.Producers, logs.ProducerNames, closeProd, err = logFiles(o.producerLog, o.producers)

@@ -81,6 +81,9 @@ type Settings struct {
 	// (Partition -1) with the configured partitioner, as Java does for a
 	// ProducerRecord with or without a partition.
 	ExplicitPartitions bool
+	// MaxBufferedRecords caps the records the producer buffers (0: 4M,
+	// in effect bytes only, as Java); see BoundBufferByBytes.
+	MaxBufferedRecords int
 
 	// consumer
 	GroupID                string
@@ -458,7 +461,11 @@ func (s *Settings) producerOpts() []kgo.Opt {
 	}
 	// Java caps the buffer by bytes only; franz-go also caps by record
 	// count (50k by default), which throttles small-record workloads.
-	opts = append(opts, kgo.MaxBufferedBytes(int(s.BufferMemory)), kgo.MaxBufferedRecords(1<<22))
+	maxRecs := 1 << 22
+	if s.MaxBufferedRecords > 0 {
+		maxRecs = s.MaxBufferedRecords
+	}
+	opts = append(opts, kgo.MaxBufferedBytes(int(s.BufferMemory)), kgo.MaxBufferedRecords(maxRecs))
 	if s.DeliveryTimeout > 0 {
 		opts = append(opts, kgo.RecordDeliveryTimeout(s.DeliveryTimeout))
 	}

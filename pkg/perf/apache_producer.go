@@ -56,8 +56,7 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 	if cfg.ReportingIntervalMs <= 0 {
 		cfg.ReportingIntervalMs = 5000
 	}
-	var payload []byte
-	var bufs payloadBuffers
+	var pool recordPool
 	rnd := NewSplittableRandom(cfg.Seed)
 	if cfg.WarmupRecords > 0 {
 		fmt.Fprintf(out, "Warmup first %d records. Steady state results will print after the complete test summary.\n", cfg.WarmupRecords)
@@ -69,6 +68,33 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 		res      = &ApacheProducerResult{}
 		resMu    sync.Mutex
 	)
+	// One promise for every record: what it needs travels in the record's
+	// pooledRecord, which goes back to the pool once the promise has run
+	// (the client no longer reads the record then), so a run allocates
+	// records, payloads and keys only as many as are in flight.
+	promise := func(r *kgo.Record, err error) {
+		pr := r.Context.(*pooledRecord)
+		now := NowMs()
+		lat := int32(now - pr.start)
+		n, ss := pr.n, pr.steady
+		pool.put(pr)
+		if err == nil {
+			stats.Record(lat, n, now)
+			if ss != nil {
+				ss.Record(lat, n, now)
+			}
+			return
+		}
+		resMu.Lock()
+		res.Failed++
+		if res.FirstErr == nil {
+			res.FirstErr = err
+		}
+		resMu.Unlock()
+		if onErr != nil {
+			onErr(err)
+		}
+	}
 	thr := throttle.NewApache(cfg.Throughput)
 	var txnSize int64
 	var txnStart int64
@@ -76,6 +102,8 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 		if ctx.Err() != nil {
 			break
 		}
+		pr := pool.get()
+		var payload []byte
 		switch {
 		case len(cfg.Payloads) > 0:
 			payload = cfg.Payloads[rnd.Intn(int32(len(cfg.Payloads)))]
@@ -83,10 +111,14 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 			// Java refills one buffer per record (it serializes on send);
 			// the client keeps the slice until the record's promise, so
 			// each record in flight has its own buffer, recycled after.
-			payload = bufs.get(cfg.RecordSize)
+			if cap(pr.value) < cfg.RecordSize {
+				pr.value = make([]byte, cfg.RecordSize)
+			}
+			payload = pr.value[:cfg.RecordSize]
 			rnd.FillUpper(payload)
 		case cfg.Monotonic:
-			payload = strconv.AppendInt(nil, i, 10)
+			payload = strconv.AppendInt(pr.value[:0], i, 10)
+			pr.value = payload
 		default:
 			return nil, errors.New("no payload file, record size or payload-monotonic option provided")
 		}
@@ -99,9 +131,11 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 		var key []byte
 		switch cfg.KeyDistribution {
 		case KeysRange:
-			key = strconv.AppendInt(nil, i%int64(cfg.KeyRange), 10)
+			key = strconv.AppendInt(pr.key[:0], i%int64(cfg.KeyRange), 10)
+			pr.key = key
 		case KeysRandom:
-			key = strconv.AppendInt(nil, int64(rnd.Intn(cfg.KeyRange)), 10)
+			key = strconv.AppendInt(pr.key[:0], int64(rnd.Intn(cfg.KeyRange)), 10)
+			pr.key = key
 		}
 		sendStartMs := NowMs()
 		if cfg.WarmupRecords > 0 && i == cfg.WarmupRecords {
@@ -112,33 +146,11 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 			stats.SuppressPrinting()
 		}
 		steadyMu.Lock()
-		ss := steady
+		pr.steady = steady
 		steadyMu.Unlock()
-		n := len(payload)
-		rec := &kgo.Record{Topic: cfg.Topic, Key: key, Value: payload}
-		cl.Produce(ctx, rec, func(r *kgo.Record, err error) {
-			now := NowMs()
-			lat := int32(now - sendStartMs)
-			if cfg.RecordSize > 0 && len(cfg.Payloads) == 0 {
-				bufs.put(r.Value)
-			}
-			if err == nil {
-				stats.Record(lat, n, now)
-				if ss != nil {
-					ss.Record(lat, n, now)
-				}
-				return
-			}
-			resMu.Lock()
-			res.Failed++
-			if res.FirstErr == nil {
-				res.FirstErr = err
-			}
-			resMu.Unlock()
-			if onErr != nil {
-				onErr(err)
-			}
-		})
+		pr.start, pr.n = sendStartMs, len(payload)
+		pr.rec = kgo.Record{Topic: cfg.Topic, Key: key, Value: payload, Context: pr}
+		cl.Produce(ctx, &pr.rec, promise)
 		txnSize++
 		if cfg.Transactional && cfg.TxnDurationMs <= sendStartMs-txnStart {
 			if err := commit(ctx, cl); err != nil {
@@ -173,29 +185,44 @@ func RunApacheProducer(ctx context.Context, cl *kgo.Client, cfg ApacheProducerCo
 	return res, ctx.Err()
 }
 
-// payloadBuffers recycles the random payloads of records whose promise
-// has run: the client no longer reads them, so the run allocates only as
-// many as are in flight (bounded by buffer.memory) instead of one per
-// record.
-type payloadBuffers struct {
-	mu   sync.Mutex
-	free [][]byte
+// pooledRecord is one record in flight with what its promise needs. It is
+// the record's Context (a background context: kgo reads only Done and
+// Value of it), so one promise serves every record without a closure.
+type pooledRecord struct {
+	context.Context
+	rec    kgo.Record
+	value  []byte // the generated payload's buffer (--record-size, --payload-monotonic)
+	key    []byte
+	start  int64
+	n      int
+	steady *ApacheStats
 }
 
-func (p *payloadBuffers) get(size int) []byte {
+// recordPool recycles pooledRecords whose promise has run: the client no
+// longer reads them, so the run allocates only as many as are in flight
+// (bounded by buffer.memory) instead of one per record.
+type recordPool struct {
+	mu   sync.Mutex
+	free []*pooledRecord
+}
+
+func (p *recordPool) get() *pooledRecord {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if n := len(p.free); n > 0 {
-		b := p.free[n-1]
+		r := p.free[n-1]
+		p.free[n-1] = nil
 		p.free = p.free[:n-1]
-		return b
+		return r
 	}
-	return make([]byte, size)
+	return &pooledRecord{Context: context.Background()}
 }
 
-func (p *payloadBuffers) put(b []byte) {
+func (p *recordPool) put(r *pooledRecord) {
+	r.rec = kgo.Record{}
+	r.steady = nil
 	p.mu.Lock()
-	p.free = append(p.free, b)
+	p.free = append(p.free, r)
 	p.mu.Unlock()
 }
 

@@ -82,22 +82,23 @@ type Harness struct {
 	idempotent bool // the producers' effective enable.idempotence
 	maxPoll    int
 	txnID      string
+	memory     int64 // the clients' budgets and the checker's (MemoryBudget)
 }
+
+// MemoryBudget is what the run holds at most: every producer's buffer
+// and every consumer's buffered fetch (bounded by bytes, see
+// tuneProducer and boundFetches) and the checker's state. A single-purpose
+// process may set its soft memory limit from it.
+func (h *Harness) MemoryBudget() int64 { return h.memory }
 
 // InterruptDrain bounds the consumers' catch-up after an interrupt.
 const InterruptDrain = 30 * time.Second
-
-// maxBufferedRecords bounds each producer's records in flight: buffer.memory
-// alone (bytes of values) lets an unthrottled producer of tiny values
-// buffer millions of records (hundreds of bytes each in the client), so
-// memory would grow with the run's size.
-const maxBufferedRecords = 50_000
 
 // NewHarness builds (without dialing) one producer and one consumer, so a
 // bad property fails before the topic is created.
 func NewHarness(req HarnessRequest) (*Harness, error) {
 	h := &Harness{req: req, txnID: fmt.Sprintf("kbox-verify-%s-%d", req.Topic, time.Now().UnixMilli())}
-	probeP, err := req.NewClient(kafka.Producer, kafka.Options{Defaults: h.producerProps(0)})
+	probeP, err := req.NewClient(kafka.Producer, kafka.Options{Defaults: h.producerProps(0), Tune: tuneProducer})
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +110,8 @@ func NewHarness(req HarnessRequest) (*Harness, error) {
 	}
 	h.maxPoll = probeC.Settings.MaxPollRecords
 	probeC.Close()
+	h.memory = int64(req.Producers)*probeP.Settings.ProducerMemory(verifyValueBytes) +
+		int64(req.Consumers)*consumerMemory(probeC.Settings) + checkerMemory
 	return h, nil
 }
 
@@ -132,6 +135,7 @@ func (h *Harness) producerProps(i int) *config.Properties {
 }
 
 func (h *Harness) tuneConsumer(s *kafka.Settings) {
+	boundFetches(s)
 	s.GroupID = h.req.Group
 	s.AutoCommit = false
 	s.AutoOffsetReset = "earliest"
@@ -241,8 +245,8 @@ func (h *Harness) runConfig(opts Options, logs HarnessLogs, offsets map[int32]in
 		ProducerLogs: logs.Producers, ConsumerLogs: logs.Consumers, StartOffsets: offsets,
 		Transactional: req.Transactional, TxnSize: req.TxnSize, AbortEvery: req.AbortEvery, Check: opts,
 		NewProducer: func(i int, onLoss func(string, int32)) (*kgo.Client, error) {
-			cl, err := req.NewClient(kafka.Producer, kafka.Options{Defaults: h.producerProps(i), Extra: []kgo.Opt{kgo.ProducerOnDataLossDetected(onLoss),
-				kgo.MaxBufferedRecords(maxBufferedRecords)}})
+			cl, err := req.NewClient(kafka.Producer, kafka.Options{Defaults: h.producerProps(i), Tune: tuneProducer,
+				Extra: []kgo.Opt{kgo.ProducerOnDataLossDetected(onLoss)}})
 			if err != nil {
 				return nil, err
 			}

@@ -1,8 +1,8 @@
 //go:build integration
 
-// Package verifymem checks that `kbox verify check` and `kbox verify run`
-// keep their memory bounded: 2,000,000 records, peak RSS measured by the
-// kernel (getrusage of the child process).
+// Package verifymem checks that `kbox verify check`, `kbox verify run` and
+// kafka-producer-perf-test keep their memory bounded whatever the run's
+// length, peak RSS measured by the kernel (getrusage of the child process).
 package verifymem_test
 
 import (
@@ -140,7 +140,9 @@ func TestCheckMemory2M(t *testing.T) {
 }
 
 // TestRunMemory2M: `verify run` of 2,000,000 records on one broker reports
-// valid and stays under 256 MiB peak RSS.
+// valid and stays under 128 MiB peak RSS (issue 31: 274 MiB were measured
+// on a loaded machine before the clients' buffers were bounded by bytes
+// and the heap by them; the issue's bound is 256 MiB).
 func TestRunMemory2M(t *testing.T) {
 	r := measure(t, 10*time.Minute, nil, "verify", "run", "--bootstrap-server", cluster.Bootstrap, "--topic", "verify-mem-2m", "--create-topic",
 		"--partitions", "3", "--replication-factor", "1", "--messages", "2000000", "--progress", "none", "--timeout", "8m", "-o", "json")
@@ -155,7 +157,7 @@ func TestRunMemory2M(t *testing.T) {
 	if !rep.Valid || rep.Stats.Acked != records || rep.Stats.UniqueConsumed != records || !rep.Run.CaughtUp {
 		t.Fatalf("verdict %+v", rep)
 	}
-	if r.maxRSSKiB > 256<<10 {
-		t.Errorf("peak RSS %d KiB > 256 MiB", r.maxRSSKiB)
+	if r.maxRSSKiB > 128<<10 {
+		t.Errorf("peak RSS %d KiB > 128 MiB", r.maxRSSKiB)
 	}
 }
