@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/app"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/config"
-	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"gopkg.in/yaml.v3"
 )
@@ -31,9 +31,8 @@ type run struct {
 
 func kbox(t *testing.T, env map[string]string, args ...string) run {
 	t.Helper()
-	ios, _, out, errOut := output.Test()
-	code := app.Main(append([]string{"kbox"}, args...), ios, func(k string) string { return env[k] })
-	return run{code, out.String(), errOut.String()}
+	r := cmdtest.Run(t, cmdtest.Options{Main: app.Main, Env: env}, args...)
+	return run{r.Code, r.Stdout, r.Stderr}
 }
 
 // writeProfiles writes a config file with the given profiles and returns

@@ -3,13 +3,12 @@ package verify_test
 import (
 	"encoding/json"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kboxdev/kbox/cmd/app"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/trogdor/trogdortest"
 	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -17,10 +16,8 @@ import (
 
 func kbox(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	ios, _, out, errOut := output.Test()
-	env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
-	code := app.Main(append([]string{"kbox", "verify", "run"}, args...), ios, func(k string) string { return env[k] })
-	return code, out.String(), errOut.String()
+	r := cmdtest.Run(t, cmdtest.Options{Main: app.Main}, append([]string{"verify", "run"}, args...)...)
+	return r.Code, r.Stdout, r.Stderr
 }
 
 // TestRunDurationWindowsKfake: a 3.5-second soak against kfake with a
