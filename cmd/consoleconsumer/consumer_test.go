@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -15,18 +16,8 @@ import (
 
 func runArgs(t *testing.T, invoked string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
-	ios, _, out, errb := output.Test()
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	f.Invoked = invoked
-	err := Run(context.Background(), f, args)
-	code, _ = cmdutil.ExitCode(err)
-	if err != nil {
-		if _, msg := cmdutil.ExitCode(err); msg != "" {
-			errb.WriteString(msg)
-		}
-	}
-	return out.String(), errb.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Cmd: Run, Invoked: invoked}, args...)
+	return r.Stdout, r.ErrOut + r.Msg, r.Code
 }
 
 // TestUsage: help and validation errors Apache prints with its option

@@ -2,14 +2,12 @@ package consoleproducer
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/config"
-	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/serde"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -24,15 +22,8 @@ const orderAvro = `{"type":"record","name":"Order","namespace":"shop","fields":[
 
 func runIn(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
-	ios, in, out, errb := output.Test()
-	in.WriteString(stdin)
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	f.Invoked = "kbox produce"
-	err := run(context.Background(), f, args)
-	code, msg := cmdutil.ExitCode(err)
-	errb.WriteString(msg)
-	return out.String(), errb.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Cmd: run, Invoked: "kbox produce", Stdin: stdin}, args...)
+	return r.Stdout, r.ErrOut + r.Msg, r.Code
 }
 
 // TestValueSchema: -f json --value-schema encodes each record's value

@@ -64,6 +64,9 @@ type Result struct {
 	// error's message follows as the program prints it, one line
 	// "kbox: error: MSG".
 	Stderr string
+	// ErrOut is what the command itself wrote to stderr, without the
+	// error line.
+	ErrOut string
 	// Err is the command's error (nil under Main).
 	Err error
 	// Msg is the error's message as ExitCode gives it ("" for none).
@@ -99,7 +102,7 @@ func Run(t testing.TB, opts Options, args ...string) Result {
 			name = "kbox"
 		}
 		code := opts.Main(append([]string{name}, args...), ios, getenv)
-		return Result{Code: code, Stdout: out.String(), Stderr: errOut.String()}
+		return Result{Code: code, Stdout: out.String(), Stderr: errOut.String(), ErrOut: errOut.String()}
 	}
 	ctx := opts.Context
 	if ctx == nil {
@@ -132,10 +135,11 @@ func Run(t testing.TB, opts Options, args ...string) Result {
 		t.Fatal("cmdtest.Run: no command (Main, Applet, Cmd or New)")
 	}
 	code, msg := cmdutil.ExitCode(err)
+	written := errOut.String()
 	if msg != "" {
 		errOut.WriteString("kbox: error: " + msg + "\n")
 	}
-	return Result{Code: code, Stdout: out.String(), Stderr: errOut.String(), Err: err, Msg: msg}
+	return Result{Code: code, Stdout: out.String(), Stderr: errOut.String(), ErrOut: written, Err: err, Msg: msg}
 }
 
 // Kfake starts a kfake cluster closed when the test ends and returns its
