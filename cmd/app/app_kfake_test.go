@@ -16,11 +16,7 @@ import (
 
 func startKfake(t *testing.T, id string, brokers int) *kfake.Cluster {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(brokers), kfake.ClusterID(id))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(brokers), kfake.ClusterID(id))
 	return c
 }
 

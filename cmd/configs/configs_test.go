@@ -94,11 +94,7 @@ func TestNativeFlagErrors(t *testing.T) {
 // The -o json output of every native command, run against an in-process
 // cluster and pinned by golden files.
 func TestNativeJSONGolden(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("configs-golden"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.ClusterID("configs-golden"))
 	bs := strings.Join(c.ListenAddrs(), ",")
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	if err != nil {
@@ -175,11 +171,7 @@ func TestNativeJSONGolden(t *testing.T) {
 
 // The native subcommands name the topic or broker that does not exist.
 func TestNativeNotFoundNamed(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
 	bs := strings.Join(c.ListenAddrs(), ",")
 	for _, cc := range []struct {
 		args []string

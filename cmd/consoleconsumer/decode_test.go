@@ -57,11 +57,7 @@ func registryTopic(t *testing.T) (broker string, reg *srfake.Registry, count fun
 		values = append(values, b)
 	}
 	values = append(values, []byte("plain text"), []byte{0xff, 0xfe, 0x01}, []byte{0, 0, 0, 0x03, 0xe7, 2, 3})
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	if err != nil {
 		t.Fatal(err)

@@ -36,11 +36,7 @@ func TestValueSchema(t *testing.T) {
 	if _, _, err := reg.RegisterSchema("orders-value", sr.Schema{Schema: orderAvro, Type: sr.TypeAvro}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
 	in := `{"key":"k1","value":{"id":1,"customer":{"name":"ann","zip":"1000"}}}
 {"value":{"id":2,"customer":{"name":"bob","zip":"2000"}},"value_format":"avro","value_schema_id":1}
 {"value":{"id":3,"customer":{"name":"cy","zip":3000}}}
@@ -94,11 +90,7 @@ func TestValueSchemaLines(t *testing.T) {
 	if _, _, err := reg.RegisterSchema("orders-value", sr.Schema{Schema: orderAvro, Type: sr.TypeAvro}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
 	in := "k1\t{\"id\":1,\"customer\":{\"name\":\"ann\",\"zip\":\"1000\"}}\nk2\t{\"id\":\"two\"}\n"
 	_, errOut, code := runIn(t, in, "--bootstrap-server", c.ListenAddrs()[0], "--topic", "orders",
 		"--reader-property", "parse.key=true", "--value-schema", "orders-value", "--schema-registry", reg.URL())

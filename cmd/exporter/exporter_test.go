@@ -26,11 +26,7 @@ func kbox(t *testing.T, env map[string]string, args ...string) (int, string, str
 }
 
 func TestFlags(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1))
 	bs := strings.Join(c.ListenAddrs(), ",")
 	dir := t.TempDir()
 	good := filepath.Join(dir, "token")
@@ -77,11 +73,7 @@ func TestFlags(t *testing.T) {
 // The command serves kfake's metrics on the URL it prints, with the token
 // it was given.
 func TestServes(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(2, "orders"))
 	env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml"), "KBOX_EXPORTER_TOKEN": "env-token-0123456789"}
 	ios, _, _, _ := output.Test()
 	pr, pw := io.Pipe()

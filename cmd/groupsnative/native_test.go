@@ -85,11 +85,7 @@ func TestParseDuration(t *testing.T) {
 // Empty group g committed at 5 on both.
 func fake(t *testing.T) (string, *kadm.Client) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(2, "t"))
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
 		t.Fatal(err)

@@ -52,11 +52,7 @@ func statusLines(t *testing.T, out string) (sts []*distrib.WorkerStatus, errs []
 // waits for the shared start, reports cumulative statuses with growing
 // sequence numbers, and ends with the result of exactly its share.
 func TestWorkerCapturedTaskKfake(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "d1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(3, "d1"))
 	b, err := os.ReadFile("../../pkg/perf/distrib/testdata/trogdor/task-produce.jsonl")
 	if err != nil {
 		t.Fatal(err)

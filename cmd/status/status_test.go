@@ -31,11 +31,7 @@ func kbox(t *testing.T, env map[string]string, args ...string) run {
 
 func setup(t *testing.T) (map[string]string, string) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(2), kfake.ClusterID("cmd-status"), kfake.SeedTopics(2, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(2), kfake.ClusterID("cmd-status"), kfake.SeedTopics(2, "orders"))
 	bs := strings.Join(c.ListenAddrs(), ",")
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	f := &config.File{CurrentProfile: "a", Profiles: map[string]*config.Profile{

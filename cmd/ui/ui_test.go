@@ -20,11 +20,7 @@ func kbox(t *testing.T, env map[string]string, args ...string) (int, string, str
 }
 
 func TestFlags(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1))
 	bs := strings.Join(c.ListenAddrs(), ",")
 	dir := t.TempDir()
 	env := map[string]string{"KBOX_CONFIG": filepath.Join(dir, "none.yaml")}

@@ -24,11 +24,7 @@ func kbox(t *testing.T, args ...string) (int, string, string) {
 // 1-second window and a fault every second prints window verdicts as
 // JSON lines, then the final verdict with each fault.
 func TestRunDurationWindowsKfake(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1))
 	code, out, errOut := kbox(t, "--bootstrap-server", strings.Join(c.ListenAddrs(), ","), "--topic", "soak", "--create-topic",
 		"--replication-factor", "1", "--duration", "3500ms", "--window", "1s", "--throughput", "300", "--idempotent",
 		"--during", "every=1s:echo fault", "--min-acks", "100", "--progress", "none", "-o", "json")
@@ -139,11 +135,7 @@ func TestRunBadSoakFlags(t *testing.T) {
 // coordinator) carries the fault with the task's window and judges R8 on
 // it; a coordinator that does not answer fails before the first record.
 func TestRunTrogdorFaultKfake(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1))
 	fc := trogdortest.New()
 	defer fc.Close()
 	code, out, errOut := kbox(t, "--bootstrap-server", strings.Join(c.ListenAddrs(), ","), "--topic", "trog", "--create-topic",
