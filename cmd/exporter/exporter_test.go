@@ -93,8 +93,8 @@ func TestServes(t *testing.T) {
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	u := strings.TrimSpace(line)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	series := `kbox_topic_partitions{cluster="` + c.ListenAddrs()[0] + `",topic="orders"} 2`
+	cmdtest.Eventually(t, 15*time.Second, func() (bool, string) {
 		req, _ := http.NewRequest("GET", u, nil)
 		req.Header.Set("Authorization", "Bearer env-token-0123456789")
 		resp, err := http.DefaultClient.Do(req)
@@ -106,14 +106,8 @@ func TestServes(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Fatalf("%s: %d %s", u, resp.StatusCode, b)
 		}
-		if strings.Contains(string(b), `kbox_topic_partitions{cluster="`+c.ListenAddrs()[0]+`",topic="orders"} 2`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no orders series within 15s:\n%s", b)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return strings.Contains(string(b), series), "no orders series:\n" + string(b)
+	})
 	resp, err := http.Get(u)
 	if err != nil {
 		t.Fatal(err)
