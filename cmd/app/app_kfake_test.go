@@ -8,19 +8,15 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/app"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/config"
-	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"gopkg.in/yaml.v3"
 )
 
 func startKfake(t *testing.T, id string, brokers int) *kfake.Cluster {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(brokers), kfake.ClusterID(id))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(brokers), kfake.ClusterID(id))
 	return c
 }
 
@@ -31,9 +27,8 @@ type run struct {
 
 func kbox(t *testing.T, env map[string]string, args ...string) run {
 	t.Helper()
-	ios, _, out, errOut := output.Test()
-	code := app.Main(append([]string{"kbox"}, args...), ios, func(k string) string { return env[k] })
-	return run{code, out.String(), errOut.String()}
+	r := cmdtest.Run(t, cmdtest.Options{Main: app.Main, Env: env}, args...)
+	return run{r.Code, r.Stdout, r.Stderr}
 }
 
 // writeProfiles writes a config file with the given profiles and returns

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/spf13/cobra"
 )
 
@@ -33,9 +33,8 @@ func withFakeApplet(t *testing.T) {
 
 func run(t *testing.T, env map[string]string, argv ...string) (int, string, string) {
 	t.Helper()
-	ios, _, out, errOut := output.Test()
-	code := Main(argv, ios, func(k string) string { return env[k] })
-	return code, out.String(), errOut.String()
+	r := cmdtest.Run(t, cmdtest.Options{Main: Main, Env: env, Invoked: argv[0]}, argv[1:]...)
+	return r.Code, r.Stdout, r.Stderr
 }
 
 func TestDispatch(t *testing.T) {

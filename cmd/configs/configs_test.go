@@ -2,40 +2,20 @@ package configs
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/internal/golden"
-	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-func run(t *testing.T, invoked string, args ...string) (stdout, stderr string, code int) {
+func run(t *testing.T, invoked string, args ...string) (string, string, int) {
 	t.Helper()
-	ios, _, out, errb := output.Test()
-	cfg := filepath.Join(t.TempDir(), "none.yaml")
-	f := cmdutil.NewFactory(ios, func(k string) string {
-		if k == "KBOX_CONFIG" {
-			return cfg
-		}
-		return ""
-	}, "test")
-	f.Invoked = invoked
-	var err error
-	if invoked == "kbox configs" && len(args) > 0 && Applet.NativeSub(f, args[0]) {
-		err = cmdutil.ExecuteNative(context.Background(), f, NewNativeCmd(f), args)
-	} else {
-		err = Run(context.Background(), f, args)
-	}
-	code, msg := cmdutil.ExitCode(err)
-	if msg != "" {
-		errb.WriteString("kbox: error: " + msg + "\n")
-	}
-	return out.String(), errb.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Applet: &Applet, Invoked: invoked}, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 // The help captured from Apache kafka-configs 4.4.0 (stderr, exit 1), under
@@ -114,11 +94,7 @@ func TestNativeFlagErrors(t *testing.T) {
 // The -o json output of every native command, run against an in-process
 // cluster and pinned by golden files.
 func TestNativeJSONGolden(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("configs-golden"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.ClusterID("configs-golden"))
 	bs := strings.Join(c.ListenAddrs(), ",")
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	if err != nil {
@@ -195,11 +171,7 @@ func TestNativeJSONGolden(t *testing.T) {
 
 // The native subcommands name the topic or broker that does not exist.
 func TestNativeNotFoundNamed(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
 	bs := strings.Join(c.ListenAddrs(), ",")
 	for _, cc := range []struct {
 		args []string

@@ -3,30 +3,19 @@ package consoleconsumer
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 func runArgs(t *testing.T, invoked string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
-	ios, _, out, errb := output.Test()
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	f.Invoked = invoked
-	err := Run(context.Background(), f, args)
-	code, _ = cmdutil.ExitCode(err)
-	if err != nil {
-		if _, msg := cmdutil.ExitCode(err); msg != "" {
-			errb.WriteString(msg)
-		}
-	}
-	return out.String(), errb.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Cmd: Run, Invoked: invoked}, args...)
+	return r.Stdout, r.ErrOut + r.Msg, r.Code
 }
 
 // TestUsage: help and validation errors Apache prints with its option
@@ -83,11 +72,7 @@ func TestVersion(t *testing.T) {
 // abcTopic starts a kfake cluster whose topic "t" holds the values a, b, c.
 func abcTopic(t *testing.T) *kfake.Cluster {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	if err != nil {
 		t.Fatal(err)
@@ -106,19 +91,15 @@ func abcTopic(t *testing.T) *kfake.Cluster {
 func TestNativeCountsOnTerminal(t *testing.T) {
 	c := abcTopic(t)
 	for _, tty := range []bool{false, true} {
-		env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
-		ios, _, out, errb := output.Test()
-		ios.SetStderrTTY(tty)
-		f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-		f.Invoked = "kbox consume"
-		err := Run(context.Background(), f, []string{"--bootstrap-server", c.ListenAddrs()[0], "--topic", "t", "--start", "earliest", "--exit-at-end", "-f", `%v\n`})
-		if err != nil {
-			t.Fatal(err)
+		r := cmdtest.Run(t, cmdtest.Options{Cmd: Run, Invoked: "kbox consume", StderrTTY: tty},
+			"--bootstrap-server", c.ListenAddrs()[0], "--topic", "t", "--start", "earliest", "--exit-at-end", "-f", `%v\n`)
+		if r.Err != nil {
+			t.Fatal(r.Err)
 		}
-		if out.String() != "a\nb\nc\n" {
-			t.Errorf("tty %v: stdout %q", tty, out)
+		if r.Stdout != "a\nb\nc\n" {
+			t.Errorf("tty %v: stdout %q", tty, r.Stdout)
 		}
-		if got := errb.String(); tty != strings.Contains(got, "3 records in ") || strings.Contains(got, "Processed a total") {
+		if got := r.ErrOut; tty != strings.Contains(got, "3 records in ") || strings.Contains(got, "Processed a total") {
 			t.Errorf("tty %v: stderr %q", tty, got)
 		}
 	}

@@ -3,14 +3,12 @@ package consoleconsumer
 import (
 	"context"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/config"
-	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/serde"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -59,11 +57,7 @@ func registryTopic(t *testing.T) (broker string, reg *srfake.Registry, count fun
 		values = append(values, b)
 	}
 	values = append(values, []byte("plain text"), []byte{0xff, 0xfe, 0x01}, []byte{0, 0, 0, 0x03, 0xe7, 2, 3})
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "t"))
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
 	if err != nil {
 		t.Fatal(err)
@@ -93,17 +87,8 @@ func registryTopic(t *testing.T) (broker string, reg *srfake.Registry, count fun
 
 func runEnv(t *testing.T, env map[string]string, invoked string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	if env == nil {
-		env = map[string]string{}
-	}
-	env["KBOX_CONFIG"] = filepath.Join(t.TempDir(), "none.yaml")
-	ios, _, out, errb := output.Test()
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	f.Invoked = invoked
-	err := Run(context.Background(), f, args)
-	code, msg := cmdutil.ExitCode(err)
-	errb.WriteString(msg)
-	return out.String(), errb.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Cmd: Run, Invoked: invoked, Env: env}, args...)
+	return r.Stdout, r.ErrOut + r.Msg, r.Code
 }
 
 // TestValueFormatJSON: -o json has decoded values as JSON with their

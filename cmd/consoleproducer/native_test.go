@@ -1,25 +1,16 @@
 package consoleproducer
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 )
 
 func runArgs(t *testing.T, invoked string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
-	ios, _, out, errb := output.Test()
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	f.Invoked = invoked
-	err := run(context.Background(), f, args)
-	code, msg := cmdutil.ExitCode(err)
-	errb.WriteString(msg)
-	return out.String(), errb.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Cmd: run, Invoked: invoked}, args...)
+	return r.Stdout, r.ErrOut + r.Msg, r.Code
 }
 
 // -X passes client properties, as every native command takes them; they

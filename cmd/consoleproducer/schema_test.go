@@ -2,14 +2,12 @@ package consoleproducer
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/config"
-	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/serde"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -24,15 +22,8 @@ const orderAvro = `{"type":"record","name":"Order","namespace":"shop","fields":[
 
 func runIn(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
-	ios, in, out, errb := output.Test()
-	in.WriteString(stdin)
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	f.Invoked = "kbox produce"
-	err := run(context.Background(), f, args)
-	code, msg := cmdutil.ExitCode(err)
-	errb.WriteString(msg)
-	return out.String(), errb.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Cmd: run, Invoked: "kbox produce", Stdin: stdin}, args...)
+	return r.Stdout, r.ErrOut + r.Msg, r.Code
 }
 
 // TestValueSchema: -f json --value-schema encodes each record's value
@@ -45,11 +36,7 @@ func TestValueSchema(t *testing.T) {
 	if _, _, err := reg.RegisterSchema("orders-value", sr.Schema{Schema: orderAvro, Type: sr.TypeAvro}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
 	in := `{"key":"k1","value":{"id":1,"customer":{"name":"ann","zip":"1000"}}}
 {"value":{"id":2,"customer":{"name":"bob","zip":"2000"}},"value_format":"avro","value_schema_id":1}
 {"value":{"id":3,"customer":{"name":"cy","zip":3000}}}
@@ -103,11 +90,7 @@ func TestValueSchemaLines(t *testing.T) {
 	if _, _, err := reg.RegisterSchema("orders-value", sr.Schema{Schema: orderAvro, Type: sr.TypeAvro}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "orders"))
 	in := "k1\t{\"id\":1,\"customer\":{\"name\":\"ann\",\"zip\":\"1000\"}}\nk2\t{\"id\":\"two\"}\n"
 	_, errOut, code := runIn(t, in, "--bootstrap-server", c.ListenAddrs()[0], "--topic", "orders",
 		"--reader-property", "parse.key=true", "--value-schema", "orders-value", "--schema-registry", reg.URL())

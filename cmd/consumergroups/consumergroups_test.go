@@ -1,35 +1,19 @@
 package consumergroups
 
 import (
-	"context"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/groups"
-	"github.com/kboxdev/kbox/pkg/output"
 )
 
-func runArgs(t *testing.T, args ...string) (stdout, stderr string, code int) {
+func runArgs(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	ios, _, out, errb := output.Test()
-	cfg := filepath.Join(t.TempDir(), "none.yaml")
-	f := cmdutil.NewFactory(ios, func(k string) string {
-		if k == "KBOX_CONFIG" {
-			return cfg
-		}
-		return ""
-	}, "test")
-	f.Invoked = "kafka-consumer-groups"
-	err := Run(context.Background(), f, args)
-	code, msg := cmdutil.ExitCode(err)
-	if msg != "" {
-		errb.WriteString("kbox: error: " + msg + "\n")
-	}
-	return out.String(), errb.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Cmd: Run, Invoked: "kafka-consumer-groups"}, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 // Outputs captured from Apache's kafka-consumer-groups 4.4.0; nothing here

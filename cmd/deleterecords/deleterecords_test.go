@@ -1,27 +1,18 @@
 package deleterecords
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 )
 
 func runArgs(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	ios, _, out, errOut := output.Test()
-	env := map[string]string{"KBOX_CONFIG": t.TempDir() + "/none.yaml"}
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	f.Invoked = "kafka-delete-records"
-	code, msg := cmdutil.ExitCode(Run(context.Background(), f, args))
-	if msg != "" {
-		errOut.WriteString("kbox: error: " + msg + "\n")
-	}
-	return out.String(), errOut.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Cmd: Run, Invoked: "kafka-delete-records"}, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 // Apache 4.4's messages (captured with testbed.sh apache-batch), all

@@ -1,13 +1,10 @@
 package e2elatency
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 )
 
 // Outputs captured from Kafka 4.4.0's kafka-e2e-latency.sh (no cluster needed).
@@ -46,16 +43,12 @@ func TestE2EAppletArgErrors(t *testing.T) {
 			"Invalid value for --producer-acks. Latency testing requires synchronous acknowledgement. Please use '1' or 'all'.", true, 1},
 	}
 	for _, c := range cases {
-		ios, _, out, errb := output.Test()
-		env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
-		f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-		err := runE2EApplet(context.Background(), f, c.args)
-		code, _ := cmdutil.ExitCode(err)
-		if code != c.exit {
-			t.Errorf("%q: exit %d want %d (%v)", c.args, code, c.exit, err)
+		r := cmdtest.Run(t, cmdtest.Options{Cmd: runE2EApplet}, c.args...)
+		if r.Code != c.exit {
+			t.Errorf("%q: exit %d want %d (%v)", c.args, r.Code, c.exit, r.Err)
 		}
-		if out.String() != c.out {
-			t.Errorf("%q: stdout %q want %q", c.args, out.String(), c.out)
+		if r.Stdout != c.out {
+			t.Errorf("%q: stdout %q want %q", c.args, r.Stdout, c.out)
 		}
 		want := c.err
 		if c.usage {
@@ -64,8 +57,8 @@ func TestE2EAppletArgErrors(t *testing.T) {
 				t.Fatal("usage table missing")
 			}
 		}
-		if errb.String() != want {
-			t.Errorf("%q: stderr\n%q\nwant\n%q", c.args, errb.String(), want)
+		if r.ErrOut != want {
+			t.Errorf("%q: stderr\n%q\nwant\n%q", c.args, r.ErrOut, want)
 		}
 	}
 }

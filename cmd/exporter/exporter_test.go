@@ -14,35 +14,19 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
-func kbox(env map[string]string, args ...string) (int, string, string) {
-	ios, _, out, errOut := output.Test()
-	fac := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	cmd := NewCmd(fac)
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	err := cmd.Execute()
-	code := 0
-	if err != nil {
-		code = 1
-		if _, ok := err.(*cmdutil.FlagError); ok {
-			code = 2
-		}
-		errOut.WriteString(err.Error())
-	}
-	return code, out.String(), errOut.String()
+func kbox(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	r := cmdtest.Run(t, cmdtest.Options{New: NewCmd, Env: env}, args...)
+	return r.Code, r.Stdout, r.ErrOut + r.Msg
 }
 
 func TestFlags(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1))
 	bs := strings.Join(c.ListenAddrs(), ",")
 	dir := t.TempDir()
 	good := filepath.Join(dir, "token")
@@ -68,19 +52,19 @@ func TestFlags(t *testing.T) {
 		{[]string{"--unsafe-no-token"}, "", "unknown flag: --unsafe-no-token"},
 	} {
 		e := map[string]string{"KBOX_CONFIG": env["KBOX_CONFIG"], "KBOX_EXPORTER_TOKEN": tc.env}
-		code, _, errOut := kbox(e, append(append([]string{"--listen", "127.0.0.1:0", "--duration", "1ms"}, tc.args...), "--bootstrap-server", bs)...)
+		code, _, errOut := kbox(t, e, append(append([]string{"--listen", "127.0.0.1:0", "--duration", "1ms"}, tc.args...), "--bootstrap-server", bs)...)
 		if (code != 2 && !strings.Contains(tc.want, "unknown flag")) || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d %q, want 2 and %q", tc.args, code, errOut, tc.want)
 		}
 	}
 	// Loopback, no token: the metrics URL, without any token.
-	code, out, errOut := kbox(env, "--listen", "127.0.0.1:0", "--duration", "100ms", "--bootstrap-server", bs)
+	code, out, errOut := kbox(t, env, "--listen", "127.0.0.1:0", "--duration", "100ms", "--bootstrap-server", bs)
 	if code != 0 || !regexp.MustCompile(`^http://127\.0\.0\.1:\d+/metrics\n$`).MatchString(out) {
 		t.Fatalf("exit %d, out %q, err %q", code, out, errOut)
 	}
 	// Remote with a token from a file and a self-signed certificate: the
 	// token is never printed.
-	code, out, errOut = kbox(env, "--listen", "0.0.0.0:0", "--allow-remote", "--tls-self-signed", "--token-file", good, "--duration", "100ms", "--bootstrap-server", bs)
+	code, out, errOut = kbox(t, env, "--listen", "0.0.0.0:0", "--allow-remote", "--tls-self-signed", "--token-file", good, "--duration", "100ms", "--bootstrap-server", bs)
 	if code != 0 || !strings.HasPrefix(out, "https://") || strings.Contains(out+errOut, "file-token") || !strings.Contains(out, "TLS certificate SHA-256 fingerprint: ") {
 		t.Fatalf("remote: exit %d, out %q, err %q", code, out, errOut)
 	}
@@ -89,11 +73,7 @@ func TestFlags(t *testing.T) {
 // The command serves kfake's metrics on the URL it prints, with the token
 // it was given.
 func TestServes(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(2, "orders"))
 	env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml"), "KBOX_EXPORTER_TOKEN": "env-token-0123456789"}
 	ios, _, _, _ := output.Test()
 	pr, pw := io.Pipe()
@@ -113,8 +93,8 @@ func TestServes(t *testing.T) {
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	u := strings.TrimSpace(line)
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	series := `kbox_topic_partitions{cluster="` + c.ListenAddrs()[0] + `",topic="orders"} 2`
+	cmdtest.Eventually(t, 15*time.Second, func() (bool, string) {
 		req, _ := http.NewRequest("GET", u, nil)
 		req.Header.Set("Authorization", "Bearer env-token-0123456789")
 		resp, err := http.DefaultClient.Do(req)
@@ -126,14 +106,8 @@ func TestServes(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Fatalf("%s: %d %s", u, resp.StatusCode, b)
 		}
-		if strings.Contains(string(b), `kbox_topic_partitions{cluster="`+c.ListenAddrs()[0]+`",topic="orders"} 2`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no orders series within 15s:\n%s", b)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return strings.Contains(string(b), series), "no orders series:\n" + string(b)
+	})
 	resp, err := http.Get(u)
 	if err != nil {
 		t.Fatal(err)

@@ -1,32 +1,17 @@
 package getoffsets
 
 import (
-	"context"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 )
 
 func runArgs(t *testing.T, invoked string, args ...string) (string, string, int) {
 	t.Helper()
-	ios, _, out, errOut := output.Test()
-	env := map[string]string{"KBOX_CONFIG": t.TempDir() + "/none.yaml"}
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	f.Invoked = invoked
-	var err error
-	if invoked == "kbox offsets" && len(args) > 0 && Applet.NativeSub(f, args[0]) {
-		err = cmdutil.ExecuteNative(context.Background(), f, NewNativeCmd(f), args)
-	} else {
-		err = Run(context.Background(), f, args)
-	}
-	code, msg := cmdutil.ExitCode(err)
-	if msg != "" {
-		errOut.WriteString("kbox: error: " + msg + "\n")
-	}
-	return out.String(), errOut.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Applet: &Applet, Invoked: invoked}, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 // Apache 4.4's messages (captured with testbed.sh apache-batch), all

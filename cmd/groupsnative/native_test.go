@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/groups"
-	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -21,24 +21,8 @@ import (
 // stderr and the exit code as app.Main would.
 func run(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	ios, _, out, errb := output.Test()
-	cfg := filepath.Join(t.TempDir(), "none.yaml")
-	f := cmdutil.NewFactory(ios, func(k string) string {
-		if k == "KBOX_CONFIG" {
-			return cfg
-		}
-		return ""
-	}, "test")
-	cmd := NewNativeCmd(f)
-	cmd.SetArgs(args)
-	cmd.SetOut(out)
-	cmd.SetErr(errb)
-	err := cmd.ExecuteContext(context.Background())
-	code, msg := cmdutil.ExitCode(err)
-	if msg != "" {
-		errb.WriteString("kbox: error: " + msg + "\n")
-	}
-	return out.String(), errb.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{New: NewNativeCmd}, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 func TestFlagErrors(t *testing.T) {
@@ -101,11 +85,7 @@ func TestParseDuration(t *testing.T) {
 // Empty group g committed at 5 on both.
 func fake(t *testing.T) (string, *kadm.Client) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "t"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(2, "t"))
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
 		t.Fatal(err)

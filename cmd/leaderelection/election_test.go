@@ -1,27 +1,18 @@
 package leaderelection
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 )
 
 func runArgs(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	ios, _, out, errOut := output.Test()
-	env := map[string]string{"KBOX_CONFIG": t.TempDir() + "/none.yaml"}
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	f.Invoked = "kafka-leader-election"
-	code, msg := cmdutil.ExitCode(run(context.Background(), f, args))
-	if msg != "" {
-		errOut.WriteString("kbox: error: " + msg + "\n")
-	}
-	return out.String(), errOut.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Cmd: run, Invoked: "kafka-leader-election"}, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 // Messages as the 4.4 tool prints them (captured with testbed.sh apache),

@@ -1,25 +1,17 @@
 package logdirs
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 )
 
 func runAs(t *testing.T, invoked string, args ...string) (string, string, int) {
 	t.Helper()
-	ios, _, out, errOut := output.Test()
-	env := map[string]string{"KBOX_CONFIG": t.TempDir() + "/none.yaml"}
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	f.Invoked = invoked
-	code, msg := cmdutil.ExitCode(run(context.Background(), f, args))
-	if msg != "" {
-		errOut.WriteString("kbox: error: " + msg + "\n")
-	}
-	return out.String(), errOut.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Cmd: run, Invoked: invoked}, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 func TestApacheValidation(t *testing.T) {

@@ -4,17 +4,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 // A topic that does not exist is named, for produce at once and for
 // consume when nothing arrived.
 func TestPerfTopicNotFound(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "present"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(1, "present"))
 	bs := strings.Join(c.ListenAddrs(), ",")
 	for _, args := range [][]string{
 		{"perf", "produce", "--topic", "nosuch", "--records", "5", "--record-size", "10"},

@@ -4,13 +4,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/app"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/perf"
 	"github.com/kboxdev/kbox/pkg/perf/distrib"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -18,11 +17,8 @@ import (
 
 func kboxIn(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	ios, in, out, errOut := output.Test()
-	in.WriteString(stdin)
-	env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
-	code := app.Main(append([]string{"kbox"}, args...), ios, func(k string) string { return env[k] })
-	return code, out.String(), errOut.String()
+	r := cmdtest.Run(t, cmdtest.Options{Main: app.Main, Stdin: stdin}, args...)
+	return r.Code, r.Stdout, r.Stderr
 }
 
 // statusLines decodes the worker's stdout as the agent does: one JSON
@@ -56,11 +52,7 @@ func statusLines(t *testing.T, out string) (sts []*distrib.WorkerStatus, errs []
 // waits for the shared start, reports cumulative statuses with growing
 // sequence numbers, and ends with the result of exactly its share.
 func TestWorkerCapturedTaskKfake(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "d1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(3, "d1"))
 	b, err := os.ReadFile("../../pkg/perf/distrib/testdata/trogdor/task-produce.jsonl")
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/app"
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/cmd/playground"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/output"
 )
@@ -194,19 +195,16 @@ func TestServeWritesProfileAndStopsOnCancel(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(ctx) }()
 
+	t.Cleanup(cancel)
 	var file *config.File
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		file, _, _ = config.ReadFile(cfg)
+	cmdtest.Eventually(t, 10*time.Second, func() (bool, string) {
+		var err error
+		file, _, err = config.ReadFile(cfg)
 		if file != nil && file.Profiles[playground.ProfileName] != nil {
-			break
+			return true, ""
 		}
-		if time.Now().After(deadline) {
-			cancel()
-			t.Fatal("playground profile not written")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("playground profile not written: %s: %v", cfg, err)
+	})
 	prof := file.Profiles[playground.ProfileName]
 	if file.CurrentProfile != "prod" {
 		t.Errorf("current profile changed to %q", file.CurrentProfile)

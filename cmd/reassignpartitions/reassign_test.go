@@ -8,26 +8,21 @@ import (
 	"testing"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 )
 
 func runArgs(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	ios, _, out, errOut := output.Test()
-	env := map[string]string{"KBOX_CONFIG": t.TempDir() + "/none.yaml"}
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	f.Invoked = "kafka-reassign-partitions"
-	var err error
-	if len(args) > 0 && Applet.NativeSub(f, args[0]) {
-		err = cmdutil.ExecuteNative(context.Background(), f, NewNativeCmd(f), args)
-	} else {
-		err = run(context.Background(), f, args)
+	// The native subcommands run under the Apache name too: one helper
+	// for both trees.
+	cmd := func(ctx context.Context, f *cmdutil.Factory, args []string) error {
+		if len(args) > 0 && Applet.NativeSub(f, args[0]) {
+			return cmdutil.ExecuteNative(ctx, f, NewNativeCmd(f), args)
+		}
+		return run(ctx, f, args)
 	}
-	code, msg := cmdutil.ExitCode(err)
-	if msg != "" {
-		errOut.WriteString("kbox: error: " + msg + "\n")
-	}
-	return out.String(), errOut.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Cmd: cmd, Invoked: "kafka-reassign-partitions"}, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 // Validation happens before any connection (the bootstrap address is

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"context"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -9,9 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/kboxdev/kbox/cmd/cmdutil"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/internal/golden"
-	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/sr"
 	"github.com/twmb/franz-go/pkg/sr/srfake"
 )
@@ -55,32 +53,12 @@ type result struct {
 // input when tty is set.
 func run(t *testing.T, url string, tty bool, stdin string, args ...string) result {
 	t.Helper()
-	ios, in, out, errb := output.Test()
-	in.WriteString(stdin)
+	o := cmdtest.Options{New: NewCmd, Stdin: stdin, Env: map[string]string{"KBOX_SCHEMA_REGISTRY": url}}
 	if tty {
-		ios.SetSecretReader(func(string) (string, error) { return "", nil })
+		o.Secret = func(string) (string, error) { return "", nil }
 	}
-	cfg := filepath.Join(t.TempDir(), "none.yaml")
-	f := cmdutil.NewFactory(ios, func(k string) string {
-		switch k {
-		case "KBOX_CONFIG":
-			return cfg
-		case "KBOX_SCHEMA_REGISTRY":
-			return url
-		}
-		return ""
-	}, "test")
-	cmd := NewCmd(f)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	cmd.SetArgs(args)
-	cmd.SetOut(out)
-	cmd.SetErr(errb)
-	err := cmd.ExecuteContext(context.Background())
-	code, msg := cmdutil.ExitCode(err)
-	if msg != "" {
-		errb.WriteString("kbox: error: " + msg + "\n")
-	}
-	return result{out.String(), errb.String(), code}
+	r := cmdtest.Run(t, o, args...)
+	return result{r.Stdout, r.Stderr, r.Code}
 }
 
 const userV1 = `{"type":"record","name":"User","fields":[{"name":"name","type":"string"}]}`

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/app"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -22,19 +23,15 @@ type run struct {
 	out, errOut string
 }
 
-func kbox(env map[string]string, args ...string) run {
-	ios, _, out, errOut := output.Test()
-	code := app.Main(append([]string{"kbox"}, args...), ios, func(k string) string { return env[k] })
-	return run{code, out.String(), errOut.String()}
+func kbox(t *testing.T, env map[string]string, args ...string) run {
+	t.Helper()
+	r := cmdtest.Run(t, cmdtest.Options{Main: app.Main, Env: env}, args...)
+	return run{r.Code, r.Stdout, r.Stderr}
 }
 
 func setup(t *testing.T) (map[string]string, string) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(2), kfake.ClusterID("cmd-status"), kfake.SeedTopics(2, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(2), kfake.ClusterID("cmd-status"), kfake.SeedTopics(2, "orders"))
 	bs := strings.Join(c.ListenAddrs(), ",")
 	path := filepath.Join(t.TempDir(), "config.yaml")
 	f := &config.File{CurrentProfile: "a", Profiles: map[string]*config.Profile{
@@ -52,7 +49,7 @@ func TestStatusCommand(t *testing.T) {
 	env, bs := setup(t)
 
 	// Every profile, by name; dead is unreachable and b expects 3 brokers.
-	r := kbox(env, "status", "-o", "json", "--sample", "0")
+	r := kbox(t, env, "status", "-o", "json", "--sample", "0")
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1\n%s%s", r.code, r.out, r.errOut)
 	}
@@ -76,15 +73,15 @@ func TestStatusCommand(t *testing.T) {
 	}
 
 	// --profile a (one healthy cluster): exit 0, a table.
-	if r := kbox(env, "--profile", "a", "status", "--sample", "0"); r.code != 0 || !strings.Contains(r.out, "\na ") || strings.Contains(r.out, "dead") {
+	if r := kbox(t, env, "--profile", "a", "status", "--sample", "0"); r.code != 0 || !strings.Contains(r.out, "\na ") || strings.Contains(r.out, "dead") {
 		t.Fatalf("--profile a: exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
 	// --profile a,b after the command name too.
-	if r := kbox(env, "status", "--profile", "a,b", "-o", "yaml", "--sample", "0"); r.code != 1 || !strings.Contains(r.out, "name: b") || strings.Contains(r.out, "dead") {
+	if r := kbox(t, env, "status", "--profile", "a,b", "-o", "yaml", "--sample", "0"); r.code != 1 || !strings.Contains(r.out, "name: b") || strings.Contains(r.out, "dead") {
 		t.Fatalf("--profile a,b: exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
 	// An address instead of profiles.
-	if r := kbox(env, "status", "--bootstrap-server", bs, "--sample", "0", "-o", "json"); r.code != 0 || !strings.Contains(r.out, `"name":"`+bs+`"`) {
+	if r := kbox(t, env, "status", "--bootstrap-server", bs, "--sample", "0", "-o", "json"); r.code != 0 || !strings.Contains(r.out, `"name":"`+bs+`"`) {
 		t.Fatalf("--bootstrap-server: exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
 
@@ -99,7 +96,7 @@ func TestStatusCommand(t *testing.T) {
 		{[]string{"status", "-o", "csv"}, 2, "csv"},
 		{[]string{"status", "--profile", "a,b", "--bootstrap-server", bs}, 2, "give at most one --profile"},
 	} {
-		r := kbox(env, c.args...)
+		r := kbox(t, env, c.args...)
 		if r.code != c.code || !strings.Contains(r.errOut, c.msg) || strings.Count(strings.TrimSpace(r.errOut), "\n") > 1 {
 			t.Errorf("%v: exit %d, want %d with %q\n%s", c.args, r.code, c.code, c.msg, r.errOut)
 		}
@@ -119,12 +116,12 @@ func TestStatusBrokenProfile(t *testing.T) {
 	if err := config.WriteFile(env["KBOX_CONFIG"], file); err != nil {
 		t.Fatal(err)
 	}
-	r := kbox(env, "status", "--profile", "a,broken", "--sample", "0")
+	r := kbox(t, env, "status", "--profile", "a,broken", "--sample", "0")
 	if r.code != 1 || !regexp.MustCompile(`(?m)^a +ok `).MatchString(r.out) || !regexp.MustCompile(`(?m)^broken +NOT CHECKED `).MatchString(r.out) ||
 		!strings.Contains(r.out, "broken: not checked: profile broken: password-env KBOX_TEST_UNSET_PW is not set") {
 		t.Fatalf("exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
-	r = kbox(env, "status", "--profile", "broken,a", "--sample", "0", "-o", "json")
+	r = kbox(t, env, "status", "--profile", "broken,a", "--sample", "0", "-o", "json")
 	if r.code != 1 || !strings.Contains(r.out, `"error":"profile broken: password-env KBOX_TEST_UNSET_PW is not set"`) || !strings.Contains(r.out, `"name":"a","healthy":true`) {
 		t.Fatalf("-o json: exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
@@ -132,7 +129,7 @@ func TestStatusBrokenProfile(t *testing.T) {
 
 func TestTopCommand(t *testing.T) {
 	env, bs := setup(t)
-	r := kbox(env, "top", "--bootstrap-server", bs, "-o", "json", "--interval", "50ms", "--iterations", "3")
+	r := kbox(t, env, "top", "--bootstrap-server", bs, "-o", "json", "--interval", "50ms", "--iterations", "3")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.errOut)
 	}
@@ -156,7 +153,7 @@ func TestTopCommand(t *testing.T) {
 	commitGroup(t, bs, "readers")
 	groupsOf := func(args ...string) []string {
 		t.Helper()
-		r := kbox(env, append([]string{"top", "--bootstrap-server", bs, "-o", "json", "--interval", "50ms", "--iterations", "1"}, args...)...)
+		r := kbox(t, env, append([]string{"top", "--bootstrap-server", bs, "-o", "json", "--interval", "50ms", "--iterations", "1"}, args...)...)
 		var f struct {
 			Groups []struct {
 				Group     string `json:"group"`
@@ -186,12 +183,12 @@ func TestTopCommand(t *testing.T) {
 		t.Fatalf("--no-groups: groups %v", g)
 	}
 	// Not a terminal, table format: one line per interval.
-	r = kbox(env, "--profile", "a", "top", "--interval", "50ms", "--iterations", "2", "--topic-regex", "ord.*")
+	r = kbox(t, env, "--profile", "a", "top", "--interval", "50ms", "--iterations", "2", "--topic-regex", "ord.*")
 	if n := strings.Count(r.out, "\n"); r.code != 0 || n != 2 || !strings.Contains(r.out, " orders=0.0/") || !strings.Contains(r.out, " group:readers=") {
 		t.Fatalf("line mode: exit %d, %d lines\n%s%s", r.code, n, r.out, r.errOut)
 	}
 	// --duration bounds the run.
-	if r := kbox(env, "--profile", "a", "top", "--interval", "50ms", "--duration", "300ms", "-o", "json"); r.code != 0 || strings.Count(r.out, "\n") < 1 {
+	if r := kbox(t, env, "--profile", "a", "top", "--interval", "50ms", "--duration", "300ms", "-o", "json"); r.code != 0 || strings.Count(r.out, "\n") < 1 {
 		t.Fatalf("--duration: exit %d\n%s%s", r.code, r.out, r.errOut)
 	}
 	for _, c := range []struct {
@@ -206,7 +203,7 @@ func TestTopCommand(t *testing.T) {
 		{[]string{"top", "--groups", "-1"}, "--groups -1"},
 		{[]string{"top", "--no-groups", "--time-lag"}, "--no-groups cannot"},
 	} {
-		if r := kbox(env, c.args...); r.code != 2 || !strings.Contains(r.errOut, c.msg) {
+		if r := kbox(t, env, c.args...); r.code != 2 || !strings.Contains(r.errOut, c.msg) {
 			t.Errorf("%v: exit %d\n%s", c.args, r.code, r.errOut)
 		}
 	}

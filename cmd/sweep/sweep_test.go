@@ -4,21 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 )
 
 func runSweep(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
-	ios, _, out, errOut := output.Test()
-	f := cmdutil.NewFactory(ios, func(string) string { return "" }, "test")
-	cmd := NewCmd(f)
-	cmd.SetArgs(args)
-	cmd.SetOut(out)
-	cmd.SetErr(errOut)
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	err := cmd.Execute()
-	return out.String(), errOut.String(), err
+	r := cmdtest.Run(t, cmdtest.Options{New: NewCmd}, args...)
+	return r.Stdout, r.ErrOut, r.Err
 }
 
 func TestSweepDryRunAndRefusals(t *testing.T) {
@@ -113,13 +105,9 @@ func TestSweepOverAgentsFlags(t *testing.T) {
 		t.Fatalf("dry run: %v\n%s", err, out)
 	}
 	// The environment's defaults alone do not refuse a plain sweep.
-	ios, _, o, _ := output.Test()
 	env := map[string]string{"TROGDOR_COORDINATOR": "http://127.0.0.1:1", "TROGDOR_AGENTS": "a,b"}
-	f := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	cmd := NewCmd(f)
-	cmd.SetArgs(append(base, "--vary", "linger.ms=0,5", "--dry-run"))
-	cmd.SilenceUsage, cmd.SilenceErrors = true, true
-	if err := cmd.Execute(); err != nil || !strings.Contains(o.String(), "cell 2: linger.ms=5") {
-		t.Fatalf("plain sweep with $TROGDOR_*: %v %s", err, o)
+	r := cmdtest.Run(t, cmdtest.Options{New: NewCmd, Env: env}, append(base, "--vary", "linger.ms=0,5", "--dry-run")...)
+	if r.Err != nil || !strings.Contains(r.Stdout, "cell 2: linger.ms=5") {
+		t.Fatalf("plain sweep with $TROGDOR_*: %v %s", r.Err, r.Stdout)
 	}
 }

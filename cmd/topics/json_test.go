@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/internal/golden"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -12,11 +13,7 @@ import (
 // in-process cluster and pinned by a golden file (topic ids normalised;
 // one broker, so that replica placement is fixed).
 func TestJSONGolden(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.ClusterID("json-golden"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.ClusterID("json-golden"))
 	bs := strings.Join(c.ListenAddrs(), ",")
 	ids := golden.Replace(`"id": "[A-Za-z0-9_-]{22}"`, `"id": "<topic id>"`)
 	run := func(name string, args ...string) {

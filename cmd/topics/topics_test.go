@@ -2,34 +2,21 @@ package topics
 
 import (
 	"context"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/internal/golden"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/pkg/output"
 )
 
-func runArgs(t *testing.T, args ...string) (stdout, stderr string, code int) {
+func runArgs(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	ios, _, out, errb := output.Test()
-	cfg := filepath.Join(t.TempDir(), "none.yaml")
-	f := cmdutil.NewFactory(ios, func(k string) string {
-		if k == "KBOX_CONFIG" {
-			return cfg
-		}
-		return ""
-	}, "test")
-	f.Invoked = "kafka-topics"
-	err := Run(context.Background(), f, args)
-	code, msg := cmdutil.ExitCode(err)
-	if msg != "" {
-		errb.WriteString("kbox: error: " + msg + "\n")
-	}
-	return out.String(), errb.String(), code
+	r := cmdtest.Run(t, cmdtest.Options{Cmd: Run, Invoked: "kafka-topics"}, args...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 func goldenText(t *testing.T, name string) string {

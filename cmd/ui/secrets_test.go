@@ -13,6 +13,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/app"
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/cmd/ui"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/dashboard"
 	"github.com/kboxdev/kbox/pkg/output"
@@ -50,11 +51,7 @@ func oauthBroker(c *kfake.Cluster) {
 // credentials (user:password@ and ?secret=): one endpoint answers 401, the
 // other is unreachable.
 func TestNoSecretReachesTheBrowser(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1), kfake.SeedTopics(2, "orders"))
 	oauthBroker(c)
 	var idpCalls atomic.Int32
 	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

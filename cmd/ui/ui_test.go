@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -10,36 +9,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kboxdev/kbox/cmd/cmdutil"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/twmb/franz-go/pkg/kfake"
 )
 
-func kbox(env map[string]string, args ...string) (int, string, string) {
-	ios, _, out, errOut := output.Test()
-	fac := cmdutil.NewFactory(ios, func(k string) string { return env[k] }, "test")
-	cmd := NewCmd(fac)
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	err := cmd.Execute()
-	code := 0
-	if err != nil {
-		code = 1
-		if _, ok := err.(*cmdutil.FlagError); ok {
-			code = 2
-		}
-		errOut.WriteString(err.Error())
-	}
-	return code, out.String(), errOut.String()
+func kbox(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	r := cmdtest.Run(t, cmdtest.Options{New: NewCmd, Env: env}, args...)
+	return r.Code, r.Stdout, r.ErrOut + r.Msg
 }
 
 func TestFlags(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1))
 	bs := strings.Join(c.ListenAddrs(), ",")
 	dir := t.TempDir()
 	env := map[string]string{"KBOX_CONFIG": filepath.Join(dir, "none.yaml")}
@@ -77,47 +58,47 @@ func TestFlags(t *testing.T) {
 		{[]string{"--duration", "-1s"}, "", "must not be negative"},
 	} {
 		e := map[string]string{"KBOX_CONFIG": env["KBOX_CONFIG"], "KBOX_UI_TOKEN": tc.env}
-		code, _, errOut := kbox(e, append(append([]string{"--listen", "127.0.0.1:0", "--duration", "1ms"}, tc.args...), "--bootstrap-server", bs)...)
+		code, _, errOut := kbox(t, e, append(append([]string{"--listen", "127.0.0.1:0", "--duration", "1ms"}, tc.args...), "--bootstrap-server", bs)...)
 		if code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d %q, want 2 and %q", tc.args, code, errOut, tc.want)
 		}
 	}
 	firstLine := func(out string) string { return strings.TrimSpace(strings.SplitN(out, "\n", 2)[0]) }
 	// Loopback: a token is generated and printed once, in the URL.
-	code, out, errOut := kbox(env, "--listen", "127.0.0.1:0", "--duration", "200ms", "--bootstrap-server", bs)
+	code, out, errOut := kbox(t, env, "--listen", "127.0.0.1:0", "--duration", "200ms", "--bootstrap-server", bs)
 	if code != 0 || !regexp.MustCompile(`^http://127\.0\.0\.1:\d+/\?token=[0-9a-f]{48}$`).MatchString(firstLine(out)) || strings.Count(out, "token=") != 1 {
 		t.Fatalf("exit %d, out %q, err %q", code, out, errOut)
 	}
 	// The token from a file (or KBOX_UI_TOKEN): in the URL, no warning;
 	// --token warns that ps shows it.
-	code, out, errOut = kbox(env, "--listen", "127.0.0.1:0", "--duration", "200ms", "--token-file", good, "--bootstrap-server", bs)
+	code, out, errOut = kbox(t, env, "--listen", "127.0.0.1:0", "--duration", "200ms", "--token-file", good, "--bootstrap-server", bs)
 	if code != 0 || !strings.HasSuffix(firstLine(out), "/?token=file-token-0123456789") || strings.Contains(errOut, "warning") {
 		t.Fatalf("--token-file: exit %d, out %q, err %q", code, out, errOut)
 	}
-	code, out, errOut = kbox(map[string]string{"KBOX_CONFIG": env["KBOX_CONFIG"], "KBOX_UI_TOKEN": "env-token-0123456789"}, "--listen", "127.0.0.1:0", "--duration", "200ms", "--bootstrap-server", bs)
+	code, out, errOut = kbox(t, map[string]string{"KBOX_CONFIG": env["KBOX_CONFIG"], "KBOX_UI_TOKEN": "env-token-0123456789"}, "--listen", "127.0.0.1:0", "--duration", "200ms", "--bootstrap-server", bs)
 	if code != 0 || !strings.HasSuffix(firstLine(out), "/?token=env-token-0123456789") || strings.Contains(errOut, "warning") {
 		t.Fatalf("KBOX_UI_TOKEN: exit %d, out %q, err %q", code, out, errOut)
 	}
-	code, out, errOut = kbox(env, "--listen", "127.0.0.1:0", "--duration", "200ms", "--token", "flag-token-0123456789", "--bootstrap-server", bs)
+	code, out, errOut = kbox(t, env, "--listen", "127.0.0.1:0", "--duration", "200ms", "--token", "flag-token-0123456789", "--bootstrap-server", bs)
 	if code != 0 || !strings.HasSuffix(firstLine(out), "/?token=flag-token-0123456789") || !strings.Contains(errOut, "kbox: warning: --token on the command line is visible to every user of this host") {
 		t.Fatalf("--token: exit %d, out %q, err %q", code, out, errOut)
 	}
 	// --unsafe-no-token: no token in the URL, and a warning.
-	code, out, errOut = kbox(env, "--listen", "127.0.0.1:0", "--duration", "200ms", "--unsafe-no-token", "--bootstrap-server", bs)
+	code, out, errOut = kbox(t, env, "--listen", "127.0.0.1:0", "--duration", "200ms", "--unsafe-no-token", "--bootstrap-server", bs)
 	if code != 0 || strings.Contains(out, "token") || !strings.Contains(errOut, "any user of this host") {
 		t.Fatalf("--unsafe-no-token: exit %d, out %q, err %q", code, out, errOut)
 	}
 	// Remote: HTTPS with a certificate made at start, its fingerprint
 	// printed; the URL names this host, not 0.0.0.0 or [::].
 	for _, listen := range []string{"0.0.0.0:0", "[::]:0", ":0"} {
-		code, out, errOut = kbox(env, "--listen", listen, "--allow-remote", "--tls-self-signed", "--duration", "200ms", "--bootstrap-server", bs)
+		code, out, errOut = kbox(t, env, "--listen", listen, "--allow-remote", "--tls-self-signed", "--duration", "200ms", "--bootstrap-server", bs)
 		u, err := url.Parse(firstLine(out))
 		if code != 0 || err != nil || u.Scheme != "https" || u.Query().Get("token") == "" || u.Hostname() == "" || net.ParseIP(u.Hostname()) != nil && net.ParseIP(u.Hostname()).IsUnspecified() ||
 			!regexp.MustCompile(`(?m)^TLS certificate SHA-256 fingerprint: ([0-9A-F]{2}:){31}[0-9A-F]{2}$`).MatchString(out) {
 			t.Fatalf("--listen %s --allow-remote --tls-self-signed: exit %d, out %q, err %q", listen, code, out, errOut)
 		}
 	}
-	code, out, errOut = kbox(env, "--listen", "0.0.0.0:0", "--allow-remote", "--plain-http-on-trusted-network", "--duration", "200ms", "--bootstrap-server", bs)
+	code, out, errOut = kbox(t, env, "--listen", "0.0.0.0:0", "--allow-remote", "--plain-http-on-trusted-network", "--duration", "200ms", "--bootstrap-server", bs)
 	if code != 0 || !strings.HasPrefix(out, "http://") || strings.HasPrefix(out, "http://0.0.0.0") {
 		t.Fatalf("--plain-http-on-trusted-network: exit %d, out %q, err %q", code, out, errOut)
 	}

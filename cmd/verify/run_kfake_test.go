@@ -3,13 +3,12 @@ package verify_test
 import (
 	"encoding/json"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/kboxdev/kbox/cmd/app"
-	"github.com/kboxdev/kbox/pkg/output"
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/trogdor/trogdortest"
 	"github.com/kboxdev/kbox/pkg/verify"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -17,21 +16,15 @@ import (
 
 func kbox(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	ios, _, out, errOut := output.Test()
-	env := map[string]string{"KBOX_CONFIG": filepath.Join(t.TempDir(), "none.yaml")}
-	code := app.Main(append([]string{"kbox", "verify", "run"}, args...), ios, func(k string) string { return env[k] })
-	return code, out.String(), errOut.String()
+	r := cmdtest.Run(t, cmdtest.Options{Main: app.Main}, append([]string{"verify", "run"}, args...)...)
+	return r.Code, r.Stdout, r.Stderr
 }
 
 // TestRunDurationWindowsKfake: a 3.5-second soak against kfake with a
 // 1-second window and a fault every second prints window verdicts as
 // JSON lines, then the final verdict with each fault.
 func TestRunDurationWindowsKfake(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1))
 	code, out, errOut := kbox(t, "--bootstrap-server", strings.Join(c.ListenAddrs(), ","), "--topic", "soak", "--create-topic",
 		"--replication-factor", "1", "--duration", "3500ms", "--window", "1s", "--throughput", "300", "--idempotent",
 		"--during", "every=1s:echo fault", "--min-acks", "100", "--progress", "none", "-o", "json")
@@ -142,11 +135,7 @@ func TestRunBadSoakFlags(t *testing.T) {
 // coordinator) carries the fault with the task's window and judges R8 on
 // it; a coordinator that does not answer fails before the first record.
 func TestRunTrogdorFaultKfake(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, c := cmdtest.Kfake(t, kfake.NumBrokers(1))
 	fc := trogdortest.New()
 	defer fc.Close()
 	code, out, errOut := kbox(t, "--bootstrap-server", strings.Join(c.ListenAddrs(), ","), "--topic", "trog", "--create-topic",
