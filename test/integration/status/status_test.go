@@ -640,6 +640,14 @@ func getJSON(t *testing.T, url string, v any) {
 
 const unreachable3 = "broker 3 unreachable (connection refused)"
 
+// unreachable3Any reports whether problems name broker 3 unreachable for
+// any reason: the dashboard's long-lived client may have had a connection
+// to broker 3 open, which the kill resets ("connection reset by peer")
+// rather than refuses.
+func unreachable3Any(problems []string) bool {
+	return slices.ContainsFunc(problems, func(p string) bool { return strings.HasPrefix(p, "broker 3 unreachable (") })
+}
+
 // firstChecksAfterKill runs, at once and right after broker 3 was
 // SIGKILLed, kbox status, one kbox top frame and the dashboard's cluster
 // and broker endpoints: each names broker 3 unreachable (kbox status:
@@ -691,7 +699,7 @@ func firstChecksAfterKill(t *testing.T, cfg, uiBase string, killed time.Time) {
 		getJSON(t, uiURL(t, uiBase, "api/clusters?sample=0"), &rep)
 		t.Logf("dashboard /api/clusters %s after the kill", time.Since(killed).Round(time.Millisecond))
 		for _, c := range rep.Clusters {
-			if c.Name == "real" && (c.Healthy || !slices.Contains(c.Problems, unreachable3)) {
+			if c.Name == "real" && (c.Healthy || !unreachable3Any(c.Problems)) {
 				t.Errorf("dashboard clusters right after the kill: %+v", c)
 			}
 		}
@@ -700,7 +708,7 @@ func firstChecksAfterKill(t *testing.T, cfg, uiBase string, killed time.Time) {
 		}
 		getJSON(t, uiURL(t, uiBase, "api/c/real/brokers"), &br)
 		st := br.Status
-		if n := len(st.Brokers); n != 3 || st.Brokers[2].Up || st.Brokers[2].DownReason == nil || !slices.Contains(st.Problems, unreachable3) {
+		if n := len(st.Brokers); n != 3 || st.Brokers[2].Up || st.Brokers[2].DownReason == nil || !unreachable3Any(st.Problems) {
 			t.Errorf("dashboard brokers right after the kill: %+v", st)
 		}
 	})
