@@ -22,6 +22,10 @@
 //     retries were at the deadline.
 //   - A field of the wrong type is shown as Go re-encodes it compactly;
 //     Jackson normalises some numbers (1e3 as 1000.0) and string escapes.
+//   - The Java admin client's own log4j ERROR line for a partition that
+//     fails ("[time] ERROR [AdminClient clientId=...] DeleteRecords request for topic
+//     partition T-P failed due to an unexpected error CODE (...Handler)")
+//     is not printed; the tool's own line for that partition is.
 package deleterecords
 
 import (

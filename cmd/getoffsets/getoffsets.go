@@ -14,6 +14,10 @@
 //     topic, then partition order; Apache prints them in the order of a
 //     Java HashMap of topic names. The message of the exception is Kafka's
 //     default message of the error code.
+//   - The Java admin client's own log4j ERROR line for a partition that
+//     fails ("[time] ERROR [AdminClient clientId=...] ListOffsets request for topic
+//     partition T-P failed due to an unexpected error CODE (...Handler)")
+//     is not printed; the tool's own line for that partition is.
 //
 // The drop-in takes Apache's options only; the table, JSON and YAML views
 // and the human times are the native subcommand's (kbox offsets get).
