@@ -281,3 +281,37 @@ func mustReader(t *testing.T, name string, lines [][]byte) *LogReader {
 	}
 	return lr
 }
+
+// A consumer whose commit failed resumes from the older commit and reads
+// offsets again: with idempotent producers that is a redelivery (R2b, a
+// warning after a failed commit), not a duplicate value in the log (R2,
+// a failure). A leader kill that took the group coordinator with it made
+// kbox verify run call such a run invalid.
+func TestRedeliveryAfterFailedCommitIsNotDuplicate(t *testing.T) {
+	prod, cons := clean(t, 10)
+	cons = append(cons,
+		OffsetsCommitted(8, []CommitData{{"t", 0, 3}}, sp("Commit cannot be completed")),
+		RecordData(9, nil, sp("2"), "t", 0, 2))
+	r := run(t, prod, cons, Options{Idempotent: true})
+	var b bytes.Buffer
+	_ = r.WriteText(&b)
+	if !r.Valid {
+		t.Fatalf("redelivery after a failed commit judged invalid:\n%s", b.String())
+	}
+	var dupOffset bool
+	for _, a := range r.Anomalies {
+		if a.Type == AnDuplicate {
+			t.Errorf("a redelivered offset counted as a duplicate value:\n%s", b.String())
+		}
+		dupOffset = dupOffset || (a.Type == AnDuplicateOffset && a.Severity == Warn)
+	}
+	if !dupOffset {
+		t.Errorf("no duplicate-offset warning:\n%s", b.String())
+	}
+	// Without the failed commit, the same redelivery stays a failure (R2b).
+	prod, cons = clean(t, 10)
+	cons = append(cons, RecordData(9, nil, sp("2"), "t", 0, 2))
+	if r := run(t, prod, cons, Options{Idempotent: true}); r.Valid {
+		t.Errorf("a redelivery without a failed commit judged valid")
+	}
+}
