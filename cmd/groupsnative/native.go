@@ -221,6 +221,8 @@ func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {
 
 	defer cmdutil.CancelOnInterrupt(ctx)()
 	var s groups.Sampler
+	frames := output.NewFrames(f.IO, format)
+	frames.Gap = true
 	tick := time.NewTicker(o.interval)
 	defer tick.Stop()
 	failures := 0
@@ -252,7 +254,7 @@ func runLag(ctx context.Context, f *cmdutil.Factory, o *lagOpts) error {
 		}
 		ws := s.Add(rep)
 		ws.Filter(o.onlyLagging, o.sort)
-		if err := printSample(f, format, ws); err != nil {
+		if err := printSample(f, frames, format, ws); err != nil {
 			return err
 		}
 		if o.count > 0 && n >= o.count {
@@ -297,37 +299,21 @@ func notFound(missing []string) error {
 	return fmt.Errorf("groups %s not found", strings.Join(missing, ", "))
 }
 
-// printSample writes one watch sample: a JSON line, a YAML document ended
-// by "---", or a table under a line naming the sample (on a terminal, in
-// place of the previous one).
-func printSample(f *cmdutil.Factory, format output.Format, ws *groups.WatchSample) error {
-	w := f.IO.Out
-	switch format {
-	case output.JSON:
-		return output.WriteJSON(w, ws, false)
-	case output.YAML:
-		if err := output.WriteYAML(w, ws); err != nil {
-			return err
+// printSample writes one watch sample through the watch's frame printer: a
+// JSON line, a YAML document, or a table under a line naming the sample (on
+// a terminal, in place of the previous one).
+func printSample(f *cmdutil.Factory, frames *output.Frames, format output.Format, ws *groups.WatchSample) error {
+	return frames.Print(ws, func(w io.Writer) error {
+		head := fmt.Sprintf("%s  sample %d", ws.Time.Local().Format("15:04:05"), ws.Sample)
+		if ws.IntervalSec != nil {
+			head += fmt.Sprintf(", rates over %.1fs", *ws.IntervalSec)
+		} else {
+			head += ", rates from the next sample"
 		}
-		_, err := io.WriteString(w, "---\n")
-		return err
-	}
-	head := fmt.Sprintf("%s  sample %d", ws.Time.Local().Format("15:04:05"), ws.Sample)
-	if ws.IntervalSec != nil {
-		head += fmt.Sprintf(", rates over %.1fs", *ws.IntervalSec)
-	} else {
-		head += ", rates from the next sample"
-	}
-	switch {
-	case f.IO.IsStdoutTTY():
-		// On a terminal each sample replaces the last, as watch(1) does.
-		io.WriteString(w, "\033[H\033[2J")
-	case ws.Sample > 1:
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintln(w, head)
-	if format == output.Wide {
-		return output.Print(f.IO, output.Wide, ws)
-	}
-	return output.Print(f.IO, output.Table, ws)
+		fmt.Fprintln(w, head)
+		if format == output.Wide {
+			return output.Print(f.IO, output.Wide, ws)
+		}
+		return output.Print(f.IO, output.Table, ws)
+	})
 }

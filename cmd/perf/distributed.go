@@ -2,7 +2,6 @@ package perf
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"strings"
@@ -302,11 +301,7 @@ func emitSweep(f *cmdutil.Factory, format string, s *distrib.AgentSweep) error {
 	case output.JSON:
 		return output.WriteJSON(f.IO.Out, s, false)
 	case output.CSV:
-		w := csv.NewWriter(f.IO.Out)
-		_ = w.Write(s.Header())
-		_ = w.WriteAll(s.Rows())
-		w.Flush()
-		return w.Error()
+		return output.Print(f.IO, output.CSV, s)
 	}
 	return output.WriteTable(f.IO, s.Header(), s.Rows())
 }
@@ -318,11 +313,7 @@ func emitDistributed(f *cmdutil.Factory, format string, res *distrib.Distributed
 	case output.Apache:
 		return res.WriteApache(f.IO.Out)
 	case output.CSV:
-		w := csv.NewWriter(f.IO.Out)
-		_ = w.Write(res.CSVHeader())
-		_ = w.WriteAll(res.CSVRows())
-		w.Flush()
-		return w.Error()
+		return output.Print(f.IO, output.CSV, output.Records(append([][]string{res.CSVHeader()}, res.CSVRows()...)))
 	}
 	if err := output.WriteTable(f.IO, res.Header(), res.Rows()); err != nil {
 		return err

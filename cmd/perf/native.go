@@ -2,7 +2,6 @@ package perf
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
@@ -92,11 +91,7 @@ func emit(f *cmdutil.Factory, format string, res *perf.Result) error {
 	case output.JSON:
 		return output.WriteJSON(f.IO.Out, res, false)
 	case output.CSV:
-		w := csv.NewWriter(f.IO.Out)
-		_ = w.Write(res.CSVHeader())
-		_ = w.Write(res.CSVRow())
-		w.Flush()
-		return w.Error()
+		return output.Print(f.IO, output.CSV, output.Records{res.CSVHeader(), res.CSVRow()})
 	}
 	return output.WriteTable(f.IO, res.Header(), res.Rows())
 }

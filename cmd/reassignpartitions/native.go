@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -112,6 +113,7 @@ func status(ctx context.Context, f *cmdutil.Factory, svc *reassign.Service, form
 	// The throttles of the moves this watch sees are the ones it answers for.
 	ledger := reassign.NewLedger()
 	seen := map[string]bool{}
+	frames := output.NewFrames(f.IO, format)
 	for {
 		for tp, o := range prev.Ongoing {
 			seen[tp.Topic] = true
@@ -130,13 +132,20 @@ func status(ctx context.Context, f *cmdutil.Factory, svc *reassign.Service, form
 		// Without --watch: the one interval (partitions done in between
 		// are left out).
 		p := tr.Add(cur)
-		if len(cur.Ongoing) > 0 || !watch {
-			if format == output.Table && watch {
-				fmt.Fprintf(f.IO.Out, "%s\n", time.Now().Format("15:04:05"))
+		switch {
+		case watch && len(cur.Ongoing) > 0:
+			// One frame per interval, as every watch prints them.
+			err := frames.Print(p, func(w io.Writer) error {
+				fmt.Fprintf(w, "%s\n", time.Now().Format("15:04:05"))
+				return output.Print(f.IO, format, p)
+			})
+			if err != nil {
+				return err
 			}
-			if len(cur.Ongoing) == 0 {
-				fmt.Fprintln(f.IO.Out, "No partition reassignment in progress.")
-			} else if err := output.Print(f.IO, format, p); err != nil {
+		case !watch && len(cur.Ongoing) == 0:
+			fmt.Fprintln(f.IO.Out, "No partition reassignment in progress.")
+		case !watch:
+			if err := output.Print(f.IO, format, p); err != nil {
 				return err
 			}
 		}

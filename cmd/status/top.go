@@ -3,6 +3,7 @@ package status
 import (
 	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -181,8 +182,7 @@ func runTop(ctx context.Context, f *cmdutil.Factory, o *topOptions) error {
 		// The record lookups must not hold the next frame back much.
 		s.TimeLagTimeout = min(max(o.interval/2, 500*time.Millisecond), 5*time.Second)
 	}
-	format := output.Format(o.format)
-	screen := format == output.Table && f.IO.IsStdoutTTY()
+	frames := output.NewFrames(f.IO, output.Format(o.format))
 
 	prev, err := s.Sample(ctx)
 	if err != nil {
@@ -215,31 +215,29 @@ func runTop(ctx context.Context, f *cmdutil.Factory, o *topOptions) error {
 		fr := status.Frame(prev, cur, o.sort)
 		prev = cur
 		n++
-		if err := printFrame(f, format, screen, fr, o); err != nil {
+		if err := printFrame(f, frames, fr, o); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func printFrame(f *cmdutil.Factory, format output.Format, screen bool, fr *status.TopFrame, o *topOptions) error {
-	rows, groupRows := o.rows, o.groupRows
-	out := f.IO.Out
-	switch {
-	case format == output.JSON:
-		return output.WriteJSON(out, fr, false)
-	case format == output.YAML:
-		if err := output.WriteYAML(out, fr); err != nil {
+// printFrame writes one frame through the watch's frame printer: a JSON
+// line, a YAML document, one summary line when piped, or on a terminal the
+// full-screen view in place of the last.
+func printFrame(f *cmdutil.Factory, frames *output.Frames, fr *status.TopFrame, o *topOptions) error {
+	return frames.Print(fr, func(out io.Writer) error {
+		if !frames.Screen() {
+			_, err := fmt.Fprintln(out, fr.Line(5))
 			return err
 		}
-		_, err := fmt.Fprintln(out, "---")
-		return err
-	case !screen:
-		_, err := fmt.Fprintln(out, fr.Line(5))
-		return err
-	}
-	// A terminal: clear and redraw.
-	fmt.Fprint(out, "\x1b[H\x1b[2J")
+		return drawScreen(f, out, fr, o)
+	})
+}
+
+// drawScreen is the terminal's full-screen frame.
+func drawScreen(f *cmdutil.Factory, out io.Writer, fr *status.TopFrame, o *topOptions) error {
+	rows, groupRows := o.rows, o.groupRows
 	fmt.Fprintf(out, "kbox top  %s  every %s  total %s records/s, %s/s\n", fr.Time.Format("15:04:05"), output.Duration(time.Duration(fr.IntervalMs)*time.Millisecond), fmt.Sprintf("%.1f", fr.RecordsPerSec), bytesStr(fr.BytesPerSec, o.rawBytes))
 	for _, p := range fr.Problems {
 		fmt.Fprintln(out, p)

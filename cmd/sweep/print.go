@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"encoding/csv"
 	"fmt"
 	"strings"
 	"sync"
@@ -18,9 +17,7 @@ func (o *sweepOpts) emit(f *cmdutil.Factory, format string, res *sweep.Result, o
 	case "json":
 		return output.WriteJSON(f.IO.Out, res, true)
 	case "csv":
-		w := csv.NewWriter(f.IO.Out)
-		_ = w.WriteAll(res.CSV(obj))
-		return w.Error()
+		return output.Print(f.IO, output.CSV, output.Records(res.CSV(obj)))
 	}
 	mark := func(s string) string { return s + "*" }
 	if f.IO.IsStdoutTTY() {

@@ -2,6 +2,7 @@ package output
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -66,9 +67,35 @@ type ApacheWriter interface {
 	WriteApache(w io.Writer) error
 }
 
+// CSVTabular is implemented by results with a CSV form of their own (for
+// example raw numbers where the table shows human units): the header
+// record first, then the rows.
+type CSVTabular interface {
+	CSVRecords() [][]string
+}
+
+// Records is a ready CSV form: the header record, then the rows.
+type Records [][]string
+
+// CSVRecords implements CSVTabular.
+func (r Records) CSVRecords() [][]string { return r }
+
 // Print writes v in format f to s.Out.
 func Print(s *IOStreams, f Format, v any) error {
 	switch f {
+	case CSV:
+		var recs [][]string
+		switch t := v.(type) {
+		case CSVTabular:
+			recs = t.CSVRecords()
+		case Tabular:
+			recs = append([][]string{t.Header()}, t.Rows()...)
+		default:
+			return fmt.Errorf("this result has no CSV form")
+		}
+		w := csv.NewWriter(s.Out)
+		_ = w.WriteAll(recs)
+		return w.Error()
 	case JSON:
 		return WriteJSON(s.Out, v, s.IsStdoutTTY())
 	case YAML:
