@@ -119,7 +119,7 @@ func makeCorruptTopics(t *testing.T) error {
 			}
 		}
 	}
-	r := testbed.Runner{Timeout: time.Minute}.Exec(t, link("kafka-verifiable-producer"), "--bootstrap-server", cluster.Bootstrap, "--topic", verifyTopic, "--max-messages", "3000")
+	r := testbed.Runner{Timeout: 2 * time.Minute}.Exec(t, link("kafka-verifiable-producer"), "--bootstrap-server", cluster.Bootstrap, "--topic", verifyTopic, "--max-messages", "3000")
 	if r.Code != 0 {
 		return fmt.Errorf("kafka-verifiable-producer: %s", r)
 	}
@@ -187,7 +187,7 @@ func TestCorruptBatchConsoleConsumer(t *testing.T) {
 		{"--from-beginning"},
 		{"--partition", "0", "--offset", strconv.FormatInt(c.base+10, 10)},
 	} {
-		args = append([]string{"--bootstrap-server", cluster.Bootstrap, "--topic", crcTopic, "--timeout-ms", "20000"}, args...)
+		args = append([]string{"--bootstrap-server", cluster.Bootstrap, "--topic", crcTopic, "--timeout-ms", "60000"}, args...)
 		kbox, apache := runBoth(t, args...)
 		if kbox.out != apache.out || normStderr(kbox.err) != normStderr(apache.err) || kbox.code != apache.code {
 			t.Errorf("%q differs from Apache's:\nkbox   (exit %d, %d lines): %s\napache (exit %d, %d lines): %s", args, kbox.code, lineCount(kbox.out), kbox.err, apache.code, lineCount(apache.out), apache.err)
@@ -205,7 +205,7 @@ func TestCorruptBatchConsume(t *testing.T) {
 	t.Parallel() // after the package's other tests: the broker restarts once
 	c := corruptTopics(t)[crcTopic]
 	run := func(args ...string) testbed.Result {
-		return testbed.Runner{Timeout: time.Minute}.Exec(t, env.Kbox, append([]string{"consume", "--bootstrap-server", cluster.Bootstrap, "--topic", crcTopic, "-f", `%o\n`, "-e"}, args...)...)
+		return testbed.Runner{Timeout: 2 * time.Minute}.Exec(t, env.Kbox, append([]string{"consume", "--bootstrap-server", cluster.Bootstrap, "--topic", crcTopic, "-f", `%o\n`, "-e"}, args...)...)
 	}
 	desc := fmt.Sprintf("partition %s-0: record batch at offset %d (offsets %d-%d) is corrupt: stored crc = %d, computed crc = %d", crcTopic, c.base, c.base, c.last, c.storedCRC, c.computedCRC)
 	for _, args := range [][]string{{"--start", "earliest"}, {"--group", "corrupt-g", "--from-beginning"}} {
@@ -229,7 +229,7 @@ func TestCorruptBatchConsumerPerf(t *testing.T) {
 	t.Parallel() // after the package's other tests: the broker restarts once
 	cs := corruptTopics(t)
 	for _, topic := range []string{crcTopic, recTopic} {
-		args := []string{"--bootstrap-server", cluster.Bootstrap, "--topic", topic, "--num-records", "3000", "--timeout", "20000", "--hide-header"}
+		args := []string{"--bootstrap-server", cluster.Bootstrap, "--topic", topic, "--num-records", "3000", "--timeout", "60000", "--hide-header"}
 		k, apache := runBothTool(t, "kafka-consumer-perf-test", args...)
 		// The summary's 5th field is the record count.
 		count := func(out string) string {
@@ -246,7 +246,7 @@ func TestCorruptBatchConsumerPerf(t *testing.T) {
 		}
 	}
 	c := cs[crcTopic]
-	r := testbed.Runner{Timeout: time.Minute}.Exec(t, env.Kbox, "perf", "consume", "--bootstrap-server", cluster.Bootstrap, "--topic", crcTopic, "--records", "3000", "--timeout", "20s")
+	r := testbed.Runner{Timeout: 2 * time.Minute}.Exec(t, env.Kbox, "perf", "consume", "--bootstrap-server", cluster.Bootstrap, "--topic", crcTopic, "--records", "3000", "--timeout", "60s")
 	want := fmt.Sprintf("kbox: error: partition %s-0: record batch at offset %d (offsets %d-%d) is corrupt: stored crc = %d, computed crc = %d", crcTopic, c.base, c.base, c.last, c.storedCRC, c.computedCRC)
 	if r.Code != 1 || !strings.Contains(r.Stderr, want) {
 		t.Errorf("kbox perf consume: want %q:\n%s", want, r)
@@ -262,12 +262,12 @@ func TestCorruptBaseOffset(t *testing.T) {
 	c := corruptTopics(t)[baseTopic]
 	before := c.base - 32 // the batch's real first offset
 	o, _, code, err := cluster.Apache(nil, "kafka-console-consumer", "--bootstrap-server", cluster.Bootstrap, "--topic", baseTopic, "--partition", "0", "--offset", "earliest",
-		"--max-messages", "2968", "--timeout-ms", "20000", "--formatter-property", "print.offset=true")
+		"--max-messages", "2968", "--timeout-ms", "60000", "--formatter-property", "print.offset=true")
 	offset := func(n int64) string { return fmt.Sprintf("Offset:%d\t", n) }
 	if err != nil || code != 0 || lineCount(o) != 2968 || !strings.Contains(o, offset(before-1)) || strings.Contains(o, offset(before)) || !strings.Contains(o, offset(c.base)) {
 		t.Errorf("apache did not skip offsets %d-%d: exit %d, %d lines, %v", before, c.base-1, code, lineCount(o), err)
 	}
-	r := testbed.Runner{Timeout: time.Minute}.Exec(t, env.Kbox, "consume", "--bootstrap-server", cluster.Bootstrap, "--topic", baseTopic, "-f", `%o\n`, "--start", "earliest", "-e")
+	r := testbed.Runner{Timeout: 2 * time.Minute}.Exec(t, env.Kbox, "consume", "--bootstrap-server", cluster.Bootstrap, "--topic", baseTopic, "-f", `%o\n`, "--start", "earliest", "-e")
 	want := fmt.Sprintf("kbox: warning: partition %s-0: offsets jump from %d to %d (32 skipped): no batch in the log holds offsets %d-%d", baseTopic, before-1, c.base, before, c.base-1)
 	if r.Code != 1 || lineCount(r.Stdout) != 2968 || !strings.Contains(r.Stderr, want) || !strings.Contains(r.Stderr, "kbox: error: 1 offset anomaly") {
 		t.Errorf("want %q:\n%s", want, r)
