@@ -442,6 +442,67 @@ print_env() {
 
 # ------------------------------------------------------------------ up
 
+# format_snapshot TBTOOL [FORMAT ARGS...] prints the path of the bootstrap
+# snapshot that `kafka-storage format` writes for a static quorum with these
+# arguments (the --add-scram credentials): the feature levels and the SCRAM
+# records, no ids and no ports, so the same for every node of every bed. It
+# is made once per machine, Kafka version and arguments, by one format in a
+# scratch dir, and renamed into the jar cache (safe under concurrent beds:
+# a loser's rename replaces an identical file).
+format_snapshot() {
+  local tbtool=$1 key dir snap work
+  shift
+  key=$(printf '%s\n' "$KAFKA_VERSION" "$@" | sha256sum | cut -c1-16)
+  dir="$CACHE_DIR/format/$key"
+  snap="$dir/bootstrap.checkpoint"
+  if [[ ! -s "$snap" ]]; then
+    mkdir -p "$dir" || return 1
+    work=$(mktemp -d "$dir/work.XXXXXX") || return 1
+    printf '%s\n' "process.roles=broker,controller" "node.id=1" \
+      "controller.quorum.voters=1@127.0.0.1:9093" \
+      "listeners=PLAINTEXT://127.0.0.1:9092,CONTROLLER://127.0.0.1:9093" \
+      "controller.listener.names=CONTROLLER" "log.dirs=$work/data" >"$work/server.properties"
+    if ! "$JAVA" -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.awt.headless=true \
+      -Djava.io.tmpdir="$TB/tmp" -Dlog4j2.configurationFile="$(tools_log4j)" \
+      -cp "$LIB_DIR/*" kafka.tools.StorageTool format -t "$("$tbtool" uuid)" \
+      -c "$work/server.properties" "$@" </dev/null >"$work/format.log" 2>&1 9>&-; then
+      cat "$work/format.log" >&2
+      rm -rf "$work"
+      return 1
+    fi
+    if ! { cp "$work/data/__cluster_metadata-0/00000000000000000000-0000000000.checkpoint" "$work/snap" &&
+      mv -f "$work/snap" "$snap"; }; then
+      rm -rf "$work"
+      return 1
+    fi
+    rm -rf "$work"
+    log "made the format snapshot of Kafka $KAFKA_VERSION in $dir"
+  fi
+  printf '%s\n' "$snap"
+}
+
+# format_nodes TBTOOL [FORMAT ARGS...] formats every node of this bed as
+# `kafka-storage format -t $CLUSTER_ID` does for a static quorum, without a
+# JVM per node: each log dir gets its meta.properties (this bed's cluster
+# id, the node id, a fresh directory id) and the first (the metadata dir)
+# the bootstrap snapshot (format_snapshot).
+format_nodes() {
+  local tbtool=$1 snap id d i=0 ids dirs
+  snap=$(format_snapshot "$@") || return 1
+  mapfile -t ids < <("$tbtool" uuid $((BROKERS * LOG_DIRS)))
+  [[ ${#ids[@]} -eq $((BROKERS * LOG_DIRS)) ]] || return 1
+  for ((id = 1; id <= BROKERS; id++)); do
+    IFS=',' read -r -a dirs <<<"$(log_dirs "$id")"
+    for d in "${dirs[@]}"; do
+      mkdir -p "$d" || return 1
+      printf '#\n#%s\nnode.id=%s\ndirectory.id=%s\nversion=1\ncluster.id=%s\n' \
+        "$(date '+%a %b %d %H:%M:%S %Z %Y')" "$id" "${ids[i++]}" "$CLUSTER_ID" >"$d/meta.properties" || return 1
+    done
+    mkdir -p "${dirs[0]}/__cluster_metadata-0" &&
+      cp "$snap" "${dirs[0]}/__cluster_metadata-0/00000000000000000000-0000000000.checkpoint" || return 1
+  done
+}
+
 UP_PIDS=()
 UP_HELPERS=()
 up_cleanup() {
@@ -640,7 +701,7 @@ cmd_up() {
     write_server_props "$id"
   done
 
-  # Format all nodes (in parallel: one JVM each) with the same cluster id.
+  # Format all nodes with the same cluster id (format_nodes).
   local scram=()
   if [[ "$SECURITY" == sasl_ssl ]]; then
     local u
@@ -649,25 +710,7 @@ cmd_up() {
       scram+=(--add-scram "SCRAM-SHA-512=[name=${u%%:*},password=${u#*:}]")
     done
   fi
-  local fpids=() fail=0
-  for ((id = 1; id <= BROKERS; id++)); do
-    "$JAVA" -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.awt.headless=true \
-      -Djava.io.tmpdir="$TB/tmp" -Dlog4j2.configurationFile="$(tools_log4j)" \
-      -cp "$LIB_DIR/*" kafka.tools.StorageTool format -t "$CLUSTER_ID" \
-      -c "$TB/n$id/server.properties" "${scram[@]}" \
-      </dev/null >"$TB/n$id/format.log" 2>&1 9>&- &
-    fpids+=($!)
-    UP_HELPERS+=($!)
-  done
-  for ((i = 0; i < ${#fpids[@]}; i++)); do
-    if ! wait "${fpids[i]}"; then
-      fail=1
-      log "formatting node $((i + 1)) failed:"
-      cat "$TB/n$((i + 1))/format.log" >&2
-    fi
-  done
-  UP_HELPERS=()
-  ((fail == 0)) || die "kafka-storage format failed"
+  format_nodes "$tbtool" "${scram[@]}" || die "kafka-storage format failed"
   log "formatted $BROKERS node(s) (cluster id $CLUSTER_ID) after $((SECONDS - t0))s"
 
   # Bootstrap strings and client files.

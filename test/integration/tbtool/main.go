@@ -65,7 +65,7 @@ func main() {
 	case "freeports":
 		err = cmdFreePorts(os.Args[2:])
 	case "uuid":
-		err = cmdUUID()
+		err = cmdUUID(os.Args[2:])
 	case "wait":
 		err = cmdWait(os.Args[2:])
 	case "httpwait":
@@ -82,7 +82,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: tbtool freeports N | uuid | wait --bootstrap ADDRS [--brokers N] [--ids LIST] [--timeout D] [--props FILE] [--pids LIST] | httpwait --url URL [--timeout D] [--pids LIST] | certs DIR")
+	fmt.Fprintln(os.Stderr, "usage: tbtool freeports N | uuid [N] | wait --bootstrap ADDRS [--brokers N] [--ids LIST] [--timeout D] [--props FILE] [--pids LIST] | httpwait --url URL [--timeout D] [--pids LIST] | certs DIR")
 	os.Exit(2)
 }
 
@@ -138,7 +138,24 @@ func cmdFreePorts(args []string) error {
 
 // ---------------------------------------------------------------- uuid
 
-func cmdUUID() error {
+// cmdUUID prints N (default 1) random Kafka UUIDs, one per line.
+func cmdUUID(args []string) error {
+	n := 1
+	if len(args) > 0 {
+		var err error
+		if n, err = strconv.Atoi(args[0]); err != nil || n < 1 {
+			return fmt.Errorf("bad count %q", args[0])
+		}
+	}
+	for i := 0; i < n; i++ {
+		if err := printUUID(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func printUUID() error {
 	for {
 		var b [16]byte
 		if _, err := rand.Read(b[:]); err != nil {
