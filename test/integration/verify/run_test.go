@@ -162,10 +162,12 @@ func TestRunTransactional(t *testing.T) {
 	const topic = "run-txn"
 	dir := t.TempDir()
 	plog := filepath.Join(dir, "p.log")
-	out, stderr, code := kboxRun(t, 120*time.Second, nil, "--bootstrap-server", cluster.Bootstrap,
+	// 2,000 records take 1-2 s idle; at load 90 one transaction took 5 s
+	// (20 of them: 92 s). The timeout only bounds a broken run.
+	out, stderr, code := kboxRun(t, 240*time.Second, nil, "--bootstrap-server", cluster.Bootstrap,
 		"--topic", topic, "--create-topic", "--partitions", "1", "--replication-factor", "3", "--config", "min.insync.replicas=2",
 		"--messages", "2000", "--consumers", "2", "--transactional", "--transaction-size", "100", "--abort-every", "4",
-		"--throughput", "2000", "--timeout", "90s", "--producer-log", plog, "-o", "json")
+		"--throughput", "2000", "--timeout", "200s", "--producer-log", plog, "-o", "json")
 	if code != 0 {
 		t.Fatalf("exit %d, stdout %s, stderr %s", code, out, stderr)
 	}
