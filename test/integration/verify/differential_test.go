@@ -13,10 +13,13 @@ import (
 	"time"
 )
 
-// The differential fault tests run Apache's verifiable producer and kbox's,
-// in turn, through the same fault on the same 3-broker test bed, and
-// compare what the fault cost each: failed sends, the error types, the
-// acknowledged count and how long sends stalled.
+// The differential fault tests run Apache's verifiable producer and kbox's
+// (or consumers) side by side, each on its own topic, through one fault on
+// the same 3-broker test bed, and compare what the fault cost each: failed
+// sends, the error types, the acknowledged count and how long sends
+// stalled. The two topics have the same replica assignment (and the two
+// groups the same coordinator), so one broker kill hits both tools at the
+// same moment: the same fault, half the time of running them in turn.
 
 // sendStats summarises a verifiable producer log.
 type sendStats struct {
@@ -61,33 +64,71 @@ func readSends(t *testing.T, path string) sendStats {
 // stall is the longest time without an acknowledgement from the fault on.
 func (s sendStats) stall(faultMs int64) time.Duration { return quiet(s.acks, faultMs) }
 
-// producerUnderFault runs one tool's verifiable producer (acks=1, Apache's
-// default retries=0) on a fresh 1-partition, RF 3, min.insync.replicas=1
-// topic, runs fault once acknowledgements flow, stops the producer 5 s after
-// the fault ended, and returns the sends and when the fault started.
-func producerUnderFault(t *testing.T, tool, topic string, rate int, fault func()) (sendStats, int64) {
+// sameLeaders is the replica assignment of the differential tests' topics
+// (partitions 0..n-1, RF 3): equal for both tools' topics, so partition p
+// has the same leader in both.
+func sameLeaders(partitions int) string {
+	var parts []string
+	for p := 0; p < partitions; p++ {
+		var r []string
+		for i := 0; i < 3; i++ {
+			r = append(r, strconv.Itoa((p+i)%3+1))
+		}
+		parts = append(parts, strings.Join(r, ":"))
+	}
+	return strings.Join(parts, ",")
+}
+
+// createSameLeaders creates topic with sameLeaders(partitions) and its
+// configs.
+func createSameLeaders(t *testing.T, topic string, partitions int, configs ...string) {
 	t.Helper()
-	_, stderr, code, err := cluster.Apache(nil, "kafka-topics", "--bootstrap-server", cluster.PlaintextBootstrap, "--create", "--topic", topic,
-		"--partitions", "1", "--replication-factor", "3", "--config", "min.insync.replicas=1")
+	args := []string{"--bootstrap-server", cluster.PlaintextBootstrap, "--create", "--topic", topic, "--replica-assignment", sameLeaders(partitions)}
+	for _, c := range configs {
+		args = append(args, "--config", c)
+	}
+	_, stderr, code, err := cluster.Apache(nil, "kafka-topics", args...)
 	if err != nil || code != 0 {
 		t.Fatalf("create topic: %v %d %s", err, code, stderr)
 	}
-	args := []string{"--topic", topic, "--bootstrap-server", cluster.Bootstrap, "--max-messages", strconv.Itoa(rate * 300),
-		"--throughput", strconv.Itoa(rate), "--acks", "1"}
-	out := filepath.Join(t.TempDir(), tool+".log")
-	var p *proc
-	if tool == "apache" {
-		name, a := apacheArgs("kafka-verifiable-producer", args...)
-		p = start(t, out, name, a...)
-	} else {
-		p = start(t, out, kboxTool("kafka-verifiable-producer"), args...)
+}
+
+// producersUnderFault runs Apache's verifiable producer and kbox's (acks=1,
+// Apache's default retries=0) side by side, each on a fresh 1-partition,
+// RF 3, min.insync.replicas=1 topic (name-apache, name-kbox; the same
+// leader), runs fault once both have acknowledgements flowing, stops them
+// 5 s after the fault ended, and returns each tool's sends and when the
+// fault started. fault gets the topics' leader.
+func producersUnderFault(t *testing.T, name string, rate int, fault func(leader int)) (a, k sendStats, faultMs int64) {
+	t.Helper()
+	procs := map[string]*proc{}
+	for _, tool := range []string{"apache", "kbox"} {
+		topic := name + "-" + tool
+		createSameLeaders(t, topic, 1, "min.insync.replicas=1")
+		args := []string{"--topic", topic, "--bootstrap-server", cluster.Bootstrap, "--max-messages", strconv.Itoa(rate * 300),
+			"--throughput", strconv.Itoa(rate), "--acks", "1"}
+		out := filepath.Join(t.TempDir(), tool+".log")
+		if tool == "apache" {
+			n, a := apacheArgs("kafka-verifiable-producer", args...)
+			procs[tool] = start(t, out, n, a...)
+		} else {
+			procs[tool] = start(t, out, kboxTool("kafka-verifiable-producer"), args...)
+		}
 	}
-	waitFor(t, 60*time.Second, func() bool { return countLines(out, "producer_send_success") >= 2*rate })
-	faultMs := time.Now().UnixMilli()
-	fault()
+	for _, p := range procs {
+		waitFor(t, 60*time.Second, func() bool { return countLines(p.out, "producer_send_success") >= 2*rate })
+	}
+	leader := leaderOfP0(t, name+"-apache")
+	if l := leaderOfP0(t, name+"-kbox"); l != leader {
+		t.Fatalf("the two topics have different leaders (%d, %d)", leader, l)
+	}
+	faultMs = time.Now().UnixMilli()
+	fault(leader)
 	time.Sleep(5 * time.Second)
-	p.stop(t)
-	return readSends(t, out), faultMs
+	for _, p := range procs {
+		p.stop(t)
+	}
+	return readSends(t, procs["apache"].out), readSends(t, procs["kbox"].out), faultMs
 }
 
 func waitFor(t *testing.T, d time.Duration, cond func() bool) {
@@ -151,32 +192,22 @@ func compareSends(t *testing.T, fault string, a, k sendStats, aStall, kStall tim
 // fence the dead broker (broker.session.timeout.ms) varies from run to
 // run and is no client's doing, so it is logged, not compared.
 func TestDifferentialProducerLeaderKill(t *testing.T) {
-	type res struct {
-		s            sendStats
-		stall, total time.Duration
-	}
-	run := func(tool string) res {
-		topic := "diff-kill-" + tool
-		var electedMs int64
-		s, faultMs := producerUnderFault(t, tool, topic, 10000, func() {
-			id := leaderOfP0(t, topic)
-			killed := time.Now()
-			if err := cluster.StopBroker(id, true); err != nil {
-				t.Fatal(err)
-			}
-			electedMs = newLeaderSeen(t, topic, id)
-			t.Logf("%s: broker %d killed, a new leader seen after %v", tool, id, time.Duration(electedMs-killed.UnixMilli())*time.Millisecond)
-			time.Sleep(time.Until(killed.Add(12 * time.Second)))
-			if err := cluster.StartBroker(id); err != nil {
-				t.Fatal(err)
-			}
-		})
-		return res{s, s.stall(electedMs), s.stall(faultMs)}
-	}
-	a := run("apache")
-	k := run("kbox")
-	t.Logf("longest time without an ack from the kill: apache %v, kbox %v", a.total, k.total)
-	compareSends(t, "leader SIGKILL", a.s, k.s, a.stall, k.stall, "NetworkException", "NotLeaderOrFollowerException")
+	const name = "diff-kill"
+	var electedMs int64
+	a, k, faultMs := producersUnderFault(t, name, 10000, func(id int) {
+		killed := time.Now()
+		if err := cluster.StopBroker(id, true); err != nil {
+			t.Fatal(err)
+		}
+		electedMs = newLeaderSeen(t, name+"-apache", id)
+		t.Logf("broker %d killed, a new leader seen after %v", id, time.Duration(electedMs-killed.UnixMilli())*time.Millisecond)
+		time.Sleep(time.Until(killed.Add(12 * time.Second)))
+		if err := cluster.StartBroker(id); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Logf("longest time without an ack from the kill: apache %v, kbox %v", a.stall(faultMs), k.stall(faultMs))
+	compareSends(t, "leader SIGKILL", a, k, a.stall(electedMs), k.stall(electedMs), "NetworkException", "NotLeaderOrFollowerException")
 }
 
 // newLeaderSeen waits until partition 0 of topic is led by a broker other
@@ -204,22 +235,16 @@ func newLeaderSeen(t *testing.T, topic string, dead int) int64 {
 // in turn. Java's producer with retries=0 fails the batches a stopping
 // leader answers with NOT_LEADER_OR_FOLLOWER or drops.
 func TestDifferentialProducerRollingRestart(t *testing.T) {
-	run := func(tool string) sendStats {
-		topic := "diff-roll-" + tool
-		s, _ := producerUnderFault(t, tool, topic, 2000, func() {
-			for id := 1; id <= cluster.Brokers; id++ {
-				if err := cluster.StopBroker(id, false); err != nil {
-					t.Fatal(err)
-				}
-				if err := cluster.StartBroker(id); err != nil {
-					t.Fatal(err)
-				}
+	a, k, _ := producersUnderFault(t, "diff-roll", 2000, func(int) {
+		for id := 1; id <= cluster.Brokers; id++ {
+			if err := cluster.StopBroker(id, false); err != nil {
+				t.Fatal(err)
 			}
-		})
-		return s
-	}
-	a := run("apache")
-	k := run("kbox")
+			if err := cluster.StartBroker(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 	compareSends(t, "rolling restart", a, k, 0, 0, "NetworkException", "NotLeaderOrFollowerException")
 }
 
@@ -254,40 +279,84 @@ func readConsumes(t *testing.T, path string) consumeStats {
 // gap is the longest time without consumption from faultMs on.
 func (s consumeStats) gap(faultMs int64) time.Duration { return quiet(s.batches, faultMs) }
 
-// consumerUnderFault runs one tool's verifiable consumer (its own group) on
-// a fresh 3-partition topic fed at 2,000 records/s, runs fault once
-// records flow, stops feeder and consumer 8 s after the fault ended, and
-// returns the consumer's events and when the gap is measured from: when
-// the fault started, or when fault says the cluster was seen recovered
-// (a new leader or coordinator elected), if it says.
-func consumerUnderFault(t *testing.T, tool, topic string, fault func(group string) int64) (consumeStats, int64) {
+// offsetsPartition is the __consumer_offsets partition of group on the
+// test bed (offsets.topic.num.partitions=10), as Kafka computes it:
+// abs(Java's String.hashCode) mod the partition count.
+func offsetsPartition(group string) int {
+	var h int32
+	for _, c := range group {
+		h = 31*h + int32(c)
+	}
+	if h == -1<<31 {
+		return 0
+	}
+	if h < 0 {
+		h = -h
+	}
+	return int(h % 10)
+}
+
+// groupLike returns a group name starting with prefix whose offsets
+// partition (so whose coordinator) is that of group.
+func groupLike(group, prefix string) string {
+	for i := 0; ; i++ {
+		g := prefix + "-" + strconv.Itoa(i)
+		if offsetsPartition(g) == offsetsPartition(group) {
+			return g
+		}
+	}
+}
+
+// consumersUnderFault runs Apache's verifiable consumer and kbox's side by
+// side, each in its own group (the same coordinator) on its own fresh
+// 3-partition topic (the same leaders) fed at 2,000 records/s, runs fault
+// once both consume, stops feeders and consumers 8 s after the fault ended,
+// and returns each consumer's events and when the gap is measured from:
+// when the fault started, or when fault says the cluster was seen recovered
+// (a new leader or coordinator elected), if it says. fault gets Apache's
+// topic and group.
+func consumersUnderFault(t *testing.T, name string, fault func(topic, group string) int64) (a, k consumeStats, fromMs int64) {
 	t.Helper()
-	createTopic(t, topic)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "producer.properties")
 	_ = os.WriteFile(cfg, []byte("enable.idempotence=true\nretries=2147483647\nacks=all\n"), 0o644)
-	feeder := start(t, filepath.Join(dir, "feeder.log"), kboxTool("kafka-verifiable-producer"), "--topic", topic, "--bootstrap-server", cluster.Bootstrap,
-		"--max-messages", "1000000", "--throughput", "2000", "--command-config", cfg)
-	group := "g-" + topic
-	args := []string{"--topic", topic, "--group-id", group, "--bootstrap-server", cluster.Bootstrap}
-	out := filepath.Join(dir, tool+".log")
-	var c *proc
-	if tool == "apache" {
-		name, a := apacheArgs("kafka-verifiable-consumer", args...)
-		c = start(t, out, name, a...)
-	} else {
-		c = start(t, out, kboxTool("kafka-verifiable-consumer"), args...)
+	groups := map[string]string{"apache": "g-" + name + "-apache"}
+	groups["kbox"] = groupLike(groups["apache"], "g-"+name+"-kbox")
+	consumers := map[string]*proc{}
+	var feeders []*proc
+	for _, tool := range []string{"apache", "kbox"} {
+		topic := name + "-" + tool
+		createSameLeaders(t, topic, 3, "min.insync.replicas=2")
+		feeders = append(feeders, start(t, filepath.Join(dir, tool+"-feeder.log"), kboxTool("kafka-verifiable-producer"), "--topic", topic, "--bootstrap-server", cluster.Bootstrap,
+			"--max-messages", "1000000", "--throughput", "2000", "--command-config", cfg))
+		args := []string{"--topic", topic, "--group-id", groups[tool], "--bootstrap-server", cluster.Bootstrap}
+		out := filepath.Join(dir, tool+".log")
+		if tool == "apache" {
+			n, a := apacheArgs("kafka-verifiable-consumer", args...)
+			consumers[tool] = start(t, out, n, a...)
+		} else {
+			consumers[tool] = start(t, out, kboxTool("kafka-verifiable-consumer"), args...)
+		}
 	}
-	waitFor(t, 60*time.Second, func() bool { return countLines(out, "records_consumed") >= 20 })
+	for _, c := range consumers {
+		waitFor(t, 60*time.Second, func() bool { return countLines(c.out, "records_consumed") >= 20 })
+	}
+	if ca, ck := coordinatorOf(t, groups["apache"]), coordinatorOf(t, groups["kbox"]); ca != ck {
+		t.Fatalf("groups %s and %s have different coordinators (%d, %d)", groups["apache"], groups["kbox"], ca, ck)
+	}
 	time.Sleep(2 * time.Second)
-	fromMs := time.Now().UnixMilli()
-	if recovered := fault(group); recovered > 0 {
+	fromMs = time.Now().UnixMilli()
+	if recovered := fault(name+"-apache", groups["apache"]); recovered > 0 {
 		fromMs = recovered
 	}
 	time.Sleep(8 * time.Second)
-	feeder.stop(t)
-	c.stop(t)
-	return readConsumes(t, out), fromMs
+	for _, f := range feeders {
+		f.stop(t)
+	}
+	for _, c := range consumers {
+		c.stop(t)
+	}
+	return readConsumes(t, consumers["apache"].out), readConsumes(t, consumers["kbox"].out), fromMs
 }
 
 // killAndRestart SIGKILLs broker id and restarts it 12 s later. recovered
@@ -335,8 +404,8 @@ func newCoordinatorSeen(t *testing.T, group string, dead int) int64 {
 	return 0
 }
 
-// TestDifferentialConsumer: Apache's verifiable consumer and kbox's, in
-// turn, through a partition leader SIGKILL, a group coordinator SIGKILL
+// TestDifferentialConsumer: Apache's verifiable consumer and kbox's, side
+// by side, through a partition leader SIGKILL, a group coordinator SIGKILL
 // and a rolling restart (under `make soak` only: it takes about a minute
 // and the producer's rolling-restart case stays in make test). Compared: the longest gap in consumption after
 // the fault (after a kill: from when the new leader or coordinator was
@@ -371,18 +440,12 @@ func TestDifferentialConsumer(t *testing.T) {
 			if f.long && !long {
 				t.Skip("runs under make soak")
 			}
-			res := map[string]consumeStats{}
-			gaps := map[string]time.Duration{}
-			for _, tool := range []string{"apache", "kbox"} {
-				topic := "diff-cons-" + f.name + "-" + tool
-				s, faultMs := consumerUnderFault(t, tool, topic, func(group string) int64 { return f.run(t, topic, group) })
-				res[tool], gaps[tool] = s, s.gap(faultMs)
-			}
-			a, k := res["apache"], res["kbox"]
+			a, k, fromMs := consumersUnderFault(t, "diff-cons-"+f.name, func(topic, group string) int64 { return f.run(t, topic, group) })
+			ga, gk := a.gap(fromMs), k.gap(fromMs)
 			t.Logf("%s: apache gap %v, revoked %d, assigned %d, commit failures %d; kbox gap %v, revoked %d, assigned %d, commit failures %d",
-				f.name, gaps["apache"], a.revoked, a.assigned, a.commitFailures, gaps["kbox"], k.revoked, k.assigned, k.commitFailures)
-			if gaps["kbox"] > gaps["apache"]+3*time.Second {
-				t.Errorf("kbox stopped consuming for %v, Apache %v", gaps["kbox"], gaps["apache"])
+				f.name, ga, a.revoked, a.assigned, a.commitFailures, gk, k.revoked, k.assigned, k.commitFailures)
+			if gk > ga+3*time.Second {
+				t.Errorf("kbox stopped consuming for %v, Apache %v", gk, ga)
 			}
 			if k.revoked > a.revoked+1 || k.assigned > a.assigned+1 {
 				t.Errorf("kbox rebalanced more: revoked %d/assigned %d, Apache %d/%d", k.revoked, k.assigned, a.revoked, a.assigned)
