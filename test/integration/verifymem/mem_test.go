@@ -3,6 +3,8 @@
 // Package verifymem checks that `kbox verify check`, `kbox verify run` and
 // kafka-producer-perf-test keep their memory bounded whatever the run's
 // length, peak RSS measured by the kernel (getrusage of the child process).
+// `make test` runs the bounded-time producer check; the 2M-record runs
+// need KBOX_MEM_LONG=1 (`make bench-mem`).
 package verifymem_test
 
 import (
@@ -96,10 +98,20 @@ type report struct {
 
 const records = 2_000_000
 
+// long skips a 2M-record run unless KBOX_MEM_LONG=1 (`make bench-mem`):
+// they take minutes, too long for `make test`.
+func long(t *testing.T) {
+	t.Helper()
+	if os.Getenv("KBOX_MEM_LONG") != "1" {
+		t.Skip("2M-record run: make bench-mem (KBOX_MEM_LONG=1)")
+	}
+}
+
 // TestCheckMemory2M: `verify check` of a gzip producer log and a consumer
 // log on stdin, 2,000,000 records with 3 of them lost, finds exactly the
 // 3 losses and stays under 128 MiB peak RSS.
 func TestCheckMemory2M(t *testing.T) {
+	long(t)
 	dir := t.TempDir()
 	spec := verifygen.Spec{Records: records, Partitions: 3, Lost: map[int]bool{17: true, 1_000_003: true, records - 1: true}}
 	prodPath := filepath.Join(dir, "producer.log.gz")
@@ -144,6 +156,7 @@ func TestCheckMemory2M(t *testing.T) {
 // on a loaded machine before the clients' buffers were bounded by bytes
 // and the heap by them; the issue's bound is 256 MiB).
 func TestRunMemory2M(t *testing.T) {
+	long(t)
 	r := measure(t, 10*time.Minute, nil, "verify", "run", "--bootstrap-server", cluster.Bootstrap, "--topic", "verify-mem-2m", "--create-topic",
 		"--partitions", "3", "--replication-factor", "1", "--messages", "2000000", "--progress", "none", "--timeout", "8m", "-o", "json")
 	t.Logf("verify run of %d records: peak RSS %d KiB, CPU %s, wall %s", records, r.maxRSSKiB, r.cpu, r.wall)
