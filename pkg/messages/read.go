@@ -242,14 +242,27 @@ func (pg *page) backward(ctx context.Context, cl *kgo.Client, t *topic, cursor m
 			pg.out.Stopped = StopEnd
 			return nil
 		}
-		need := min(pg.req.Limit-len(pg.out.Messages), pg.req.Scan-pg.out.Scanned)
+		// Unfiltered, a round reads the records the page still wants;
+		// filtered, up to filterWindow records (fewer rounds), bounded by
+		// the scan and, in bytes, by readWindow.
+		need := pg.req.Limit - len(pg.out.Messages)
+		if pg.key != "" || pg.val != "" {
+			need = max(need, filterWindow)
+		}
+		need = min(need, pg.req.Scan-pg.out.Scanned)
 		if len(active) > need {
 			active = active[:need]
 		}
-		share := int64(need / len(active))
+		// need records over the partitions: the first need%len(active)
+		// get one more, so that one round can fill the page.
+		share, extra := need/len(active), need%len(active)
 		from := map[int32]int64{}
-		for _, p := range active {
-			from[p] = max(t.start[p], to[p]-share)
+		for i, p := range active {
+			n := share
+			if i < extra {
+				n++
+			}
+			from[p] = max(t.start[p], to[p]-int64(n))
 		}
 		win, err := readWindow(ctx, cl, t, from, to)
 		if err != nil {
@@ -261,6 +274,9 @@ func (pg *page) backward(ctx context.Context, cl *kgo.Client, t *topic, cursor m
 		}
 	}
 }
+
+// filterWindow is the records a filtered newest-first round reads.
+const filterWindow = 5000
 
 // window is the records read of one partition's window.
 type window struct {
