@@ -34,7 +34,7 @@ func TestMessagesPageThroughRealRegistry(t *testing.T) {
 	produce(`{"key":"a","value":{"name":"ada"}}`+"\n", "--value-schema", "ui-users:1")
 	produce(`{"key":"b","value":{"name":"bob","email":"bob@example.com"}}`+"\n", "--value-schema", "ui-users:2")
 	hostile := `<img src=x onerror=alert(1)>`
-	produce(`{"key":"` + hostile + `","value":"` + hostile + `","headers":{"` + hostile + `":"` + hostile + `"}}` + "\n")
+	produce(`{"key":"` + hostile + `","value":"` + hostile + `","headers":[{"key":"` + hostile + `","value":"` + hostile + `"}]}` + "\n")
 
 	cmd := exec.Command(kboxBin, "ui", "--bootstrap-server", bootstrap, "--listen", "127.0.0.1:0", "--mask-field", "^email$", "--duration", "2m")
 	cmd.Env = append(os.Environ(), "KBOX_PROFILE=", "KBOX_CONFIG="+file(t, "none.yaml", ""), "KBOX_SCHEMA_REGISTRY="+registry.URL)
