@@ -25,7 +25,7 @@ import (
 // itself, as a comma-separated list of profiles.
 var Applet = cmdutil.Applet{Kind: cmdutil.Command, Alias: "ui", NoProfile: true, Short: short, New: NewCmd}
 
-const short = "Local web dashboard: clusters, brokers, topics, groups, live rates, log dirs"
+const short = "Local web dashboard: clusters, brokers, topics, messages, groups, live rates, log dirs"
 
 type options struct {
 	conn        cmdutil.ConnFlags
@@ -47,7 +47,11 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Serve a web dashboard of every profile's cluster (or --profile a,b, or one
 --bootstrap-server), embedded in the binary (no CDN, nothing to install):
 cluster health (as kbox status), brokers, topics (sizes; a topic's partitions,
-paged, and configs with their sources), consumer groups with lag in records
+paged, and configs with their sources), a topic's messages (one bounded page
+at a time, from the newest, the oldest, an offset or a time, filtered by
+partition and key or value text; Confluent-framed records decoded through the
+profile's Schema Registry or --schema-registry, JSON fields masked with
+--mask-field), consumer groups with lag in records
 and in time, live records/s and bytes/s per topic (sampled every --interval
 from end offsets and log-dir sizes, no JMX) and log-dir usage.
 
@@ -66,7 +70,8 @@ certificate made at start, whose SHA-256 fingerprint is printed to compare with
 the browser's), or plain HTTP with --plain-http-on-trusted-network only.
 
 Read-only unless --allow-writes: then topic create, add partitions, config
-change, preferred leader election and consumer-group offset reset, each
+change, preferred leader election, consumer-group offset reset and producing a
+record, each
 previewed first (validate-only, dry run or plan, changing nothing) and applied
 only when confirmed. Writes must come from the dashboard's own page
 (cross-origin requests are refused). No profile secret ever reaches the
@@ -90,7 +95,7 @@ Stops on SIGINT/SIGTERM, or after --duration.`,
 	o.conn.Register(cmd, true)
 	o.server.Register(cmd, cmdutil.ServeSpec{Name: "kbox ui", What: "dashboard", DefaultListen: "127.0.0.1:8089", TokenEnv: "KBOX_UI_TOKEN"})
 	fl := cmd.Flags()
-	fl.BoolVar(&o.allowWrites, "allow-writes", false, "enable writes (create topic, add partitions, config change, preferred election, offset reset), each confirmed")
+	fl.BoolVar(&o.allowWrites, "allow-writes", false, "enable writes (create topic, add partitions, config change, preferred election, offset reset, produce a record), each confirmed")
 	fl.DurationVar(&o.duration, "duration", 0, "stop after this long (0: until SIGINT/SIGTERM)")
 	fl.DurationVar(&o.interval, "interval", 3*time.Second, "time between two rate samples of the live charts, and how long the log dirs and a topic's offsets serve the topic pages")
 	fl.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-cluster time limit of a health check")
