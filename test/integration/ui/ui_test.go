@@ -476,6 +476,9 @@ func TestDashboardInChromium(t *testing.T) {
 	if _, err := adm.CreateTopic(ctx, 3, 1, nil, "orders"); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "xss"); err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < 300; i++ {
 		cl.Produce(ctx, &kgo.Record{Value: []byte(fmt.Sprintf("order %d", i))}, nil)
 	}
