@@ -234,3 +234,28 @@ func TestLargeValuesCutAndByteCap(t *testing.T) {
 		}
 	}
 }
+
+// An open transaction's records are past the page's end (the last stable
+// offset): a page reads the committed records and ends, without error.
+func TestOpenTransactionEndsThePage(t *testing.T) {
+	cl := seed(t, 1, 5)
+	bs := cl.OptValue(kgo.SeedBrokers).([]string)
+	tx, err := kgo.NewClient(kgo.SeedBrokers(bs...), kgo.TransactionalID("open"), kgo.DefaultProduceTopic("t"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Close()
+	ctx := context.Background()
+	if err := tx.BeginTransaction(); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.ProduceSync(ctx, &kgo.Record{Value: []byte("uncommitted")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	for _, start := range []Start{Newest, Oldest} {
+		p := read(t, cl, Request{Start: start})
+		if len(p.Messages) != 5 || p.Stopped != StopEnd {
+			t.Errorf("%s: %d records, stopped %s", start, len(p.Messages), p.Stopped)
+		}
+	}
+}

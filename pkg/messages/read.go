@@ -96,7 +96,9 @@ func describe(ctx context.Context, cl *kgo.Client, req *Request) (*topic, error)
 	if err != nil {
 		return nil, err
 	}
-	ends, err := adm.ListEndOffsets(ctx, req.Topic)
+	// The end a page reads to is the last stable offset (read_committed:
+	// an open transaction's records are not read yet).
+	ends, err := adm.ListCommittedOffsets(ctx, req.Topic)
 	if err != nil {
 		return nil, err
 	}
