@@ -4,8 +4,10 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/dashboard"
 	"github.com/kboxdev/kbox/pkg/kafka"
+	"github.com/kboxdev/kbox/pkg/serde"
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -22,7 +25,7 @@ import (
 // itself, as a comma-separated list of profiles.
 var Applet = cmdutil.Applet{Kind: cmdutil.Command, Alias: "ui", NoProfile: true, Short: short, New: NewCmd}
 
-const short = "Local web dashboard: clusters, brokers, topics, groups, live rates, log dirs"
+const short = "Local web dashboard: clusters, brokers, topics, messages, groups, live rates, log dirs"
 
 type options struct {
 	conn        cmdutil.ConnFlags
@@ -31,6 +34,8 @@ type options struct {
 	duration    time.Duration
 	interval    time.Duration
 	timeout     time.Duration
+	maskField   string
+	registryURL string
 }
 
 // NewCmd builds `kbox ui`.
@@ -42,7 +47,11 @@ func NewCmd(f *cmdutil.Factory) *cobra.Command {
 		Long: `Serve a web dashboard of every profile's cluster (or --profile a,b, or one
 --bootstrap-server), embedded in the binary (no CDN, nothing to install):
 cluster health (as kbox status), brokers, topics (sizes; a topic's partitions,
-paged, and configs with their sources), consumer groups with lag in records
+paged, and configs with their sources), a topic's messages (one bounded page
+at a time, from the newest, the oldest, an offset or a time, filtered by
+partition and key or value text; Confluent-framed records decoded through the
+profile's Schema Registry or --schema-registry, JSON fields masked with
+--mask-field), consumer groups with lag in records
 and in time, live records/s and bytes/s per topic (sampled every --interval
 from end offsets and log-dir sizes, no JMX) and log-dir usage.
 
@@ -61,7 +70,8 @@ certificate made at start, whose SHA-256 fingerprint is printed to compare with
 the browser's), or plain HTTP with --plain-http-on-trusted-network only.
 
 Read-only unless --allow-writes: then topic create, add partitions, config
-change, preferred leader election and consumer-group offset reset, each
+change, preferred leader election, consumer-group offset reset and producing a
+record, each
 previewed first (validate-only, dry run or plan, changing nothing) and applied
 only when confirmed. Writes must come from the dashboard's own page
 (cross-origin requests are refused). No profile secret ever reaches the
@@ -85,10 +95,12 @@ Stops on SIGINT/SIGTERM, or after --duration.`,
 	o.conn.Register(cmd, true)
 	o.server.Register(cmd, cmdutil.ServeSpec{Name: "kbox ui", What: "dashboard", DefaultListen: "127.0.0.1:8089", TokenEnv: "KBOX_UI_TOKEN"})
 	fl := cmd.Flags()
-	fl.BoolVar(&o.allowWrites, "allow-writes", false, "enable writes (create topic, add partitions, config change, preferred election, offset reset), each confirmed")
+	fl.BoolVar(&o.allowWrites, "allow-writes", false, "enable writes (create topic, add partitions, config change, preferred election, offset reset, produce a record), each confirmed")
 	fl.DurationVar(&o.duration, "duration", 0, "stop after this long (0: until SIGINT/SIGTERM)")
 	fl.DurationVar(&o.interval, "interval", 3*time.Second, "time between two rate samples of the live charts, and how long the log dirs and a topic's offsets serve the topic pages")
 	fl.DurationVar(&o.timeout, "timeout", 10*time.Second, "per-cluster time limit of a health check")
+	fl.StringVar(&o.maskField, "mask-field", "", "on the Messages page, replace the value of every JSON field whose name matches this regular expression with \"***\"")
+	cmdutil.AddRegistryFlag(cmd, &o.registryURL)
 	return cmd
 }
 
@@ -101,6 +113,13 @@ func run(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o *options
 	}
 	if o.timeout <= 0 {
 		return cmdutil.FlagErrorf("--timeout %s: must be positive", o.timeout)
+	}
+	var mask *regexp.Regexp
+	if o.maskField != "" {
+		var err error
+		if mask, err = regexp.Compile(o.maskField); err != nil {
+			return cmdutil.FlagErrorf("--mask-field: %v", err)
+		}
 	}
 	sv, err := o.server.Resolve(f, cmd, o.timeout)
 	if err != nil {
@@ -115,7 +134,7 @@ func run(ctx context.Context, f *cmdutil.Factory, cmd *cobra.Command, o *options
 		return err
 	}
 	srv, err := dashboard.New(dashboard.Options{Clusters: clusters, AllowWrites: o.allowWrites, Token: sv.Token, Remote: !sv.Loopback,
-		CookieName: "kbox_ui_token_" + port, Version: f.Version, RateInterval: o.interval, StatusTimeout: o.timeout})
+		CookieName: "kbox_ui_token_" + port, Version: f.Version, Mask: mask, RateInterval: o.interval, StatusTimeout: o.timeout})
 	if err != nil {
 		ln.Close()
 		return err
@@ -155,9 +174,34 @@ func buildClusters(f *cmdutil.Factory, o *options) ([]dashboard.Cluster, error) 
 			out = append(out, dashboard.Cluster{Name: c.Name, Err: c.Err})
 			continue
 		}
-		out = append(out, cluster(f, c.Name, c.Conn, c.ExpectedBrokers))
+		dc := cluster(f, c.Name, c.Conn, c.ExpectedBrokers)
+		profile := c.Name
+		if o.conn.Bootstrap != "" {
+			profile = f.Globals.Profile
+		}
+		dc.Registry = registry(f, profile, o.registryURL)
+		out = append(out, dc)
 	}
 	return out, nil
+}
+
+// registry is a profile's Schema Registry for the Messages page (nil
+// when it has none: framed records are shown raw, with the reason). One
+// that cannot be opened is warned about; the cluster still works.
+func registry(f *cmdutil.Factory, profile, url string) *serde.Registry {
+	conn, err := f.Loader().Registry(profile, url)
+	if errors.Is(err, config.ErrNoRegistry) {
+		return nil
+	}
+	var reg *serde.Registry
+	if err == nil {
+		reg, err = serde.Open(conn)
+	}
+	if err != nil {
+		f.Warn("profile %s: schema registry: %v (framed records are shown raw)", profile, err)
+		return nil
+	}
+	return reg
 }
 
 // cluster is one connection as the dashboard sees it: the bootstrap list
@@ -176,6 +220,9 @@ func cluster(f *cmdutil.Factory, name string, conn *config.Connection, expected 
 		ExpectedBrokers:  expected,
 		Connect: func(ctx context.Context) (*kafka.Client, error) {
 			return f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+		},
+		Producer: func(ctx context.Context) (*kafka.Client, error) {
+			return f.ConnectedClient(ctx, conn, kafka.Producer, kafka.Options{Tune: func(s *kafka.Settings) { s.ExplicitPartitions = true }})
 		},
 		Reader: func(context.Context) (*kgo.Client, func(), error) {
 			r, err := groupsnative.NewReader(f, conn)

@@ -263,7 +263,7 @@ func TestReadEndpoints(t *testing.T) {
 func TestWritesRefusedReadOnly(t *testing.T) {
 	a, cl := startPlayground(t)
 	hs := newServer(t, Options{Clusters: []Cluster{clusterOf("a", a)}})
-	for _, op := range []string{OpCreateTopic, OpAddPartitions, OpAlterConfig, OpElectPreferred, OpResetOffsets} {
+	for _, op := range []string{OpCreateTopic, OpAddPartitions, OpAlterConfig, OpElectPreferred, OpResetOffsets, OpProduce} {
 		if c, body := post(t, hs, "/api/c/a/write/"+op, map[string]any{"topic": "x", "partitions": 1}, nil); c != 403 || !strings.Contains(body, "--allow-writes") {
 			t.Errorf("%s: %d %s", op, c, body)
 		}

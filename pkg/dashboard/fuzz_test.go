@@ -16,7 +16,7 @@ import (
 var getEndpoints = []string{
 	"/", "/app.js", "/api/info", "/api/clusters",
 	"/api/c/a/brokers", "/api/c/a/topics", "/api/c/a/topics/t", "/api/c/a/groups",
-	"/api/c/a/groups/g", "/api/c/a/rates", "/api/c/a/logdirs",
+	"/api/c/a/groups/g", "/api/c/a/rates", "/api/c/a/logdirs", "/api/c/a/topics/t/messages",
 }
 
 var (

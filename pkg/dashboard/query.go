@@ -24,6 +24,7 @@ var queryParams = map[string]map[string]queryParam{
 		"limit":    intRange("limit", 1, 0, func(pageSize int) int { return 10 * pageSize }),
 		"problems": oneOf("0", "1"),
 	},
+	"GET /api/c/{cluster}/topics/{topic}/messages": messagesParams,
 }
 
 func oneOf(allowed ...string) queryParam {

@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/redact"
+	"github.com/kboxdev/kbox/pkg/serde"
 	"github.com/kboxdev/kbox/pkg/serve"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -45,6 +47,13 @@ type Cluster struct {
 	// Reader, when set, connects a consumer without a group, used to read
 	// the record at a group's committed offset (lag in time).
 	Reader func(ctx context.Context) (cl *kgo.Client, close func(), err error)
+	// Producer, when set, connects a producer that sends a record with
+	// Partition >= 0 to that partition (the Messages page's produce,
+	// under AllowWrites); it is closed after the one record.
+	Producer func(ctx context.Context) (*kafka.Client, error)
+	// Registry, when set, is the Schema Registry the Messages page
+	// decodes Confluent-framed records with (its secrets stay here).
+	Registry *serde.Registry
 	// Err, when set, is why the cluster cannot be used at all (its
 	// profile did not resolve): every page of it shows this reason.
 	Err error
@@ -80,6 +89,9 @@ type Options struct {
 	// kbox_ui_token; cmd/ui adds the port, so that two dashboards on one
 	// host do not overwrite each other's).
 	CookieName string
+	// Mask, when set, replaces the value of every JSON field whose name
+	// it matches with "***" on the Messages page (--mask-field).
+	Mask *regexp.Regexp
 	// MaxPending and MaxPendingBytes bound the previews waiting for their
 	// confirmation, by count (default 100) and by the bytes they hold
 	// (their request body and preview; default 32 MiB): a preview past
@@ -189,6 +201,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /api/c/{cluster}/brokers", s.withCluster(s.brokers))
 	m.HandleFunc("GET /api/c/{cluster}/topics", s.withClient(s.topicList))
 	m.HandleFunc("GET /api/c/{cluster}/topics/{topic}", s.withClient(s.topicPage))
+	m.HandleFunc("GET /api/c/{cluster}/topics/{topic}/messages", s.withClient(s.messagesPage))
 	m.HandleFunc("GET /api/c/{cluster}/groups", s.withClient(s.groupList))
 	m.HandleFunc("GET /api/c/{cluster}/groups/{group}", s.withClient(s.groupPage))
 	m.HandleFunc("GET /api/c/{cluster}/rates", s.withCluster(s.ratesHandler))

@@ -27,6 +27,7 @@ const (
 	OpAlterConfig    = "alter-config"
 	OpElectPreferred = "elect-preferred"
 	OpResetOffsets   = "reset-offsets"
+	OpProduce        = "produce"
 )
 
 // pending is a previewed write waiting for its confirmation: the apply
@@ -115,6 +116,8 @@ func (s *Server) preview(w http.ResponseWriter, ctx context.Context, cs *cluster
 		preview, apply, err = planElect(ctx, cl, body)
 	case OpResetOffsets:
 		preview, apply, err = planReset(ctx, cl, body)
+	case OpProduce:
+		preview, apply, err = planProduce(ctx, cs, cl, body)
 	default:
 		httpError(w, http.StatusNotFound, "no write %q", op)
 		return

@@ -87,7 +87,7 @@
     var nav = document.getElementById('clusters');
     nav.textContent = '';
     info.clusters.forEach(function (c) {
-      var sec0 = { topic: 'topics', group: 'groups' }[r.section] || (r.cluster ? r.section : 'brokers');
+      var sec0 = { topic: 'topics', messages: 'topics', group: 'groups' }[r.section] || (r.cluster ? r.section : 'brokers');
       add(nav, h('a', { href: '#/c/' + enc(c.name) + '/' + sec0, cls: c.name === r.cluster ? 'on' : '', 'data-cluster': c.name, title: c.bootstrap_servers.join(',') + ' (' + c.security_protocol + ')' }, c.name));
     });
     var mode = document.getElementById('mode');
@@ -98,7 +98,7 @@
     add(sec, h('a', { href: '#/', cls: r.section === 'clusters' ? 'on' : '' }, 'All clusters'));
     if (r.cluster) {
       sections.forEach(function (x) {
-        var on = r.section === x[0] || (r.section === 'topic' && x[0] === 'topics') || (r.section === 'group' && x[0] === 'groups');
+        var on = r.section === x[0] || ((r.section === 'topic' || r.section === 'messages') && x[0] === 'topics') || (r.section === 'group' && x[0] === 'groups');
         add(sec, h('a', { href: '#/c/' + enc(r.cluster) + '/' + x[0], cls: on ? 'on' : '' }, x[1]));
       });
     }
@@ -111,7 +111,7 @@
     chrome(r);
     main.textContent = '';
     main.appendChild(h('p', { cls: 'muted' }, 'Loading…'));
-    var pages = { clusters: pageClusters, brokers: pageBrokers, topics: pageTopics, topic: pageTopic, groups: pageGroups, group: pageGroup, rates: pageRates, logdirs: pageLogDirs };
+    var pages = { clusters: pageClusters, brokers: pageBrokers, topics: pageTopics, topic: pageTopic, messages: pageMessages, groups: pageGroups, group: pageGroup, rates: pageRates, logdirs: pageLogDirs };
     var fn = pages[r.section];
     var known = !r.cluster || info.clusters.some(function (c) { return c.name === r.cluster; });
     var p = (!fn || !known) ? Promise.reject(new Error('no such page')) : fn(r);
@@ -199,6 +199,7 @@
       var t = d.topic;
       var link = function (o, pr) { return '#/c/' + enc(r.cluster) + '/topic/' + enc(r.arg) + '?offset=' + o + (pr ? '&problems=1' : ''); };
       var out = [h('h1', null, r.cluster + ': topic ' + t.name),
+        h('p', null, h('a', { href: '#/c/' + enc(r.cluster) + '/messages/' + enc(t.name), id: 'messages-link' }, 'Messages ›')),
         h('div', { cls: 'cards' }, h('div', { cls: 'card' }, h('dl', null,
           h('dt', null, 'Topic id'), h('dd', null, t.id),
           h('dt', null, 'Partitions'), h('dd', null, fmtNum(t.partition_count)),
@@ -368,6 +369,63 @@
           { t: 'Partitions', num: 1, f: function (x) { return fmtNum(x.partitions); } }, { t: 'Size', num: 1, f: function (x) { return fmtBytes(x.size_bytes); } },
           { t: 'Usable', num: 1, f: function (x) { return fmtBytes(x.usable_bytes); } }, { t: 'Error', f: function (x) { return x.error || ''; } }], d.dirs)];
       d.failed_brokers.forEach(function (f) { out.push(errorBox('broker ' + f.broker + ': ' + f.error)); });
+      return out;
+    });
+  }
+
+  // pageMessages: one page of a topic's records, read by the server
+  // (bounded in records, bytes and records scanned). Every key, value and
+  // header is set as text, never as markup.
+  function pageMessages(r) {
+    var q = r.q, qs = [];
+    ['start', 'offset', 'timestamp_ms', 'partitions', 'key', 'value', 'cursor', 'limit', 'scan'].forEach(function (k) { if (q[k]) qs.push(k + '=' + enc(q[k])); });
+    var link = function (extra) {
+      var o = {}; for (var k in q) if (k !== 'cursor') o[k] = q[k];
+      for (var k2 in extra) o[k2] = extra[k2];
+      var parts = []; for (var k3 in o) if (o[k3] !== '' && o[k3] !== undefined) parts.push(k3 + '=' + enc(o[k3]));
+      return '#/c/' + enc(r.cluster) + '/messages/' + enc(r.arg) + (parts.length ? '?' + parts.join('&') : '');
+    };
+    return api(base(r) + '/topics/' + enc(r.arg) + '/messages' + (qs.length ? '?' + qs.join('&') : '')).then(function (d) {
+      var inputs = {};
+      var field = function (n, p, v) { inputs[n] = h('input', { name: n, placeholder: p, value: v || '' }); return inputs[n]; };
+      var start = h('select', { name: 'start' }, ['newest', 'oldest', 'offset', 'timestamp'].map(function (o) { return h('option', { value: o, selected: (q.start || 'newest') === o ? 'selected' : null }, o); }));
+      var form = h('form', { cls: 'filters', id: 'messages-form' }, start,
+        field('at', 'offset or ISO time', q.offset || (q.timestamp_ms ? new Date(Number(q.timestamp_ms)).toISOString() : '')),
+        field('partitions', 'partitions (e.g. 0,2)', q.partitions), field('key', 'key contains', q.key), field('value', 'value contains', q.value),
+        h('button', { type: 'submit' }, 'Show'));
+      form.addEventListener('submit', function (ev) {
+        ev.preventDefault();
+        var o = { start: start.value, partitions: inputs.partitions.value.trim(), key: inputs.key.value, value: inputs.value.value };
+        if (start.value === 'offset') o.offset = inputs.at.value.trim();
+        if (start.value === 'timestamp') { var ms = Date.parse(inputs.at.value); if (!isNaN(ms)) o.timestamp_ms = String(ms); }
+        location.hash = link2(o);
+      });
+      var link2 = function (o) {
+        var parts = []; for (var k in o) if (o[k]) parts.push(k + '=' + enc(o[k]));
+        return '#/c/' + enc(r.cluster) + '/messages/' + enc(r.arg) + (parts.length ? '?' + parts.join('&') : '');
+      };
+      var stopped = { limit: 'page full', end: 'end of the topic', scan_limit: 'scan limit reached', bytes: 'byte cap reached' }[d.stopped] || d.stopped;
+      var out = [h('h1', null, r.cluster + ': messages of ', h('a', { href: '#/c/' + enc(r.cluster) + '/topic/' + enc(r.arg) }, r.arg)), form,
+        h('p', { cls: 'muted', id: 'messages-note' }, d.messages.length + ' record(s) · scanned ' + fmtNum(d.scanned) + ' record(s) · ' + fmtBytes(d.bytes) + ' · ' + stopped +
+          (q.key || q.value ? ' (filters match the decoded text; a scan reads at most ' + fmtNum(Number(q.scan) || 10000) + ' records per page)' : '')),
+        h('div', { cls: 'pager' }, d.next ? h('a', { href: link({ cursor: d.next }), id: 'messages-next' }, h('button', null, (q.start || 'newest') === 'newest' ? 'older ›' : 'next ›')) : null)];
+      var text = function (f) {
+        if (f.text === null || f.text === undefined) return h('span', { cls: 'muted' }, 'null');
+        var t = f.text;
+        if (f.format !== 'bytes' && f.format !== 'string') { try { t = JSON.stringify(JSON.parse(t), null, 2); } catch (e) { /* shown as is */ } }
+        return [h('pre', { cls: 'record' }, t), f.truncated ? h('span', { cls: 'muted' }, '… cut at 16 KiB of ' + fmtBytes(f.size_bytes)) : null,
+          f.error ? h('span', { cls: 'bad' }, f.error) : null];
+      };
+      var fmtInfo = function (f) { return f.format + (f.schema_id ? ' #' + f.schema_id : '') + (f.subject ? ' ' + f.subject : ''); };
+      out.push(d.messages.length ? table([{ t: 'Partition', num: 1, f: function (m) { return m.partition; } },
+        { t: 'Offset', num: 1, f: function (m) { return m.offset; } },
+        { t: 'Time', f: function (m) { return new Date(m.timestamp_ms).toISOString(); } },
+        { t: 'Key', f: function (m) { return text(m.key); } },
+        { t: 'Value', f: function (m) { return [h('span', { cls: 'muted' }, fmtInfo(m.value)), text(m.value)]; } },
+        { t: 'Headers', f: function (m) { return m.headers.map(function (x) { return h('div', null, x.key + ': ', text(x.value)); }); } }], d.messages)
+        : h('p', { cls: 'muted' }, 'No records.'));
+      if (info.allow_writes) out.push(writeForm(r, 'produce', 'Produce a record', [{ n: 'partition', p: 'partition (empty: any)', type: 'number' }, { n: 'key', p: 'key (empty: null)' }, { n: 'value', p: 'value' }],
+        function (v) { return { topic: r.arg, partition: v.partition === '' ? -1 : Number(v.partition), key: v.key === '' ? null : v.key, value: v.value }; }));
       return out;
     });
   }

@@ -476,10 +476,20 @@ func TestDashboardInChromium(t *testing.T) {
 	if _, err := adm.CreateTopic(ctx, 3, 1, nil, "orders"); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := adm.CreateTopic(ctx, 1, 1, nil, "xss"); err != nil {
+		t.Fatal(err)
+	}
 	for i := 0; i < 300; i++ {
 		cl.Produce(ctx, &kgo.Record{Value: []byte(fmt.Sprintf("order %d", i))}, nil)
 	}
 	if err := cl.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// A record with markup in its key, value and header: the Messages
+	// page shows it as text (no element made of it, no script run).
+	hostile := `<img src=x onerror="window.kboxErrors.push('xss')"><b>bold</b>`
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "xss", Key: []byte(hostile), Value: []byte(hostile),
+		Headers: []kgo.RecordHeader{{Key: hostile, Value: []byte(hostile)}}}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
 	offs := kadm.Offsets{}
@@ -506,6 +516,8 @@ func TestDashboardInChromium(t *testing.T) {
 		{"brokers", "#/c/real/brokers", []string{`data-page="brokers"`, `<span class="ok">up</span>`}},
 		{"topics", "#/c/real/topics", []string{`data-page="topics"`, `href="#/c/real/topic/orders"`}},
 		{"topic", "#/c/real/topic/orders", []string{`data-page="topic"`, "1–3 of 3", "cleanup.policy", "Records</dt><dd>300"}},
+		{"messages", "#/c/real/messages/orders", []string{`data-page="messages"`, "50 record(s) · scanned 50 record(s)", "order ", `id="messages-next"`}},
+		{"messages-xss", "#/c/real/messages/xss", []string{`data-page="messages"`, "1 record(s)", "&lt;img src=x onerror=", "&lt;b&gt;bold&lt;/b&gt;"}},
 		{"groups", "#/c/real/groups", []string{`data-page="groups"`, `href="#/c/real/group/readers"`}},
 		{"group", "#/c/real/group/readers", []string{`data-page="group"`, "State Empty", "300</td>"}},
 		{"rates", "#/c/real/rates", []string{`data-page="rates"`, `<svg class="chart"`, "records/s in", "<polyline", "<td>orders</td>"}},
@@ -526,6 +538,9 @@ func TestDashboardInChromium(t *testing.T) {
 		}
 		if p.name == "topics" {
 			topicsDOM = dom
+		}
+		if p.name == "messages-xss" && (strings.Contains(dom, "<img") || strings.Contains(dom, "<b>bold")) {
+			t.Errorf("a record's markup became elements:\n%s", tail(dom))
 		}
 	}
 	t.Logf("%d pages opened in %s; screenshots in %s", len(pages), time.Since(start).Round(time.Second), outDir)
