@@ -87,7 +87,7 @@ var parser = jopt.New(
 	jopt.Spec{Name: "version"},
 )
 
-var tool = cmdutil.ApacheTool{Title: "This tool helps to manage acls on kafka.", Options: apacheHelp}
+var tool = cmdutil.ApacheTool{Title: "This tool helps to manage acls on kafka.", Options: apacheHelp, ParseUsage: true}
 
 // Run is kafka-acls.
 func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {

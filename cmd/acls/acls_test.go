@@ -55,7 +55,7 @@ func TestApacheValidation(t *testing.T) {
 		{[]string{"--bootstrap-server", bs, "--add", "--producer", "--topic", "t", "--operation", "Read", "--allow-principal", "User:a"}, "", usage(`Option "[producer]" can't be used with option "[operation]"`)},
 		{[]string{"--bootstrap-server", bs, "--list", "--producer"}, "", usage(`Option "[list]" can't be used with option "[producer]"`)},
 		{[]string{"--bootstrap-server", bs, "--add", "--topic", "t", "--principal", "User:a"}, "", usage("The --principal option is only available if --list is set")},
-		{[]string{"--bootstrap-server", bs, "--bogus"}, "", "bogus is not a recognized option\n"},
+		{[]string{"--bootstrap-server", bs, "--bogus"}, "", usage("bogus is not a recognized option")},
 	}
 	for _, c := range cases {
 		r := runArgs(t, c.args...)

@@ -129,8 +129,10 @@ exit status is 0 either way.`,
 		Example: `  kbox acls check User:alice write topic:orders --host 10.1.2.3
   kbox acls check User:bob read group:payments -o json
   kbox acls check User:svc IdempotentWrite cluster`,
-		Args: cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 3 {
+				return cmdutil.FlagErrorf("check takes PRINCIPAL OPERATION RESOURCE (%d arguments given)", len(args))
+			}
 			if _, err := acls.ParsePrincipal(args[0]); err != nil {
 				return cmdutil.FlagErrorf("%v", err)
 			}
@@ -181,7 +183,7 @@ func newExportCmd(f *cmdutil.Factory) *cobra.Command {
 	var file string
 	cmd := &cobra.Command{
 		Use:   "export [--file F]",
-		Short: "Write every ACL of the cluster as a YAML document (for git; kbox acls apply reads it)",
+		Short: "Write every ACL of the cluster as a YAML document (for git; apply reads it)",
 		Example: `  kbox acls export > acls.yaml
   kbox acls export --file acls.yaml`,
 		Args: cobra.NoArgs,
@@ -221,8 +223,10 @@ an exact filter, so nothing else changes. The whole file is checked before any
 request.`,
 		Example: `  kbox acls apply acls.yaml --dry-run
   kbox acls apply acls.yaml`,
-		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return cmdutil.FlagErrorf("apply takes one FILE (- for stdin), %d arguments given", len(args))
+			}
 			data, err := readInput(f, args[0])
 			if err != nil {
 				return err
