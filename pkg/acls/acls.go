@@ -179,8 +179,23 @@ func All(ctx context.Context, cl *kgo.Client) ([]Binding, error) {
 	return Describe(ctx, cl, Filter{AnyName: true})
 }
 
-// Create creates bindings in one request; the first failure is returned.
+// createBatch is the most creations one request carries (a KRaft
+// controller refuses more records than 10,000 in one operation).
+const createBatch = 5000
+
+// Create creates bindings, up to createBatch in a request; the first
+// failure is returned.
 func Create(ctx context.Context, cl *kgo.Client, bs []Binding) error {
+	for len(bs) > createBatch {
+		if err := create(ctx, cl, bs[:createBatch]); err != nil {
+			return err
+		}
+		bs = bs[createBatch:]
+	}
+	return create(ctx, cl, bs)
+}
+
+func create(ctx context.Context, cl *kgo.Client, bs []Binding) error {
 	if len(bs) == 0 {
 		return nil
 	}
