@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kboxdev/kbox/cmd/acls"
 	"github.com/kboxdev/kbox/cmd/cluster"
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/cmd/configs"
@@ -45,6 +46,7 @@ var applets = []cmdutil.Applet{
 	reassignpartitions.Applet, leaderelection.Applet,
 	getoffsets.Applet, deleterecords.Applet,
 	configs.Applet,
+	acls.Applet,
 	// Native groups and commands (`kbox Alias`).
 	cluster.Applet,
 	perf.Applet,

@@ -93,10 +93,11 @@ func TestProfileServesEveryApplet(t *testing.T) {
 		"kafka-configs":             {"--profile", "p", "--describe", "--topic", "pt"},
 		"kafka-get-offsets":         {"--profile", "p", "--topic", "pt"},
 		"kafka-delete-records":      {"--profile", "p", "--offset-json-file", deleteJSON},
+		"kafka-acls":                {"--profile", "p", "--list"},
 	}
 	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency", "kafka-consumer-groups",
 		"kafka-reassign-partitions", "kafka-leader-election"}
-	order = append(order, "kafka-console-producer", "kafka-console-consumer", "kafka-configs", "kafka-get-offsets", "kafka-delete-records")
+	order = append(order, "kafka-console-producer", "kafka-console-consumer", "kafka-configs", "kafka-get-offsets", "kafka-delete-records", "kafka-acls")
 	if len(order) != len(apacheNames()) {
 		t.Fatalf("registry has %v; this test covers %v", apacheNames(), order)
 	}

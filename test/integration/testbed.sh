@@ -3,11 +3,17 @@
 # run as plain JVMs on loopback from the Maven Central jars (no Docker).
 #
 # Usage:
-#   testbed.sh up [--brokers N] [--security plaintext|sasl_ssl] [--log-dirs D]
+#   testbed.sh up [--brokers N] [--security plaintext|sasl_ssl] [--log-dirs D] [--authorizer]
 #       Start N combined broker+controller nodes (IDs 1..N; default 1,
 #       plaintext) and wait until all are registered. Each node gets D
 #       log.dirs (default 1: nN/data; D > 1 adds nN/data2 .. nN/dataD, e.g.
-#       for log-dir moves). Prints
+#       for log-dir moves). --authorizer turns ACLs on: StandardAuthorizer
+#       (authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer),
+#       allow.everyone.if.no.acl.found=false, and super.users=User:ANONYMOUS;User:admin:
+#       the admin principal of either mode (ANONYMOUS on the PLAINTEXT and
+#       CONTROLLER listeners, which the brokers and controllers use between
+#       themselves; admin on SASL_SSL), so every other SASL principal
+#       (alice) needs ACLs. Prints
 #         export KAFKA_BOOTSTRAP=127.0.0.1:p1,...
 #       and with sasl_ssl also
 #         export KAFKA_CLIENT_PROPERTIES=<file>
@@ -129,7 +135,7 @@ die() { printf 'testbed: error: %s\n' "$*" >&2; exit 1; }
 
 usage() {
   cat >&2 <<'EOF'
-usage: testbed.sh up [--brokers N] [--security plaintext|sasl_ssl] [--log-dirs D]
+usage: testbed.sh up [--brokers N] [--security plaintext|sasl_ssl] [--log-dirs D] [--authorizer]
        testbed.sh down
        testbed.sh stop-broker ID [--kill]
        testbed.sh start-broker ID
@@ -589,6 +595,13 @@ write_server_props() {
       echo "ssl.truststore.location=$TB/tls/ca.pem"
       echo "listener.name.ssl.ssl.client.auth=required"
     fi
+    if [[ "$AUTHORIZER" == 1 ]]; then
+      echo
+      echo "# ACLs (up --authorizer): the admin principal of each listener is a super user"
+      echo "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+      echo "allow.everyone.if.no.acl.found=false"
+      echo "super.users=User:ANONYMOUS;User:admin"
+    fi
     if [[ -n "${KBOX_TESTBED_SERVER_PROPS:-}" ]]; then
       echo
       echo "# KBOX_TESTBED_SERVER_PROPS"
@@ -627,9 +640,10 @@ join_addrs() { # join_addrs PORTARRAYNAME
 }
 
 cmd_up() {
-  local brokers=1 security=plaintext logdirs=1
+  local brokers=1 security=plaintext logdirs=1 authorizer=0
   while [[ $# -gt 0 ]]; do
     case "$1" in
+      --authorizer) authorizer=1; shift ;;
       --brokers) [[ $# -ge 2 ]] || usage; brokers=$2; shift 2 ;;
       --brokers=*) brokers=${1#*=}; shift ;;
       --security) [[ $# -ge 2 ]] || usage; security=$2; shift 2 ;;
@@ -665,6 +679,7 @@ cmd_up() {
   BROKERS=$brokers
   SECURITY=$security
   LOG_DIRS=$logdirs
+  AUTHORIZER=$authorizer
   log "starting $BROKERS-node Apache Kafka $KAFKA_VERSION ($SECURITY) in $TB"
   fetch_jars
   build_tbtool
@@ -768,8 +783,8 @@ EOF
   UP_HELPERS=()
 
   {
-    printf 'BROKERS=%q\nSECURITY=%q\nCLUSTER_ID=%q\nKAFKA_VERSION=%q\nVOTERS=%q\n' \
-      "$BROKERS" "$SECURITY" "$CLUSTER_ID" "$KAFKA_VERSION" "$VOTERS"
+    printf 'BROKERS=%q\nSECURITY=%q\nCLUSTER_ID=%q\nKAFKA_VERSION=%q\nVOTERS=%q\nAUTHORIZER=%q\n' \
+      "$BROKERS" "$SECURITY" "$CLUSTER_ID" "$KAFKA_VERSION" "$VOTERS" "$AUTHORIZER"
     printf 'PLAINTEXT_BOOTSTRAP=%q\nSASL_SSL_BOOTSTRAP=%q\nSSL_BOOTSTRAP=%q\n' "$plain_bs" "$sasl_bs" "$ssl_bs"
     printf 'PORT_PLAIN=(%s)\n' "$(for ((id = 1; id <= BROKERS; id++)); do printf '[%d]=%d ' "$id" "${PORT_PLAIN[$id]}"; done)"
     printf 'PORT_CTRL=(%s)\n' "$(for ((id = 1; id <= BROKERS; id++)); do printf '[%d]=%d ' "$id" "${PORT_CTRL[$id]}"; done)"

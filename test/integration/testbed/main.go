@@ -19,6 +19,8 @@ type Options struct {
 	Security string
 	// LogDirs is the number of log.dirs per broker (0 or 1: one).
 	LogDirs int
+	// Authorizer turns ACLs on (testbed.sh up --authorizer).
+	Authorizer bool
 	// SchemaRegistry starts a Schema Registry too (in its own state dir,
 	// while the brokers start).
 	SchemaRegistry bool
@@ -94,7 +96,7 @@ func Main(m *testing.M, opts Options) int {
 				fmt.Fprintln(os.Stderr, "testbed down:", err)
 			}
 		}()
-		if env.Cluster, err = UpWith(opts.Brokers, opts.Security, tb, UpOptions{LogDirs: opts.LogDirs}); err != nil {
+		if env.Cluster, err = UpWith(opts.Brokers, opts.Security, tb, UpOptions{LogDirs: opts.LogDirs, Authorizer: opts.Authorizer}); err != nil {
 			fmt.Fprintln(os.Stderr, "testbed up:", err)
 			if srUp != nil {
 				<-srUp

@@ -125,6 +125,9 @@ func Up(brokers int, security string, dir string) (*Cluster, error) {
 type UpOptions struct {
 	// LogDirs is the number of log.dirs per node (0 or 1: one).
 	LogDirs int
+	// Authorizer turns ACLs on (testbed.sh up --authorizer):
+	// StandardAuthorizer, super.users User:ANONYMOUS and User:admin.
+	Authorizer bool
 }
 
 // UpWith is Up with options (testbed.sh up --log-dirs).
@@ -142,6 +145,9 @@ func UpWith(brokers int, security string, dir string, o UpOptions) (*Cluster, er
 	args := []string{"up", "--brokers", strconv.Itoa(brokers), "--security", security}
 	if o.LogDirs > 1 {
 		args = append(args, "--log-dirs", strconv.Itoa(o.LogDirs))
+	}
+	if o.Authorizer {
+		args = append(args, "--authorizer")
 	}
 	stdout, stderr, err := run(dir, nil, args...)
 	if err != nil {
