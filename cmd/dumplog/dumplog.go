@@ -10,20 +10,30 @@
 // --offsets-decoder (offset commits and classic group metadata, with the
 // consumer protocol's subscriptions and assignments) and
 // --transaction-log-decoder, and --key-decoder-class/--value-decoder-class
-// naming org.apache.kafka.tools.api.StringDecoder, IntegerDecoder or
-// LongDecoder (a class from a custom jar cannot be loaded: kbox prints
-// Apache's "Failed to load decoder class").
+// naming org.apache.kafka.tools.api.StringDecoder, IntegerDecoder,
+// LongDecoder or DefaultDecoder (which prints a Java byte array's
+// identity, "[B@1b6d3586", different in every run as in Java); a class
+// from a custom jar cannot be loaded: kbox prints Apache's "Failed to load
+// decoder class". --cluster-metadata-decoder decodes the common KRaft
+// records (brokers, controllers, topics, partitions and their changes,
+// configs, features, producer ids, transactions, no-ops, ELR clears) and
+// the KRaft control records (LeaderChange, SnapshotHeader/Footer,
+// KRaftVersion, KRaftVoters) as Apache prints them.
 //
 // Deliberate differences from Apache 4.4's tool:
 //   - An exception that escapes Apache's main is printed as its first line
 //     (Exception in thread "main" CLASS: MESSAGE), without the stack trace.
 //   - Not yet decoded (kbox says so on stderr and exits 1 before reading):
-//     --cluster-metadata-decoder, --remote-log-metadata-decoder,
-//     --share-group-state-decoder; .snapshot, .txnindex and .checkpoint
-//     files; KRaft control records other than transaction markers print
-//     "controlType: NAME(ID)"; records of message format v0/v1 (their
-//     batches are printed); __consumer_offsets records of the consumer,
-//     share and streams group types print "Unknown record type".
+//     --remote-log-metadata-decoder, --share-group-state-decoder;
+//     .snapshot, .txnindex and .checkpoint files; records of message
+//     format v0/v1 (their batches are printed). Metadata records of other
+//     types print "Error at OFFSET, skipping." and kbox's reason;
+//     __consumer_offsets records of the consumer, share and streams group
+//     types print "Unknown record type N at offset O, skipping.".
+//   - Decode errors inside a record ("Error at offset O, skipping. MSG")
+//     carry kbox's message, not the Java exception's.
+//   - Several files with index mismatches or offset gaps: the reports come
+//     in the order of the files (Apache: a HashMap's order of the paths).
 //   - Invalid UTF-8 in a key or value is replaced byte by byte with U+FFFD
 //     (Java replaces a truncated multi-byte sequence once).
 package dumplog
@@ -82,7 +92,12 @@ var tool = cmdutil.ApacheTool{Title: title, Options: apacheHelp, ParseError: cmd
 // javaException is an exception escaping main: its first line, exit 1.
 type javaException struct{ class, msg string }
 
-func (e *javaException) Error() string { return e.class + ": " + e.msg }
+func (e *javaException) Error() string {
+	if e.msg == "" {
+		return e.class
+	}
+	return e.class + ": " + e.msg
+}
 
 // dumper holds one run's options and the reports printed at the end.
 type dumper struct {
@@ -97,6 +112,7 @@ type dumper struct {
 	mismatches reports // .index: index offset → log offset, per file
 	gaps       reports // .log: non-consecutive offsets, per file
 	timeErrs   timeIndexErrors
+	arrays     int // byte arrays printed by DefaultDecoder
 }
 
 // Run is kafka-dump-log.
@@ -108,7 +124,7 @@ func Run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	if err := tool.Require(f, s.Has, "files"); err != nil {
 		return err
 	}
-	for _, d := range []string{"cluster-metadata-decoder", "remote-log-metadata-decoder", "share-group-state-decoder"} {
+	for _, d := range []string{"remote-log-metadata-decoder", "share-group-state-decoder"} {
 		if s.Has(d) {
 			return fmt.Errorf("--%s is not supported by kbox yet", d)
 		}
@@ -119,7 +135,7 @@ func Run(_ context.Context, f *cmdutil.Factory, args []string) error {
 		return cmdutil.Exit(1)
 	}
 	d := &dumper{s: s, out: bufio.NewWriterSize(f.IO.Out, 1<<16), errOut: f.IO.ErrOut}
-	d.printData = s.Has("print-data-log") || s.Has("offsets-decoder") || s.Has("transaction-log-decoder") ||
+	d.printData = s.Has("print-data-log") || s.Has("offsets-decoder") || s.Has("transaction-log-decoder") || s.Has("cluster-metadata-decoder") ||
 		s.Has("value-decoder-class") || s.Has("key-decoder-class")
 	d.deep = s.Has("deep-iteration") || d.printData
 	d.skipMeta, d.indexOnly, d.verifyOnly = s.Has("skip-record-metadata"), s.Has("index-sanity-check"), s.Has("verify-index-only")

@@ -124,7 +124,7 @@ func (d *dumper) dumpIndex(name string) error {
 	}
 	if d.indexOnly {
 		if err := idx.SanityCheck(); err != nil {
-			return &javaException{"org.apache.kafka.common.errors.CorruptIndexException", err.Error()}
+			return &javaException{"org.apache.kafka.storage.internals.log.CorruptIndexException", err.Error()}
 		}
 		fmt.Fprintf(d.out, "%s passed sanity check.\n", name)
 		return nil
@@ -186,7 +186,7 @@ func (d *dumper) dumpTimeIndex(name string) error {
 	tix := segment.TimeIndex(fh, absPath(name), size, base)
 	if d.indexOnly {
 		if err := tix.SanityCheck(); err != nil {
-			return &javaException{"org.apache.kafka.common.errors.CorruptIndexException", err.Error()}
+			return &javaException{"org.apache.kafka.storage.internals.log.CorruptIndexException", err.Error()}
 		}
 		fmt.Fprintf(d.out, "%s passed sanity check.\n", name)
 		return nil

@@ -25,6 +25,8 @@ func (d *dumper) messageParser() (parseFunc, error) {
 		return coordinatorParser(segment.DecodeOffsets), nil
 	case d.s.Has("transaction-log-decoder"):
 		return transactionParser, nil
+	case d.s.Has("cluster-metadata-decoder"):
+		return metadataParser, nil
 	}
 	kd, err := d.decoder("key-decoder-class")
 	if err != nil {
@@ -34,19 +36,22 @@ func (d *dumper) messageParser() (parseFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(r *segment.Record) (string, bool, string, bool, error) {
-		var k, v string
+	return func(r *segment.Record) (k string, hasKey bool, v string, hasValue bool, err error) {
 		if r.HasKey() {
-			k = kd(r.Key)
+			if k, err = kd(r.Key); err != nil {
+				return
+			}
 		}
 		if r.HasValue() {
-			v = vd(r.Value)
+			if v, err = vd(r.Value); err != nil {
+				return
+			}
 		}
 		return k, r.HasKey(), v, r.HasValue(), nil
 	}, nil
 }
 
-func (d *dumper) decoder(opt string) (func([]byte) string, error) {
+func (d *dumper) decoder(opt string) (func([]byte) (string, error), error) {
 	class := stringDecoder
 	if v, ok, err := d.s.Value(opt); err != nil {
 		return nil, &javaException{"joptsimple.OptionException", err.Error()}
@@ -55,24 +60,27 @@ func (d *dumper) decoder(opt string) (func([]byte) string, error) {
 	}
 	switch class {
 	case stringDecoder:
-		return javaString, nil
+		return func(b []byte) (string, error) { return javaString(b), nil }, nil
 	case "org.apache.kafka.tools.api.IntegerDecoder":
-		return func(b []byte) string { return fixed(b, 4) }, nil
+		return func(b []byte) (string, error) { return fixed(b, 4) }, nil
+	case "org.apache.kafka.tools.api.DefaultDecoder":
+		// a byte[] printed by String.valueOf: its identity hash varies by run
+		return func(b []byte) (string, error) { d.arrays++; return fmt.Sprintf("[B@%x", 0x1b6d3586+d.arrays*0x9e3779), nil }, nil
 	case "org.apache.kafka.tools.api.LongDecoder":
-		return func(b []byte) string { return fixed(b, 8) }, nil
+		return func(b []byte) (string, error) { return fixed(b, 8) }, nil
 	}
 	return nil, &javaException{"java.lang.RuntimeException", "Failed to load decoder class"}
 }
 
 // fixed is ByteBuffer.getInt/getLong of the first bytes.
-func fixed(b []byte, n int) string {
+func fixed(b []byte, n int) (string, error) {
 	if len(b) < n {
-		return "java.nio.BufferUnderflowException"
+		return "", &javaException{class: "java.nio.BufferUnderflowException"}
 	}
 	if n == 4 {
-		return strconv.FormatInt(int64(int32(binary.BigEndian.Uint32(b))), 10)
+		return strconv.FormatInt(int64(int32(binary.BigEndian.Uint32(b))), 10), nil
 	}
-	return strconv.FormatInt(int64(binary.BigEndian.Uint64(b)), 10)
+	return strconv.FormatInt(int64(binary.BigEndian.Uint64(b)), 10), nil
 }
 
 // javaString is new String(bytes, UTF_8): invalid bytes become U+FFFD.
@@ -113,6 +121,16 @@ func coordinatorParser(decode func(k, v []byte) (*segment.CoordinatorRecord, err
 }
 
 var transactionParser = coordinatorParser(segment.DecodeTransactionLog)
+
+// metadataParser is the cluster metadata decoder: no key, the record's
+// JSON as the payload.
+func metadataParser(r *segment.Record) (string, bool, string, bool, error) {
+	j, err := segment.DecodeMetadata(r.Value)
+	if err != nil {
+		j = fmt.Sprintf("Error at %d, skipping. %s", r.Offset, err)
+	}
+	return "", false, j, true, nil
+}
 
 // dumpLog prints a .log file: its batches, and with deep iteration their records.
 func (d *dumper) dumpLog(name string) error {
@@ -249,6 +267,10 @@ func (d *dumper) printControl(r *segment.Record) {
 	}
 	if (id == 0 || id == 1) && len(r.Value) >= 6 {
 		fmt.Fprintf(d.out, " endTxnMarker: %s coordinatorEpoch: %d", name, int32(binary.BigEndian.Uint32(r.Value[2:])))
+		return
+	}
+	if label, j, ok, err := segment.DecodeControl(id, r.Value); ok && err == nil {
+		fmt.Fprintf(d.out, " %s %s", label, j)
 		return
 	}
 	fmt.Fprintf(d.out, " controlType: %s(%d)", name, id)

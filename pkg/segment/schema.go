@@ -14,7 +14,7 @@ import (
 // written only when it differs from def.
 type field struct {
 	name     string
-	typ      string // int8 int16 int32 int64 string bytes uuid []int32 []string struct []struct
+	typ      string // bool int8 int16 uint16 int32 int64 string bytes uuid []int32 []uuid []string struct []struct
 	min, max int16
 	null     int16
 	tag      int
@@ -173,6 +173,22 @@ func (s *schema) value(r *msgReader, f *field, v int16) (string, error) {
 		size := map[string]int{"int8": 1, "int16": 2, "int32": 4, "int64": 8}[f.typ]
 		n, err := r.int(size)
 		return strconv.FormatInt(n, 10), err
+	case "bool":
+		b, err := r.take(1)
+		if err != nil {
+			return "", err
+		}
+		return strconv.FormatBool(b[0] != 0), nil
+	case "uint16":
+		b, err := r.take(2)
+		if err != nil {
+			return "", err
+		}
+		return strconv.Itoa(int(binary.BigEndian.Uint16(b))), nil
+	case "struct":
+		var w strings.Builder
+		err := s.decode(r, f.fields, v, &w)
+		return w.String(), err
 	case "uuid":
 		b, err := r.take(16)
 		return `"` + base64.RawURLEncoding.EncodeToString(b) + `"`, err
@@ -228,6 +244,12 @@ func (s *schema) array(r *msgReader, f *field, v int16, nullable bool) (string, 
 				return "", err
 			}
 			w.WriteString(strconv.FormatInt(x, 10))
+		case "[]uuid":
+			b, err := r.take(16)
+			if err != nil {
+				return "", err
+			}
+			w.WriteString(`"` + base64.RawURLEncoding.EncodeToString(b) + `"`)
 		case "[]string":
 			e := field{name: f.name, typ: "string", null: -1}
 			x, err := s.value(r, &e, v)
