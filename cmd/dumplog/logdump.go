@@ -65,7 +65,10 @@ func (d *dumper) decoder(opt string) (func([]byte) (string, error), error) {
 		return func(b []byte) (string, error) { return fixed(b, 4) }, nil
 	case "org.apache.kafka.tools.api.DefaultDecoder":
 		// a byte[] printed by String.valueOf: its identity hash varies by run
-		return func(b []byte) (string, error) { d.arrays++; return fmt.Sprintf("[B@%x", 0x1b6d3586+d.arrays*0x9e3779), nil }, nil
+		return func(b []byte) (string, error) {
+			d.arrays++
+			return fmt.Sprintf("[B@%x", 0x1b6d3586+d.arrays*0x9e3779), nil
+		}, nil
 	case "org.apache.kafka.tools.api.LongDecoder":
 		return func(b []byte) (string, error) { return fixed(b, 8) }, nil
 	}
