@@ -63,6 +63,8 @@ var Applet = cmdutil.Applet{
 	Alias: "dump-log",
 	Short: "Decode Kafka segment files (.log, .index, .timeindex) offline",
 	Run:   Run,
+
+	Offline: true,
 }
 
 const title = "This tool helps to parse a log file and dump its contents to the console, useful for debugging a seemingly corrupt log segment."

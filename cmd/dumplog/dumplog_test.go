@@ -81,3 +81,12 @@ func TestOptions(t *testing.T) {
 		}
 	}
 }
+
+// The layer adds no bootstrap list to a tool that reads files.
+func TestOfflineUnderAProfile(t *testing.T) {
+	r := cmdtest.Run(t, cmdtest.Options{Applet: &Applet, Invoked: "kafka-dump-log", Env: map[string]string{"KBOX_BOOTSTRAP_SERVERS": "x.invalid:1"}},
+		"--files", "testdata/00000000000000000100.log")
+	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "Dumping testdata/00000000000000000100.log\nLog starting offset: 100\n") {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.Code, r.Stdout, r.Stderr)
+	}
+}
