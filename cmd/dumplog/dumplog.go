@@ -3,7 +3,7 @@
 // records, .index, .timeindex) and needs no connection. The reading is
 // pkg/segment's; this package prints Apache's lines.
 //
-// Supported: .log files (batches; records with --deep-iteration or
+// Supported: .log files and KRaft snapshots (.checkpoint) (batches; records with --deep-iteration or
 // --print-data-log; --max-bytes; --skip-record-metadata; control records:
 // transaction markers), .index and .timeindex files (--verify-index-only,
 // --index-sanity-check, --max-message-size), the decoders
@@ -25,11 +25,15 @@
 //     (Exception in thread "main" CLASS: MESSAGE), without the stack trace.
 //   - Not yet decoded (kbox says so on stderr and exits 1 before reading):
 //     --remote-log-metadata-decoder, --share-group-state-decoder;
-//     .snapshot, .txnindex and .checkpoint files; records of message
+//     producer state .snapshot and .txnindex files; records of message
 //     format v0/v1 (their batches are printed). Metadata records of other
 //     types print "Error at OFFSET, skipping." and kbox's reason;
 //     __consumer_offsets records of the consumer, share and streams group
 //     types print "Unknown record type N at offset O, skipping.".
+//   - A .checkpoint file whose name is not a snapshot's
+//     (OFFSET-EPOCH.checkpoint, 20 and 10 digits) nor bootstrap.checkpoint
+//     fails with java.util.NoSuchElementException; Apache's exception
+//     depends on the name's shape.
 //   - Decode errors inside a record ("Error at offset O, skipping. MSG")
 //     carry kbox's message, not the Java exception's.
 //   - Several files with index mismatches or offset gaps: the reports come
@@ -159,13 +163,13 @@ func (d *dumper) run(files []string) error {
 		switch suffix := base[max(dot, 0):]; {
 		case dot < 0:
 			d.warn("Ignoring unknown file " + name)
-		case suffix == ".log":
+		case suffix == ".log" || suffix == ".checkpoint":
 			err = d.dumpLog(name)
 		case suffix == ".index":
 			err = d.dumpIndex(name)
 		case suffix == ".timeindex":
 			err = d.dumpTimeIndex(name)
-		case suffix == ".checkpoint" || suffix == ".snapshot" || suffix == ".txnindex":
+		case suffix == ".snapshot" || suffix == ".txnindex":
 			err = fmt.Errorf("%s files are not supported by kbox yet", suffix)
 		default:
 			d.warn("Ignoring unknown file " + name)

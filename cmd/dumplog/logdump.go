@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -147,11 +148,9 @@ func (d *dumper) dumpLog(name string) error {
 	} else if ok {
 		maxBytes = v
 	}
-	base, err := startOffset(name)
-	if err != nil {
+	if err := d.logHeading(name); err != nil {
 		return err
 	}
-	fmt.Fprintf(d.out, "Log starting offset: %d\n", base)
 	fh, size, err := open(name)
 	if err != nil {
 		return err
@@ -180,6 +179,31 @@ func (d *dumper) dumpLog(name string) error {
 	if trailing := end - valid; trailing > 0 && maxBytes == math.MaxInt32 {
 		fmt.Fprintf(d.out, "Found %d invalid bytes at the end of %s\n", trailing, fileName(name))
 	}
+	return nil
+}
+
+// logHeading is the line before a log's batches: its base offset, or a
+// KRaft snapshot's end offset and epoch (from its name).
+func (d *dumper) logHeading(name string) error {
+	if strings.HasSuffix(name, ".log") {
+		base, err := startOffset(name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(d.out, "Log starting offset: %d\n", base)
+		return nil
+	}
+	base := filepath.Base(name)
+	if base == "bootstrap.checkpoint" {
+		fmt.Fprintln(d.out, "KRaft bootstrap snapshot")
+		return nil
+	}
+	var off int64
+	var epoch int32
+	if n, err := fmt.Sscanf(base, "%20d-%10d.checkpoint", &off, &epoch); err != nil || n != 2 || len(base) != len("00000000000000000000-0000000000.checkpoint") {
+		return &javaException{"java.util.NoSuchElementException", "No value present"}
+	}
+	fmt.Fprintf(d.out, "Snapshot end offset: %d, epoch: %d\n", off, epoch)
 	return nil
 }
 
