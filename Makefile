@@ -47,7 +47,7 @@ test-integration: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox GO=$(GO) IT_TIMEOUT=$(IT_TIMEOUT) test/integration/lanes.sh $(IT_PHASES)
 
 # Long measurements kept out of make test. `make bench` runs them all.
-bench: bench-sweep bench-verify bench-mem bench-groups bench-console bench-consume-avro bench-reassign bench-ui bench-ui-messages bench-exporter bench-status
+bench: bench-sweep bench-verify bench-mem bench-groups bench-console bench-consume-avro bench-reassign bench-ui bench-ui-messages bench-exporter bench-status bench-dump-log
 
 # The trustworthy perf sweep on a fresh 3-broker test bed (issue 21; 5-12
 # minutes on 2 cores).
@@ -84,6 +84,12 @@ bench-mem: build deps-integration
 # about 200 bytes to /dev/null through the test bed's real registry, next
 # to the same records undecoded and kcat (medians of 3; a few minutes).
 # The table goes to docs/benchmarks.md by hand.
+# kafka-dump-log over a 1 GiB segment, kbox against Apache: MB/s and peak
+# RSS. The table goes to docs/benchmarks.md by hand.
+.PHONY: bench-dump-log
+bench-dump-log: build deps-integration
+	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/dump-log.sh
+
 .PHONY: bench-consume-avro
 bench-consume-avro: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/consume-avro.sh

@@ -13,6 +13,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/consumergroups"
 	"github.com/kboxdev/kbox/cmd/consumerperf"
 	"github.com/kboxdev/kbox/cmd/deleterecords"
+	"github.com/kboxdev/kbox/cmd/dumplog"
 	"github.com/kboxdev/kbox/cmd/e2elatency"
 	"github.com/kboxdev/kbox/cmd/exporter"
 	"github.com/kboxdev/kbox/cmd/getoffsets"
@@ -45,6 +46,7 @@ var applets = []cmdutil.Applet{
 	consoleconsumer.Applet, consoleproducer.Applet,
 	reassignpartitions.Applet, leaderelection.Applet,
 	getoffsets.Applet, deleterecords.Applet,
+	dumplog.Applet,
 	configs.Applet,
 	acls.Applet,
 	// Native groups and commands (`kbox Alias`).

@@ -52,6 +52,9 @@ func (f *Factory) PrepareApache(a Applet, args []string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if a.Offline {
+		return out, nil
+	}
 	if a.NamesConnection(out) {
 		if f.ApacheName() {
 			f.mu.Lock()

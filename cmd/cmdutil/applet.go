@@ -53,6 +53,10 @@ type Applet struct {
 	// arguments give none, the layer adds `--bootstrap-server LIST` from
 	// the profile or KBOX_BOOTSTRAP_SERVERS (PrepareApache).
 	ConnOptions []string
+	// Offline, for a drop-in, says that the tool reads local files and
+	// never connects (kafka-dump-log): it has no ConnOptions and the layer
+	// adds no bootstrap list to its arguments.
+	Offline bool
 	// AbbrevOptions: the tool's parser takes a unique prefix of a long
 	// option (argparse4j); Apache's jopt-simple tools take full names only.
 	AbbrevOptions bool
