@@ -49,8 +49,7 @@ public class ApacheBatch {
 
     @SuppressWarnings("removal")
     static void guardSystemExit() {
-        PrintStream err = System.err;
-        System.setErr(devNull); // Java 17's deprecation warning
+        // Java 17 warns once on the batch's own stderr (not a case's).
         try {
             System.setSecurityManager(new SecurityManager() {
                 @Override
@@ -68,8 +67,6 @@ public class ApacheBatch {
             });
         } catch (UnsupportedOperationException | SecurityException e) {
             // No guard on this JVM: a case's System.exit ends the batch.
-        } finally {
-            System.setErr(err);
         }
     }
 
