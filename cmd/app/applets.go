@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kboxdev/kbox/cmd/brokerapiversions"
 	"github.com/kboxdev/kbox/cmd/cluster"
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/cmd/configs"
@@ -45,8 +46,8 @@ var applets = []cmdutil.Applet{
 	reassignpartitions.Applet, leaderelection.Applet,
 	getoffsets.Applet, deleterecords.Applet,
 	configs.Applet,
+	cluster.Applet, brokerapiversions.Applet,
 	// Native groups and commands (`kbox Alias`).
-	cluster.Applet,
 	perf.Applet,
 	profile.Applet,
 	verify.NativeApplet,

@@ -65,6 +65,9 @@ func (f *Factory) PrepareApache(a Applet, args []string) ([]string, error) {
 		f.mu.Lock()
 		f.injected = bs
 		f.mu.Unlock()
+		if a.ConnAfterCommand && a.namesApacheCommand(out) {
+			return append([]string{out[0], "--bootstrap-server", bs}, out[1:]...), nil
+		}
 		out = append([]string{"--bootstrap-server", bs}, out...)
 	}
 	return out, nil
@@ -92,6 +95,11 @@ func (a Applet) NamesConnection(args []string) bool {
 	for _, arg := range args {
 		if arg == "--" {
 			return false
+		}
+		for _, short := range a.ConnShort {
+			if strings.HasPrefix(arg, short) {
+				return true
+			}
 		}
 		if !strings.HasPrefix(arg, "--") || len(arg) < 3 {
 			continue

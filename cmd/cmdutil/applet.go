@@ -53,6 +53,14 @@ type Applet struct {
 	// arguments give none, the layer adds `--bootstrap-server LIST` from
 	// the profile or KBOX_BOOTSTRAP_SERVERS (PrepareApache).
 	ConnOptions []string
+	// ConnShort, for a drop-in, are the short forms of ConnOptions
+	// (kafka-cluster's "-b", "-C"): given, they name the connection too.
+	ConnShort []string
+	// ConnAfterCommand, for a drop-in with ApacheCommands, says its
+	// connection options belong to the subcommands (kafka-cluster
+	// cluster-id --bootstrap-server ...): the layer adds the profile's
+	// --bootstrap-server after the subcommand's name, not before it.
+	ConnAfterCommand bool
 	// AbbrevOptions: the tool's parser takes a unique prefix of a long
 	// option (argparse4j); Apache's jopt-simple tools take full names only.
 	AbbrevOptions bool
