@@ -16,6 +16,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/e2elatency"
 	"github.com/kboxdev/kbox/cmd/exporter"
 	"github.com/kboxdev/kbox/cmd/getoffsets"
+	"github.com/kboxdev/kbox/cmd/kafkagroups"
 	"github.com/kboxdev/kbox/cmd/leaderelection"
 	"github.com/kboxdev/kbox/cmd/logdirs"
 	"github.com/kboxdev/kbox/cmd/perf"
@@ -46,7 +47,7 @@ var applets = []cmdutil.Applet{
 	reassignpartitions.Applet, leaderelection.Applet,
 	getoffsets.Applet, deleterecords.Applet,
 	configs.Applet,
-	cluster.Applet, brokerapiversions.Applet,
+	cluster.Applet, brokerapiversions.Applet, kafkagroups.Applet,
 	// Native groups and commands (`kbox Alias`).
 	perf.Applet,
 	profile.Applet,
