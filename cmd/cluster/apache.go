@@ -164,6 +164,21 @@ func (r *request) run(ctx context.Context, f *cmdutil.Factory) error {
 		}
 		fmt.Fprintf(f.IO.Out, "Cluster ID: %s\n", id.ClusterID)
 	case "unregister", "unregister-controller":
+		if r.controllers {
+			// Over the controllers, the active one must handle it.
+			addr, err := cluster.ActiveController(ctx, cl.Client)
+			if err != nil {
+				return failure(f, cl, err)
+			}
+			c := *conn
+			c.Bootstrap = []string{addr}
+			active, err := f.Client(&c, kafka.Admin, kafka.Options{})
+			if err != nil {
+				return err
+			}
+			defer active.Close()
+			return r.unregister(ctx, f, active)
+		}
 		return r.unregister(ctx, f, cl)
 	case "list-endpoints":
 		e, err := cluster.ListEndpoints(ctx, cl.Client, r.controllers, r.fenced)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"sort"
 	"strconv"
 
@@ -213,4 +214,25 @@ func UnregisterController(ctx context.Context, cl *kgo.Client, id int32) error {
 		return err
 	}
 	return apiError(resp.ErrorCode, resp.ErrorMessage)
+}
+
+// ActiveController is the address (host:port) of the active controller,
+// from a controller's DescribeCluster answer (the client's seeds are
+// controllers): requests a controller must handle go there.
+func ActiveController(ctx context.Context, cl *kgo.Client) (string, error) {
+	req := kmsg.NewPtrDescribeClusterRequest()
+	req.EndpointType = 2
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return "", err
+	}
+	if err := apiError(resp.ErrorCode, resp.ErrorMessage); err != nil {
+		return "", err
+	}
+	for _, b := range resp.Brokers {
+		if b.NodeID == resp.ControllerID {
+			return net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port))), nil
+		}
+	}
+	return "", fmt.Errorf("no active controller among the controllers (controller id %d)", resp.ControllerID)
 }
