@@ -79,9 +79,15 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	switch {
 	case errors.As(err, &he): // parseArgsOrFail: help on stdout, exit 1
 		io.WriteString(f.IO.Out, he.Parser.FormatHelp(width))
+		if he.Parser == p {
+			return cmdutil.HelpExit(1) // the layer lists the native subcommands
+		}
 		return cmdutil.Exit(1)
 	case err != nil:
 		io.WriteString(f.IO.ErrOut, p.FormatError(err, width))
+		if len(args) == 0 {
+			return cmdutil.HelpExit(1) // too few arguments: the native subcommands follow
+		}
 		return cmdutil.Exit(1)
 	}
 	r, err := readRequest(f, ns)

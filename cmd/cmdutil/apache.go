@@ -60,6 +60,9 @@ func (f *Factory) PrepareApache(a Applet, args []string) ([]string, error) {
 		}
 		return out, nil
 	}
+	if a.ConnAfterCommand && !a.namesApacheCommand(out) {
+		return out, nil // no subcommand: no place for connection options
+	}
 	if len(sel.Bootstrap) > 0 && (hasLongOption(out) || a.namesApacheCommand(out)) {
 		bs := strings.Join(sel.Bootstrap, ",")
 		f.mu.Lock()

@@ -1,4 +1,5 @@
-// Package kafkagroups is the kafka-groups drop-in: Apache's GroupsCommand,
+// Package kafkagroups is the kafka-groups drop-in (kbox all-groups; kbox
+// groups is kafka-consumer-groups): Apache's GroupsCommand,
 // --list over every group type and protocol with --group-type,
 // --protocol, --consumer, --share and --streams, its checks, messages,
 // streams and exit codes; -o table|json|yaml shows the same listing
@@ -33,6 +34,7 @@ var apacheHelp string
 var Applet = cmdutil.Applet{
 	Kind:  cmdutil.Apache,
 	Name:  "kafka-groups",
+	Alias: "all-groups",
 	Short: "List the groups of every type: classic, consumer, share, streams",
 	Run:   Run,
 
