@@ -1,9 +1,12 @@
 package apiversions
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/kboxdev/kbox/internal/golden"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -55,4 +58,18 @@ func TestText(t *testing.T) {
 	if !strings.HasPrefix(got, "Produce(0)") || !strings.HasSuffix(got, "UNKNOWN(999): 1") {
 		t.Errorf("not in key order:\n%s", got)
 	}
+}
+
+func TestReportJSON(t *testing.T) {
+	r := Collect(context.Background(), []Node{{ID: 1, Host: "h", Port: 9092}, {ID: 2, Host: "h", Port: 9093}},
+		func(_ context.Context, n Node) (*kmsg.ApiVersionsResponse, error) {
+			if n.ID == 2 {
+				return nil, errors.New("connection refused")
+			}
+			resp := kmsg.NewPtrApiVersionsResponse()
+			resp.ApiKeys = []kmsg.ApiVersionsResponseApiKey{{ApiKey: 0, MinVersion: 0, MaxVersion: 13}, {ApiKey: 18, MinVersion: 0, MaxVersion: 4}}
+			return resp, nil
+		}, func(err error) string { return err.Error() })
+	r.Nodes[0].APIs = r.Nodes[0].APIs[:3] // Produce, Fetch (unsupported), ApiVersions is further: keep it short
+	golden.JSON(t, "report.json.golden", r)
 }
