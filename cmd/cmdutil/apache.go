@@ -93,7 +93,8 @@ func hasLongOption(args []string) bool {
 
 // NamesConnection reports whether the Apache arguments give one of the
 // drop-in's connection options (ConnOptions): `--NAME`, `--NAME=VALUE`,
-// or, for a tool whose parser takes abbreviations, a prefix of NAME.
+// or, for a tool whose parser takes abbreviations, a prefix of NAME; or
+// one of their short forms (ConnShort: `-b`, `-bVALUE`).
 func (a Applet) NamesConnection(args []string) bool {
 	for _, arg := range args {
 		if arg == "--" {
