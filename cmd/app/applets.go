@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kboxdev/kbox/cmd/acls"
+	"github.com/kboxdev/kbox/cmd/brokerapiversions"
 	"github.com/kboxdev/kbox/cmd/cluster"
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/cmd/configs"
@@ -17,6 +18,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/e2elatency"
 	"github.com/kboxdev/kbox/cmd/exporter"
 	"github.com/kboxdev/kbox/cmd/getoffsets"
+	"github.com/kboxdev/kbox/cmd/kafkagroups"
 	"github.com/kboxdev/kbox/cmd/leaderelection"
 	"github.com/kboxdev/kbox/cmd/logdirs"
 	"github.com/kboxdev/kbox/cmd/perf"
@@ -49,8 +51,8 @@ var applets = []cmdutil.Applet{
 	dumplog.Applet,
 	configs.Applet,
 	acls.Applet,
+	cluster.Applet, brokerapiversions.Applet, kafkagroups.Applet,
 	// Native groups and commands (`kbox Alias`).
-	cluster.Applet,
 	perf.Applet,
 	profile.Applet,
 	verify.NativeApplet,

@@ -97,10 +97,14 @@ func TestProfileServesEveryApplet(t *testing.T) {
 		"kafka-get-offsets":         {"--profile", "p", "--topic", "pt"},
 		"kafka-delete-records":      {"--profile", "p", "--offset-json-file", deleteJSON},
 		"kafka-acls":                {"--profile", "p", "--list"},
+		"kafka-cluster":             {"--profile", "p", "cluster-id"},
+		"kafka-broker-api-versions": {"--profile", "p", "--output", "apache"},
+		"kafka-groups":              {"--profile", "p", "--list"},
 	}
 	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency", "kafka-consumer-groups",
 		"kafka-reassign-partitions", "kafka-leader-election"}
-	order = append(order, "kafka-console-producer", "kafka-console-consumer", "kafka-configs", "kafka-get-offsets", "kafka-delete-records", "kafka-acls")
+	order = append(order, "kafka-console-producer", "kafka-console-consumer", "kafka-configs", "kafka-get-offsets", "kafka-delete-records", "kafka-acls",
+		"kafka-cluster", "kafka-broker-api-versions", "kafka-groups")
 	if len(order) != len(apacheNames()) {
 		t.Fatalf("registry has %v; this test covers %v", apacheNames(), order)
 	}
@@ -378,7 +382,7 @@ func TestGlobalFlagsBeforeNativeSubcommand(t *testing.T) {
 		}
 		// A global flag with no SUB after it stays the Apache tool's
 		// (kbox's --profile extension): the Apache help.
-		if r := kbox(t, env, a.Alias, "--profile", "known", "--help"); r.code != 1 || strings.Contains(r.out+r.errOut, native) || !strings.Contains(r.errOut, "--version") {
+		if r := kbox(t, env, a.Alias, "--profile", "known", "--help"); r.code != 1 || strings.Contains(r.out+r.errOut, native) || !strings.Contains(r.out+r.errOut, "--help") {
 			t.Errorf("kbox %s --profile known --help: exit %d\n%s%s", a.Alias, r.code, r.out, r.errOut)
 		}
 		// Under the link name every argument is Apache's.
@@ -460,6 +464,9 @@ func TestConnOptionsPerApplet(t *testing.T) {
 			continue
 		}
 		h := link(t, env, a.Name, "--help")
+		if a.ConnAfterCommand { // the options are the subcommands'
+			h = link(t, env, a.Name, a.ApacheCommands[0], "--help")
+		}
 		for _, o := range a.ConnOptions {
 			if !strings.Contains(h.out+h.errOut, "--"+o) {
 				t.Errorf("%s: connection option --%s is not in its help", a.Name, o)
@@ -480,8 +487,13 @@ func TestConnOptionsPerApplet(t *testing.T) {
 		for _, args := range [][]string{{"--describe"}, {"--describe", "--broker", "1"}, {"--describe", "--broker-list", "1,2"}} {
 			f := cmdutil.NewFactory(output.System(), func(k string) string { return env[k] }, "test")
 			f.Invoked = a.Name
+			want := added + " "
+			if a.ConnAfterCommand { // after the subcommand, whose options they are
+				args = append([]string{a.ApacheCommands[0]}, args...)
+				want = a.ApacheCommands[0] + " " + want
+			}
 			got, err := f.PrepareApache(a, args)
-			if err != nil || !strings.HasPrefix(strings.Join(got, " "), added+" ") {
+			if err != nil || !strings.HasPrefix(strings.Join(got, " "), want) {
 				t.Errorf("%s %v: %v %v: the default bootstrap list was not added", a.Name, args, got, err)
 			}
 		}

@@ -1,4 +1,18 @@
-// Package cluster is `kbox cluster`: the cluster id, controller and brokers.
+// Package cluster is the kafka-cluster drop-in (kbox cluster): Apache's
+// ClusterTool, its argparse4j subcommands cluster-id, unregister,
+// unregister-controller, list-endpoints and api-versions, with its
+// messages, streams and exit codes (-o table|json|yaml shows cluster-id,
+// list-endpoints and api-versions natively); and the native `kbox
+// cluster describe|id|endpoints`.
+//
+// Deliberate differences from Apache 4.4's tool:
+//   - Stack traces are left out: where ClusterTool prints an exception's
+//     message and then its stack trace, kbox prints the message line.
+//   - The Java admin client's own log4j ERROR line for a failed
+//     unregistration is not printed; the tool's line is.
+//   - An unreachable --bootstrap-server fails within kbox's connect
+//     timeout with one line (kbox: error: ...), where the Java admin
+//     client retries until its API timeout.
 package cluster
 
 import (
@@ -12,16 +26,26 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Applet is the `kbox cluster` group.
-var Applet = cmdutil.Applet{Kind: cmdutil.Group, Alias: "cluster", Short: "Inspect the cluster", New: NewCmd}
+// Applet registers kafka-cluster (kbox cluster).
+var Applet = cmdutil.Applet{
+	Kind: cmdutil.Apache, Name: "kafka-cluster", Alias: "cluster",
+	Short: "Inspect the cluster: its id, endpoints, API versions; unregister nodes",
+	Run:   Run, Native: NewCmd,
 
-// NewCmd builds `kbox cluster`.
+	ConnOptions:      []string{"bootstrap-server", "bootstrap-controller"},
+	ConnShort:        []string{"-b", "-C"},
+	ConnAfterCommand: true,
+	AbbrevOptions:    true,
+	ApacheCommands:   []string{"cluster-id", "unregister", "unregister-controller", "list-endpoints", "api-versions"},
+}
+
+// NewCmd builds the native `kbox cluster` subcommands.
 func NewCmd(f *cmdutil.Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cluster",
 		Short: "Inspect the cluster",
 	}
-	cmd.AddCommand(newDescribeCmd(f))
+	cmd.AddCommand(newDescribeCmd(f), newIDCmd(f), newEndpointsCmd(f))
 	return cmd
 }
 

@@ -63,11 +63,17 @@ func (f *Factory) PrepareApache(a Applet, args []string) ([]string, error) {
 		}
 		return out, nil
 	}
+	if a.ConnAfterCommand && !a.namesApacheCommand(out) {
+		return out, nil // no subcommand: no place for connection options
+	}
 	if len(sel.Bootstrap) > 0 && (hasLongOption(out) || a.namesApacheCommand(out)) {
 		bs := strings.Join(sel.Bootstrap, ",")
 		f.mu.Lock()
 		f.injected = bs
 		f.mu.Unlock()
+		if a.ConnAfterCommand && a.namesApacheCommand(out) {
+			return append([]string{out[0], "--bootstrap-server", bs}, out[1:]...), nil
+		}
 		out = append([]string{"--bootstrap-server", bs}, out...)
 	}
 	return out, nil
@@ -90,11 +96,17 @@ func hasLongOption(args []string) bool {
 
 // NamesConnection reports whether the Apache arguments give one of the
 // drop-in's connection options (ConnOptions): `--NAME`, `--NAME=VALUE`,
-// or, for a tool whose parser takes abbreviations, a prefix of NAME.
+// or, for a tool whose parser takes abbreviations, a prefix of NAME; or
+// one of their short forms (ConnShort: `-b`, `-bVALUE`).
 func (a Applet) NamesConnection(args []string) bool {
 	for _, arg := range args {
 		if arg == "--" {
 			return false
+		}
+		for _, short := range a.ConnShort {
+			if strings.HasPrefix(arg, short) {
+				return true
+			}
 		}
 		if !strings.HasPrefix(arg, "--") || len(arg) < 3 {
 			continue

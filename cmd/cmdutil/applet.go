@@ -57,6 +57,14 @@ type Applet struct {
 	// never connects (kafka-dump-log): it has no ConnOptions and the layer
 	// adds no bootstrap list to its arguments.
 	Offline bool
+	// ConnShort, for a drop-in, are the short forms of ConnOptions
+	// (kafka-cluster's "-b", "-C"): given, they name the connection too.
+	ConnShort []string
+	// ConnAfterCommand, for a drop-in with ApacheCommands, says its
+	// connection options belong to the subcommands (kafka-cluster
+	// cluster-id --bootstrap-server ...): the layer adds the profile's
+	// --bootstrap-server after the subcommand's name, not before it.
+	ConnAfterCommand bool
 	// AbbrevOptions: the tool's parser takes a unique prefix of a long
 	// option (argparse4j); Apache's jopt-simple tools take full names only.
 	AbbrevOptions bool

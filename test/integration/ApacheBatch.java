@@ -8,6 +8,11 @@
 // after it (the Java tool would be gone) is dropped. An exception escaping
 // main prints its stack trace on the case's stderr, as the JVM would, and
 // exits 1 ("Exception in thread \"main\" ..." first, as Java prints it).
+// System.exit inside a case (argparse4j's parseArgsOrFail calls it on a
+// parse error or --help) is caught too, by a SecurityManager whose
+// checkExit throws: it becomes that case's exit code, as Exit.exit does.
+// testbed.sh runs this file with -Djava.security.manager=allow; on a JVM
+// that refuses a SecurityManager, System.exit ends the batch as before.
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -26,6 +31,44 @@ public class ApacheBatch {
 
     static int code;
     static boolean exited;
+    static volatile boolean inCase;
+
+    // exitOf ends the current case with status: the first call sets the
+    // exit code and drops the case's later output (the tool would be gone).
+    static Error exitOf(int status) {
+        if (!exited) {
+            exited = true;
+            code = status;
+            System.setOut(devNull);
+            System.setErr(devNull);
+        }
+        return new Exited();
+    }
+
+    static PrintStream devNull = new PrintStream(OutputStream.nullOutputStream());
+
+    @SuppressWarnings("removal")
+    static void guardSystemExit() {
+        // Java 17 warns once on the batch's own stderr (not a case's).
+        try {
+            System.setSecurityManager(new SecurityManager() {
+                @Override
+                public void checkPermission(java.security.Permission p) {}
+
+                @Override
+                public void checkPermission(java.security.Permission p, Object context) {}
+
+                @Override
+                public void checkExit(int status) {
+                    if (inCase) {
+                        throw exitOf(status);
+                    }
+                }
+            });
+        } catch (UnsupportedOperationException | SecurityException e) {
+            // No guard on this JVM: a case's System.exit ends the batch.
+        }
+    }
 
     public static void main(String[] a) throws Exception {
         if (a.length != 2) {
@@ -34,25 +77,13 @@ public class ApacheBatch {
         }
         Method main = Class.forName(a[0]).getMethod("main", String[].class);
         PrintStream realOut = System.out;
-        PrintStream devNull = new PrintStream(OutputStream.nullOutputStream());
         org.apache.kafka.common.utils.internals.Exit.setExitProcedure((status, msg) -> {
-            if (!exited) {
-                exited = true;
-                code = status;
-                System.setOut(devNull);
-                System.setErr(devNull);
-            }
-            throw new Exited();
+            throw exitOf(status);
         });
         org.apache.kafka.common.utils.internals.Exit.setHaltProcedure((status, msg) -> {
-            if (!exited) {
-                exited = true;
-                code = status;
-                System.setOut(devNull);
-                System.setErr(devNull);
-            }
-            throw new Exited();
+            throw exitOf(status);
         });
+        guardSystemExit();
         List<String> lines = Files.readAllLines(Paths.get(a[1]), StandardCharsets.UTF_8);
         for (String line : lines) {
             String[] args = line.isEmpty() ? new String[0] : line.split("\t", -1);
@@ -63,6 +94,7 @@ public class ApacheBatch {
             System.setErr(pe);
             code = 0;
             exited = false;
+            inCase = true;
             try {
                 main.invoke(null, (Object) args);
             } catch (InvocationTargetException e) {
@@ -72,6 +104,8 @@ public class ApacheBatch {
                     t.printStackTrace(pe);
                     code = 1;
                 }
+            } finally {
+                inCase = false;
             }
             System.out.flush();
             System.err.flush();

@@ -43,7 +43,8 @@
 #       Run the Apache tool once per line of FILE in one JVM (a JVM start costs
 #       seconds): each line holds one command line, its arguments separated by
 #       tabs. Prints, per line, "@@case EXIT" and the case's stdout and stderr,
-#       each base64-encoded on one line. Exit.exit ends the case, not the JVM.
+#       each base64-encoded on one line. Exit.exit and System.exit (argparse4j's
+#       parse errors) end the case, not the JVM.
 #       No stdin. The Go side: testbed.ApacheBatch.
 #   testbed.sh trogdor up [--agents N]
 #       Start a Trogdor coordinator and N agents (default 3; nodes agent1..N)
@@ -332,6 +333,7 @@ cmd_apache_batch() {
   fi
   KAFKA_LOG4J_OPTS=${KAFKA_LOG4J_OPTS:--Dlog4j2.configurationFile=$(tools_log4j follow)} \
     KBOX_TESTBED_IN_BATCH=1 KAFKA_HEAP_OPTS=${KAFKA_HEAP_OPTS:-$(tool_heap "$1")} \
+    KAFKA_OPTS="-Djava.security.manager=allow ${KAFKA_OPTS:-}" \
     cmd_apache kafka-run-class "$(dirname "$(readlink -f "$0")")/ApacheBatch.java" "$class" "$2"
 }
 

@@ -119,3 +119,23 @@ func TestApacheBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestApacheBatchSystemExit: argparse4j's parseArgsOrFail calls
+// System.exit (a parse error, --help); in a batch it ends that case with
+// its exit code and output, and the next case still runs.
+func TestApacheBatchSystemExit(t *testing.T) {
+	cmds := [][]string{{"cluster-id"}, {"--help"}, {"list-endpoints", "-b", "x", "-C", "y"}, {"nope"}}
+	res, err := ApacheBatch("", "kafka-cluster", cmds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cmds {
+		out, errs, code, err := Apache("", nil, "kafka-cluster", c...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[i].Code != code || res[i].Stdout != out || res[i].Stderr != errs {
+			t.Errorf("%q: batch exit %d stdout %q stderr %q; alone exit %d stdout %q stderr %q", c, res[i].Code, res[i].Stdout, res[i].Stderr, code, out, errs)
+		}
+	}
+}
