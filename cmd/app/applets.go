@@ -21,6 +21,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/producerperf"
 	"github.com/kboxdev/kbox/cmd/profile"
 	"github.com/kboxdev/kbox/cmd/reassignpartitions"
+	"github.com/kboxdev/kbox/cmd/replicaverification"
 	"github.com/kboxdev/kbox/cmd/schema"
 	"github.com/kboxdev/kbox/cmd/status"
 	"github.com/kboxdev/kbox/cmd/topics"
@@ -45,6 +46,7 @@ var applets = []cmdutil.Applet{
 	reassignpartitions.Applet, leaderelection.Applet,
 	getoffsets.Applet, deleterecords.Applet,
 	configs.Applet,
+	replicaverification.Applet,
 	// Native groups and commands (`kbox Alias`).
 	cluster.Applet,
 	perf.Applet,

@@ -251,6 +251,9 @@ func verifyPartition(ctx context.Context, cl *kgo.Client, req Request, p Partiti
 			return res.incomplete("stopped before the high watermark")
 		}
 		batches, err := readAll(in, res.VerifiedOffset, read)
+		if err != nil && ctx.Err() != nil {
+			return res.incomplete("stopped before the high watermark")
+		}
 		if err != nil {
 			return res.incomplete(err.Error())
 		}

@@ -202,3 +202,6 @@ func (w *Watch) verifyPartition(tp TP) (lines []string, stop bool) {
 	}
 	return lines, false
 }
+
+// Now is the loop's clock.
+func (w *Watch) Now() time.Time { return w.now() }
