@@ -216,14 +216,7 @@ func initialOffsets(ctx context.Context, cl *kgo.Client, l *replicas.Layout, ts 
 		return nil, nullOffset(fmt.Sprintf("The target time for partition %s is %d. The target time cannot be negative.", replicas.TPHashOrder(tps)[0], ts))
 	}
 	adm := kadm.NewClient(cl)
-	var names []string
-	seen := map[string]bool{}
-	for _, p := range l.Partitions {
-		if !seen[p.Topic] {
-			seen[p.Topic] = true
-			names = append(names, p.Topic)
-		}
-	}
+	names := l.Topics()
 	var listed kadm.ListedOffsets
 	var err error
 	switch ts {

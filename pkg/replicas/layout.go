@@ -78,6 +78,17 @@ func Describe(ctx context.Context, cl *kgo.Client, include func(string) bool) (*
 	return l, nil
 }
 
+// Topics are the layout's topics, in order.
+func (l *Layout) Topics() []string {
+	var out []string
+	for i, p := range l.Partitions {
+		if i == 0 || l.Partitions[i-1].Topic != p.Topic {
+			out = append(out, p.Topic)
+		}
+	}
+	return out
+}
+
 func name(s *string) string {
 	if s == nil {
 		return ""

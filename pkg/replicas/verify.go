@@ -162,14 +162,7 @@ func Verify(ctx context.Context, cl *kgo.Client, req Request) (*Report, error) {
 // bounds are the leaders' log start offsets and high watermarks.
 func bounds(ctx context.Context, cl *kgo.Client, l *Layout) (starts, ends map[TP]int64, err error) {
 	adm := kadm.NewClient(cl)
-	seen := map[string]bool{}
-	var topics []string
-	for _, p := range l.Partitions {
-		if !seen[p.Topic] {
-			seen[p.Topic] = true
-			topics = append(topics, p.Topic)
-		}
-	}
+	topics := l.Topics()
 	s, err := adm.ListStartOffsets(ctx, topics...)
 	if err == nil {
 		err = s.Error()
