@@ -40,8 +40,9 @@ func newVerifyCmd(f *cmdutil.Factory) *cobra.Command {
 		Short: "Do the in-sync replicas of every partition hold the same records?",
 		Long: `Compares, on every partition of the topics --topic selects (a regex matched
 whole; every topic when absent; internal topics only with
---include-internal), the copies its in-sync replicas hold, from the leader's log start offset up to its high
-watermark as they are when the run begins. Every batch is read from every
+--include-internal), the copies its in-sync replicas hold, from the
+leader's log start offset up to its high watermark as they are when the
+run begins. Every batch is read from every
 replica (a follower answers a debugging consumer's fetch), its CRC is
 recomputed, and it is compared byte for byte with the leader's.
 
