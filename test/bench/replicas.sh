@@ -10,7 +10,7 @@
 # Apache's tool runs until killed: a run is timed from its start to its
 # first "max lag" report with --time -2 --report-interval-ms 0, which it
 # prints after its first round has compared every partition from the log
-# start (then it is stopped with SIGINT). The drop-in is timed the same
+# start (then it is stopped with SIGTERM). The drop-in is timed the same
 # way; `kbox replicas verify` runs to its end (the same pass, each batch's
 # CRC recomputed on every replica, every batch compared byte for byte).
 #
@@ -44,7 +44,7 @@ echo "partitions: $((topics * parts)), records: $((topics * parts * records))" >
 args=(--broker-list "$bs" --topics-include 'bench-.*' --time -2 --report-interval-ms 0)
 
 # first_report CMD...: run CMD in its own process group under
-# /usr/bin/time until its stdout holds a "max lag" line, then SIGINT it.
+# /usr/bin/time until its stdout holds a "max lag" line, then stop it.
 first_report() {
   local out=$KBOX_TESTBED_DIR/run.out
   : >"$out"
@@ -54,7 +54,9 @@ first_report() {
     kill -0 "$pid" 2>/dev/null || { echo "$* ended before a report" >&2; cat "$out" >&2; exit 1; }
     sleep 0.05
   done
-  kill -INT -- "-$pid" 2>/dev/null || true # /usr/bin/time ignores SIGINT
+  # SIGTERM to the group but /usr/bin/time (the leader), which then writes
+  # its numbers (a background job starts with SIGINT ignored).
+  for p in $(ps -o pid= -g "$pid"); do [ "$p" = "$pid" ] || kill -TERM "$p" 2>/dev/null || true; done
   wait "$pid" || true
   grep 'max lag is' "$out" | head -1 | sed 's/^[^:]*:[^:]*:[^:]*: //' >"$KBOX_TESTBED_DIR/$tool.report"
 }
