@@ -25,6 +25,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/producerperf"
 	"github.com/kboxdev/kbox/cmd/profile"
 	"github.com/kboxdev/kbox/cmd/reassignpartitions"
+	"github.com/kboxdev/kbox/cmd/replicaverification"
 	"github.com/kboxdev/kbox/cmd/schema"
 	"github.com/kboxdev/kbox/cmd/status"
 	"github.com/kboxdev/kbox/cmd/topics"
@@ -52,6 +53,7 @@ var applets = []cmdutil.Applet{
 	configs.Applet,
 	acls.Applet,
 	cluster.Applet, brokerapiversions.Applet, kafkagroups.Applet,
+	replicaverification.Applet,
 	// Native groups and commands (`kbox Alias`).
 	perf.Applet,
 	profile.Applet,

@@ -132,3 +132,13 @@ func (f *Factory) droppedInjected(bootstrap string) string {
 	}
 	return bootstrap
 }
+
+// Injected is the bootstrap list PrepareApache added to the arguments as
+// `--bootstrap-server LIST` ("" when none): a drop-in whose tool names
+// its servers otherwise (kafka-replica-verification's --broker-list)
+// takes it under its own option.
+func (f *Factory) Injected() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.injected
+}
