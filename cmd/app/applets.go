@@ -17,6 +17,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/getoffsets"
 	"github.com/kboxdev/kbox/cmd/leaderelection"
 	"github.com/kboxdev/kbox/cmd/logdirs"
+	"github.com/kboxdev/kbox/cmd/metadataquorum"
 	"github.com/kboxdev/kbox/cmd/perf"
 	"github.com/kboxdev/kbox/cmd/producerperf"
 	"github.com/kboxdev/kbox/cmd/profile"
@@ -44,6 +45,7 @@ var applets = []cmdutil.Applet{
 	consoleconsumer.Applet, consoleproducer.Applet,
 	reassignpartitions.Applet, leaderelection.Applet,
 	getoffsets.Applet, deleterecords.Applet,
+	metadataquorum.Applet,
 	configs.Applet,
 	// Native groups and commands (`kbox Alias`).
 	cluster.Applet,

@@ -60,14 +60,30 @@ func (f *Factory) PrepareApache(a Applet, args []string) ([]string, error) {
 		}
 		return out, nil
 	}
-	if len(sel.Bootstrap) > 0 && (hasLongOption(out) || a.namesApacheCommand(out)) {
-		bs := strings.Join(sel.Bootstrap, ",")
+	opt, list := "--bootstrap-server", sel.Bootstrap
+	if len(list) == 0 && a.takes("bootstrap-controller") {
+		// A profile with controllers only (bootstrap-controllers), for a
+		// tool that can talk to them.
+		opt, list = "--bootstrap-controller", sel.Controllers
+	}
+	if len(list) > 0 && (hasLongOption(out) || a.namesApacheCommand(out)) {
+		bs := strings.Join(list, ",")
 		f.mu.Lock()
 		f.injected = bs
 		f.mu.Unlock()
-		out = append([]string{"--bootstrap-server", bs}, out...)
+		out = append([]string{opt, bs}, out...)
 	}
 	return out, nil
+}
+
+// takes reports whether name is one of the drop-in's ConnOptions.
+func (a Applet) takes(name string) bool {
+	for _, o := range a.ConnOptions {
+		if o == name {
+			return true
+		}
+	}
+	return false
 }
 
 // hasLongOption reports whether args use named options at all: a bare
