@@ -61,7 +61,7 @@ func (f *Factory) PrepareApache(a Applet, args []string) ([]string, error) {
 		return out, nil
 	}
 	opt, list := "--bootstrap-server", sel.Bootstrap
-	if len(list) == 0 && a.takes("bootstrap-controller") {
+	if len(list) == 0 && a.Controllers {
 		// A profile with controllers only (bootstrap-controllers), for a
 		// tool that can talk to them.
 		opt, list = "--bootstrap-controller", sel.Controllers
@@ -74,16 +74,6 @@ func (f *Factory) PrepareApache(a Applet, args []string) ([]string, error) {
 		out = append([]string{opt, bs}, out...)
 	}
 	return out, nil
-}
-
-// takes reports whether name is one of the drop-in's ConnOptions.
-func (a Applet) takes(name string) bool {
-	for _, o := range a.ConnOptions {
-		if o == name {
-			return true
-		}
-	}
-	return false
 }
 
 // hasLongOption reports whether args use named options at all: a bare

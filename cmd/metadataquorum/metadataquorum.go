@@ -50,6 +50,7 @@ var Applet = cmdutil.Applet{
 
 	ConnOptions:    []string{"bootstrap-server", "bootstrap-controller"},
 	AbbrevOptions:  true,
+	Controllers:    true,
 	ApacheCommands: []string{"describe", "add-controller", "remove-controller"},
 }
 
@@ -106,7 +107,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	switch {
 	case errors.As(err, &he):
 		_, _ = io.WriteString(f.IO.Out, he.Parser.FormatHelp(width))
-		return nil // HelpScreenException: exit 0
+		return cmdutil.HelpExit(0) // HelpScreenException: exit 0
 	case err != nil:
 		_, _ = io.WriteString(f.IO.ErrOut, p.FormatError(err, width))
 		return cmdutil.Exit(1)
