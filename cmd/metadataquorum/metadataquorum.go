@@ -71,6 +71,7 @@ func newParser() *argparse.Parser {
 	r := d.AddGroup("Replication", "", false, false)
 	r.Add(argparse.Arg{Flags: []string{"--replication"}, Type: argparse.StoreTrue, Help: "Detailed information about the status of replication"})
 	r.Add(argparse.Arg{Flags: []string{"--human-readable"}, Type: argparse.StoreTrue, Help: "Human-readable output"})
+	d.Add(argparse.Arg{Flags: []string{"-o", "--output"}, Hidden: true}) // after the subcommand too
 	a := subs.Add("add-controller", "Add a controller to the KRaft controller cluster")
 	a.Add(argparse.Arg{Flags: []string{"--dry-run"}, Type: argparse.StoreTrue, Help: "True if we should print what would be done, but not do it."})
 	rm := subs.Add("remove-controller", "Remove a controller from the KRaft controller cluster")
@@ -224,7 +225,7 @@ func (in *invocation) describe(ctx context.Context) error {
 		return err
 	}
 	defer closeFn()
-	info, err := quorum.DescribeInfo(ctx, t, status)
+	info, err := quorum.DescribeInfo(ctx, t, status || in.format != output.Apache)
 	if err != nil {
 		return in.failed(err)
 	}

@@ -91,7 +91,11 @@ func TestDifferential(t *testing.T) {
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty.properties")
 	noRole := filepath.Join(dir, "norole.properties")
-	if err := os.WriteFile(empty, []byte("foo=bar\n"), 0o600); err != nil {
+	if err := os.WriteFile(empty, []byte("request.timeout.ms=20000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bogus := filepath.Join(dir, "bogus.properties")
+	if err := os.WriteFile(bogus, []byte("foo=bar\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(noRole, []byte("node.id=7\nprocess.roles=broker\n"), 0o600); err != nil {
@@ -116,7 +120,7 @@ func TestDifferential(t *testing.T) {
 		b("describe", "--status", "--replication"),
 		b("describe", "--status", "--human-readable"),
 		b("add-controller"),
-		b("--command-config", empty, "add-controller"),
+		b("--command-config", bogus, "add-controller"),
 		b("--command-config", noRole, "add-controller", "--dry-run"),
 		b("--command-config", filepath.Join(dir, "missing.properties"), "describe", "--status"),
 		b("remove-controller", "-i", "-3", "-d", "AAAAAAAAAAAAAAAAAAAAAQ"),
@@ -252,7 +256,7 @@ func TestNativeStatus(t *testing.T) {
 	if r.Code != 0 || !strings.HasPrefix(r.Stdout, "ClusterId:              "+byBroker.ClusterID+"\n") {
 		t.Errorf("kbox quorum describe --status with a controllers-only profile: %s", r)
 	}
-	if r := run.Exec(t, kboxBin, "quorum", "describe", "--replication", "-o", "json"); r.Code != 0 || !strings.Contains(r.Stdout, `"status":"Leader"`) {
+	if r := run.Exec(t, kboxBin, "quorum", "describe", "--replication", "-o", "json"); r.Code != 0 || !strings.Contains(r.Stdout, `"status":"Leader"`) || !strings.Contains(r.Stdout, `"cluster_id":"`+byBroker.ClusterID+`"`) {
 		t.Errorf("kbox quorum describe --replication -o json: %s", r)
 	}
 }
