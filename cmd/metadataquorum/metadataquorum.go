@@ -14,12 +14,20 @@
 //   - An unreachable bootstrap list fails within kbox's connect timeout
 //     with one line (kbox: error: ...), where the Java admin client retries
 //     until its 60 s API timeout.
+//   - A remove-controller or add-controller the cluster refuses reports
+//     the answer of the node that handled it: over --bootstrap-server
+//     kbox sends it to one broker, which forwards it to the active
+//     controller, and over --bootstrap-controller to the active controller;
+//     Apache's admin client may pick a controller that is not the leader
+//     (then NotLeaderOrFollowerException), so the exception named may
+//     differ.
 //   - remove-controller --unregister is accepted, and after removing the
 //     voter kbox does not unregister the controller (not implemented: the
 //     command says so on stderr and exits 1 before any request).
 //
-// The drop-in's parser takes Apache's options plus a hidden -o
-// (json|yaml|table: the describe result as kbox's report).
+// The drop-in's parser takes Apache's options plus a hidden -o, before or
+// after describe (json|yaml|table: the describe result as kbox's report,
+// quorum.Info, with the cluster id).
 package metadataquorum
 
 import (
