@@ -21,6 +21,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/kafkagroups"
 	"github.com/kboxdev/kbox/cmd/leaderelection"
 	"github.com/kboxdev/kbox/cmd/logdirs"
+	"github.com/kboxdev/kbox/cmd/metadataquorum"
 	"github.com/kboxdev/kbox/cmd/perf"
 	"github.com/kboxdev/kbox/cmd/producerperf"
 	"github.com/kboxdev/kbox/cmd/profile"
@@ -50,6 +51,7 @@ var applets = []cmdutil.Applet{
 	reassignpartitions.Applet, leaderelection.Applet,
 	getoffsets.Applet, deleterecords.Applet,
 	dumplog.Applet,
+	metadataquorum.Applet,
 	configs.Applet,
 	acls.Applet,
 	cluster.Applet, brokerapiversions.Applet, kafkagroups.Applet,

@@ -66,15 +66,21 @@ func (f *Factory) PrepareApache(a Applet, args []string) ([]string, error) {
 	if a.ConnAfterCommand && !a.namesApacheCommand(out) {
 		return out, nil // no subcommand: no place for connection options
 	}
-	if len(sel.Bootstrap) > 0 && (hasLongOption(out) || a.namesApacheCommand(out)) {
-		bs := strings.Join(sel.Bootstrap, ",")
+	opt, list := "--bootstrap-server", sel.Bootstrap
+	if len(list) == 0 && a.Controllers {
+		// A profile with controllers only (bootstrap-controllers), for a
+		// tool that can talk to them.
+		opt, list = "--bootstrap-controller", sel.Controllers
+	}
+	if len(list) > 0 && (hasLongOption(out) || a.namesApacheCommand(out)) {
+		bs := strings.Join(list, ",")
 		f.mu.Lock()
 		f.injected = bs
 		f.mu.Unlock()
 		if a.ConnAfterCommand && a.namesApacheCommand(out) {
-			return append([]string{out[0], "--bootstrap-server", bs}, out[1:]...), nil
+			return append([]string{out[0], opt, bs}, out[1:]...), nil
 		}
-		out = append([]string{"--bootstrap-server", bs}, out...)
+		out = append([]string{opt, bs}, out...)
 	}
 	return out, nil
 }

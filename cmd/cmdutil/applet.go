@@ -68,6 +68,11 @@ type Applet struct {
 	// AbbrevOptions: the tool's parser takes a unique prefix of a long
 	// option (argparse4j); Apache's jopt-simple tools take full names only.
 	AbbrevOptions bool
+	// Controllers: the drop-in works over the KRaft controllers
+	// (--bootstrap-controller), so a profile that has
+	// bootstrap-controllers and no bootstrap-servers gives it
+	// `--bootstrap-controller LIST` (PrepareApache).
+	Controllers bool
 	// ApacheCommands, for a drop-in whose Apache tool has subcommands
 	// (argparse4j subparsers: kafka-transactions list|describe|...), are
 	// their names. Under `kbox ALIAS` a first argument that names a native

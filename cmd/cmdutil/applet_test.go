@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -55,6 +56,37 @@ func TestPrepareApacheSubcommands(t *testing.T) {
 		got, err := f.PrepareApache(a, strings.Fields(in))
 		if err != nil || strings.Join(got, " ") != want {
 			t.Errorf("%q: %q %v, want %q", in, got, err, want)
+		}
+	}
+}
+
+// A profile with bootstrap-controllers and no bootstrap-servers gives a
+// drop-in that works over the controllers (Applet.Controllers)
+// --bootstrap-controller, and others nothing; bootstrap-servers win.
+func TestPrepareApacheControllers(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("profiles:\n  ctl:\n    bootstrap-controllers: [c1:9093]\n  both:\n    bootstrap-servers: [b1:9092]\n    bootstrap-controllers: [c1:9093]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	quorum := Applet{Kind: Apache, Name: "kafka-metadata-quorum", Alias: "quorum", ConnOptions: []string{"bootstrap-server", "bootstrap-controller"},
+		AbbrevOptions: true, Controllers: true, ApacheCommands: []string{"describe"}}
+	other := quorum
+	other.Controllers = false
+	for _, c := range []struct {
+		profile string
+		a       Applet
+		want    string
+	}{
+		{"ctl", quorum, "--bootstrap-controller c1:9093 describe --status"},
+		{"ctl", other, "describe --status"},
+		{"both", quorum, "--bootstrap-server b1:9092 describe --status"},
+	} {
+		f := NewFactory(output.System(), func(k string) string { return map[string]string{"KBOX_CONFIG": cfg, "KBOX_PROFILE": c.profile}[k] }, "test")
+		f.Invoked = "kafka-metadata-quorum"
+		got, err := f.PrepareApache(c.a, []string{"describe", "--status"})
+		if err != nil || strings.Join(got, " ") != c.want {
+			t.Errorf("%s, controllers %v: %q %v, want %q", c.profile, c.a.Controllers, got, err, c.want)
 		}
 	}
 }

@@ -21,12 +21,18 @@ type File struct {
 
 // Profile is one named cluster connection.
 type Profile struct {
-	BootstrapServers []string          `yaml:"bootstrap-servers,omitempty" json:"bootstrap_servers,omitempty"`
-	Output           string            `yaml:"output,omitempty" json:"output,omitempty"`
-	ConnectTimeout   string            `yaml:"connect-timeout,omitempty" json:"connect_timeout,omitempty"`
-	TLS              *TLS              `yaml:"tls,omitempty" json:"tls,omitempty"`
-	SASL             *SASL             `yaml:"sasl,omitempty" json:"sasl,omitempty"`
-	Properties       map[string]string `yaml:"properties,omitempty" json:"properties,omitempty"`
+	BootstrapServers []string `yaml:"bootstrap-servers,omitempty" json:"bootstrap_servers,omitempty"`
+	// BootstrapControllers are the KRaft controllers' listeners, as the
+	// Java admin client's bootstrap.controllers (Apache's
+	// --bootstrap-controller): the tools that can talk to the controllers
+	// directly (kafka-metadata-quorum) use them when the profile gives no
+	// bootstrap-servers, or when asked to (kbox quorum status --controllers).
+	BootstrapControllers []string          `yaml:"bootstrap-controllers,omitempty" json:"bootstrap_controllers,omitempty"`
+	Output               string            `yaml:"output,omitempty" json:"output,omitempty"`
+	ConnectTimeout       string            `yaml:"connect-timeout,omitempty" json:"connect_timeout,omitempty"`
+	TLS                  *TLS              `yaml:"tls,omitempty" json:"tls,omitempty"`
+	SASL                 *SASL             `yaml:"sasl,omitempty" json:"sasl,omitempty"`
+	Properties           map[string]string `yaml:"properties,omitempty" json:"properties,omitempty"`
 	// ExpectedBrokers is how many brokers the cluster should have
 	// (`kbox status` compares the brokers up with it); 0: not set, the
 	// brokers the cluster has registered are expected.

@@ -25,6 +25,13 @@ type Overrides struct {
 	// file's current-profile nor KBOX_BOOTSTRAP_SERVERS applies; a profile
 	// chosen by Profile or KBOX_PROFILE still does.
 	ArgsOnly bool
+	// Controllers: connect to the KRaft controllers, not the brokers
+	// (Apache's --bootstrap-controller, the admin client's
+	// bootstrap.controllers). Bootstrap is then the controllers' list;
+	// without one, a --command-config file's bootstrap.controllers, then
+	// the profile's bootstrap-controllers apply. Connection.Bootstrap is
+	// that list and bootstrap.servers is set to it (the client's seeds).
+	Controllers bool
 }
 
 // Loader resolves connections. Its fields make it testable without touching
@@ -71,7 +78,9 @@ type Selection struct {
 	Name      string   // "" when no profile is selected or the current one dangles
 	Explicit  bool     // chosen by --profile or KBOX_PROFILE
 	Bootstrap []string // the profile's bootstrap servers, then KBOX_BOOTSTRAP_SERVERS
-	Output    string   // KBOX_OUTPUT, else the profile's output
+	// Controllers are the profile's bootstrap-controllers.
+	Controllers []string
+	Output      string // KBOX_OUTPUT, else the profile's output
 }
 
 // Select finds the profile in effect (flag, KBOX_PROFILE, current-profile)
@@ -91,6 +100,7 @@ func (l *Loader) Select(flag string) (*Selection, error) {
 		case ok:
 			sel.Name = name
 			sel.Bootstrap = append([]string(nil), p.BootstrapServers...)
+			sel.Controllers = append([]string(nil), p.BootstrapControllers...)
 			sel.Output = p.Output
 		case sel.Explicit:
 			return nil, l.notFound(name)
@@ -117,6 +127,8 @@ type Connection struct {
 	Output         string      // preferred output format, "" for the command's default
 	ConnectTimeout time.Duration
 	Warnings       []string // to print on stderr, e.g. about literal secrets
+	// Controllers: Bootstrap lists KRaft controllers (Overrides.Controllers).
+	Controllers bool
 }
 
 // Secrets returns the secret values of the connection, for tests and for
@@ -245,10 +257,50 @@ func (l *Loader) Resolve(ov Overrides) (*Connection, error) {
 	if ov.Output != "" {
 		conn.Output = ov.Output
 	}
+	if ov.Controllers {
+		conn.Bootstrap = l.controllers(ov, file, name)
+		conn.Controllers = true
+		conn.Props.Delete("bootstrap.controllers")
+	}
 	if len(conn.Bootstrap) > 0 {
 		conn.Props.Set("bootstrap.servers", strings.Join(conn.Bootstrap, ","))
 	}
 	return conn, nil
+}
+
+// controllers is the controller bootstrap list of a connection to the
+// controllers: the flag's, else the properties' bootstrap.controllers
+// (command line, then --command-config file), else the profile's
+// bootstrap-controllers.
+func (l *Loader) controllers(ov Overrides, file *File, profile string) []string {
+	if ov.Bootstrap != "" {
+		return SplitList(ov.Bootstrap)
+	}
+	for _, props := range []*Properties{ov.Properties, l.commandConfig(ov.CommandConfig)} {
+		if props == nil {
+			continue
+		}
+		if v, ok := props.Get("bootstrap.controllers"); ok && strings.TrimSpace(v) != "" {
+			return SplitList(v)
+		}
+	}
+	if p, ok := file.Profiles[profile]; ok && profile != "" {
+		return append([]string(nil), p.BootstrapControllers...)
+	}
+	return nil
+}
+
+// commandConfig reads a --command-config file again (Resolve has read it
+// without error already); nil when none.
+func (l *Loader) commandConfig(path string) *Properties {
+	if path == "" {
+		return nil
+	}
+	props, err := LoadPropertiesFile(path)
+	if err != nil {
+		return nil
+	}
+	return props
 }
 
 func (l *Loader) applyProfile(conn *Connection, name string, p *Profile) error {

@@ -16,6 +16,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/cluster"
 	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/logdirs"
+	"github.com/kboxdev/kbox/pkg/quorum"
 	"github.com/kboxdev/kbox/pkg/redact"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -213,6 +214,10 @@ func Check(ctx context.Context, name string, cl *kgo.Client, o Options) *Cluster
 		c.ProduceRecordsPerSec, c.ConsumeRecordsPerSec = rates(ctx, adm, topicNames, o.Sample, now)
 	}
 	c.Problems = append(c.Problems, problems(c)...)
+	// KRaft quorum health (a cluster that describes no quorum has none).
+	if q, err := quorum.Describe(ctx, cl); err == nil {
+		c.Problems = append(c.Problems, quorum.Problems(q, now())...)
+	}
 	return c
 }
 

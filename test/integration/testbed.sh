@@ -17,7 +17,9 @@
 #         export KAFKA_BOOTSTRAP=127.0.0.1:p1,...
 #       and with sasl_ssl also
 #         export KAFKA_CLIENT_PROPERTIES=<file>
-#       on stdout (also written to $KBOX_TESTBED_DIR/env). Fails (exit 1) when
+#       on stdout (also written to $KBOX_TESTBED_DIR/env). The CONTROLLER
+#       listeners (PLAINTEXT, for --bootstrap-controller) are in
+#       $KBOX_TESTBED_DIR/controller-bootstrap. Fails (exit 1) when
 #       a cluster already runs in that state dir; leaves no JVM behind on
 #       failure.
 #   testbed.sh down
@@ -673,7 +675,7 @@ cmd_up() {
   trap 'exit 143' TERM
 
   # Fresh state (keep nothing from an earlier cluster in this dir).
-  rm -rf "$TB"/n[0-9]* "$TB/tmp" "$TB/tls" "$TB/env" "$TB/cluster.env" "$TB/plaintext-bootstrap" \
+  rm -rf "$TB"/n[0-9]* "$TB/tmp" "$TB/tls" "$TB/env" "$TB/cluster.env" "$TB/plaintext-bootstrap" "$TB/controller-bootstrap" \
     "$TB/ssl-bootstrap" "$TB/client.properties" "$TB/ssl-client.properties" "$TB/log4j2.properties"
   mkdir -p "$TB/tmp"
   touch "$TB/.kbox-testbed"
@@ -790,11 +792,13 @@ EOF
     printf 'PLAINTEXT_BOOTSTRAP=%q\nSASL_SSL_BOOTSTRAP=%q\nSSL_BOOTSTRAP=%q\n' "$plain_bs" "$sasl_bs" "$ssl_bs"
     printf 'PORT_PLAIN=(%s)\n' "$(for ((id = 1; id <= BROKERS; id++)); do printf '[%d]=%d ' "$id" "${PORT_PLAIN[$id]}"; done)"
     printf 'PORT_CTRL=(%s)\n' "$(for ((id = 1; id <= BROKERS; id++)); do printf '[%d]=%d ' "$id" "${PORT_CTRL[$id]}"; done)"
+    printf 'CONTROLLER_BOOTSTRAP=%q\n' "$(join_addrs PORT_CTRL)"
     if [[ "$SECURITY" == sasl_ssl ]]; then
       printf 'PORT_SASL=(%s)\n' "$(for ((id = 1; id <= BROKERS; id++)); do printf '[%d]=%d ' "$id" "${PORT_SASL[$id]}"; done)"
       printf 'PORT_SSL=(%s)\n' "$(for ((id = 1; id <= BROKERS; id++)); do printf '[%d]=%d ' "$id" "${PORT_SSL[$id]}"; done)"
     fi
   } >"$TB/cluster.env"
+  join_addrs PORT_CTRL >"$TB/controller-bootstrap"
   mv "$TB/env.tmp" "$TB/env"
   trap - EXIT INT TERM
   log "cluster ready after $((SECONDS - t0))s"
@@ -827,7 +831,7 @@ cmd_down() {
   trogdor_down
   schema_registry_down
   # Remove only what this script creates, then the dir itself if it is empty.
-  rm -rf "$TB"/n[0-9]* "$TB/tmp" "$TB/tls" "$TB/bin" "$TB/env" "$TB/env.tmp" "$TB/cluster.env" \
+  rm -rf "$TB"/n[0-9]* "$TB/tmp" "$TB/tls" "$TB/bin" "$TB/env" "$TB/env.tmp" "$TB/cluster.env" "$TB/controller-bootstrap" \
     "$TB/plaintext-bootstrap" "$TB/ssl-bootstrap" "$TB/client.properties" "$TB/ssl-client.properties" \
     "$TB/log4j2.properties" "$TB/.kbox-testbed"
   rm -f "$TB/.lock"

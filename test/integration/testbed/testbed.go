@@ -43,6 +43,9 @@ type Cluster struct {
 	PlaintextBootstrap string
 	// SSLBootstrap is the mTLS SSL listeners (sasl_ssl only).
 	SSLBootstrap string
+	// ControllerBootstrap is the nodes' CONTROLLER listeners (PLAINTEXT),
+	// for --bootstrap-controller.
+	ControllerBootstrap string
 	// Brokers is the number of nodes (IDs 1..Brokers).
 	Brokers int
 	// Security is "plaintext" or "sasl_ssl".
@@ -172,6 +175,7 @@ func UpWith(brokers int, security string, dir string, o UpOptions) (*Cluster, er
 		c.PlaintextBootstrap = c.Bootstrap
 	}
 	c.SSLBootstrap = readTrim(filepath.Join(dir, "ssl-bootstrap"))
+	c.ControllerBootstrap = readTrim(filepath.Join(dir, "controller-bootstrap"))
 	return c, nil
 }
 
