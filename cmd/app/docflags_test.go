@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -366,9 +367,9 @@ func newCommandIndex(t *testing.T) *commandIndex {
 		if a, ok := lookupApplet(p); ok && p == a.Name {
 			// A drop-in takes its Apache options and, under either
 			// name, kbox's extensions (kbox ALIAS --help lists them).
-			help = appletHelp(a, a.Name) + appletHelp(a, "kbox "+a.Alias)
+			help = appletHelp(a, a.Name) + appletHelp(a, "kbox "+a.Alias) + subcommandsHelp(a, a.Name)
 		} else if a, ok := lookupApplet(strings.TrimPrefix(p, "kbox ")); ok && p == "kbox "+a.Alias {
-			help = appletHelp(a, "kbox "+a.Alias)
+			help = appletHelp(a, "kbox "+a.Alias) + subcommandsHelp(a, "kbox "+a.Alias)
 		} else {
 			args := append(strings.Fields(p), "--help")
 			ios, _, out, errOut := output.Test()
@@ -386,6 +387,27 @@ func newCommandIndex(t *testing.T) *commandIndex {
 		t.Fatalf("help texts not read: kafka-topics %v, kbox perf produce %v", idx.flags["kafka-topics"], idx.flags["kbox perf produce"])
 	}
 	return idx
+}
+
+// subcommandsHelp is what a drop-in whose Apache tool has subcommands
+// (kafka-cluster, kafka-metadata-quorum) prints for each SUB --help: their
+// options are the tool's too.
+func subcommandsHelp(a cmdutil.Applet, invoked string) string {
+	var b strings.Builder
+	for _, sub := range a.ApacheCommands {
+		ios, _, out, errOut := output.Test()
+		f := cmdutil.NewFactory(ios, func(string) string { return "" }, Version)
+		f.Invoked = invoked
+		cmd := a.Command(f)
+		cmd.SetArgs([]string{sub, "--help"})
+		cmd.SetOut(out)
+		cmd.SetErr(errOut)
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		cmd.SetContext(context.Background())
+		_ = cmd.Execute()
+		b.WriteString(out.String() + errOut.String())
+	}
+	return b.String()
 }
 
 // has reports whether u's flag is in the --help of one of its commands (of
