@@ -89,7 +89,7 @@ func TestTimeRange(t *testing.T) {
 			t.Errorf("%s [10s, 20s): %d records (%s), scanned %d, stopped %s", start, len(p.Messages), keysOf(p), p.Scanned, p.Stopped)
 		}
 		for _, m := range p.Messages {
-			if ts := m.TimestampMs; ts < *ms(10*time.Second) || ts >= *ms(20*time.Second) {
+			if ts := m.TimestampMs; ts < *ms(10 * time.Second) || ts >= *ms(20 * time.Second) {
 				t.Errorf("%s kept %s at %d", start, *m.Key.Text, ts)
 			}
 		}
