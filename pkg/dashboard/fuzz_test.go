@@ -36,6 +36,11 @@ func FuzzGETQuery(f *testing.F) {
 		{"limit", "99999999999999999999999", "offset", "1e9", "offset=1"},
 		{"", "", "", "", ";&&=="},
 		{"token", "x", "sample", "1", ""},
+		{"from", "2026-11-30T14:05:00Z", "to", "15m", "header=h%3Dv"},
+		{"from", "-1", "to", "9223372036854775807", "header="},
+		{"from", "1000000d", "to", "2562047h", "start=oldest"},
+		{"from", "5", "to", "5", "to=6"},
+		{"header", "=", "from", "1d1", "key=%00"},
 	} {
 		f.Add(s[0], s[1], s[2], s[3], s[4])
 	}

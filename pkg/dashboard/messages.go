@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kboxdev/kbox/pkg/console"
 	"github.com/kboxdev/kbox/pkg/kafka"
@@ -27,6 +29,32 @@ var messagesParams = map[string]queryParam{
 	"scan":         intRange("scan", 1, messages.MaxScan, nil),
 	"key":          textParam(1000),
 	"value":        textParam(1000),
+	"header":       textParam(1000),
+	"from":         timeParam,
+	"to":           timeParam,
+}
+
+// timeParam is a point in time as kbox consume takes it: Unix
+// milliseconds, RFC 3339, or a duration ago (15m, 2h, 1d).
+func timeParam(v string, _ int) error {
+	if _, err := console.ParseTime(v, time.Now()); err != nil {
+		return fmt.Errorf("want Unix milliseconds, RFC 3339 (2026-11-30T14:05:00Z) or a duration ago (15m, 2h, 1d)")
+	}
+	return nil
+}
+
+// queryTime is the time of query parameter k (nil when absent; checked
+// by timeParam before the handler runs).
+func queryTime(q url.Values, k string, now time.Time) *int64 {
+	v := q.Get(k)
+	if v == "" {
+		return nil
+	}
+	ms, err := console.ParseTime(v, now)
+	if err != nil {
+		return nil
+	}
+	return &ms
 }
 
 // textParam is any text up to n bytes.
@@ -49,7 +77,10 @@ func (s *Server) decoding(cs *clusterState) *console.Decoding {
 // messagesPage is a page of a topic's records (pkg/messages.Read).
 func (s *Server) messagesPage(w http.ResponseWriter, r *http.Request, cs *clusterState, cl *kafka.Client) {
 	q := r.URL.Query()
-	req := messages.Request{Topic: r.PathValue("topic"), Cursor: q.Get("cursor"), Key: q.Get("key"), Value: q.Get("value"), Decoding: s.decoding(cs)}
+	req := messages.Request{Topic: r.PathValue("topic"), Cursor: q.Get("cursor"), Key: q.Get("key"), Value: q.Get("value"),
+		Header: q.Get("header"), Decoding: s.decoding(cs)}
+	now := time.Now()
+	req.From, req.To = queryTime(q, "from", now), queryTime(q, "to", now)
 	if v := q.Get("start"); v != "" {
 		req.Start = messages.Start(v)
 	}

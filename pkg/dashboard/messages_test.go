@@ -2,11 +2,14 @@ package dashboard
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kboxdev/kbox/pkg/config"
 	"github.com/kboxdev/kbox/pkg/kafka"
@@ -95,6 +98,45 @@ func TestMessagesPage(t *testing.T) {
 	}
 	if c, body := rawGet(t, hs.URL+"/api/c/a/topics/none/messages"); c != 400 || !strings.Contains(body, "does not exist") {
 		t.Errorf("missing topic: %d %s", c, body)
+	}
+}
+
+// The header filter and the [from, to) time range as query parameters,
+// and their bad values refused with a 400 and a message.
+func TestMessagesHeaderAndTimeRange(t *testing.T) {
+	a, cl := startPlayground(t, playground.Topic{Name: "f", Partitions: 1})
+	ctx := context.Background()
+	base := time.UnixMilli(1_700_000_000_000)
+	for i := 0; i < 10; i++ {
+		r := &kgo.Record{Topic: "f", Value: []byte(fmt.Sprint("v", i)), Timestamp: base.Add(time.Duration(i) * time.Second),
+			Headers: []kgo.RecordHeader{{Key: "n", Value: []byte(fmt.Sprint("N", i))}}}
+		if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hs := newServer(t, Options{Clusters: []Cluster{clusterOf("a", a)}})
+	at := func(s int) time.Time { return base.Add(time.Duration(s) * time.Second) }
+	for _, c := range []struct {
+		q    string
+		want int
+	}{
+		{"header=n", 10},
+		{"header=n%3Dn3", 1},
+		{"header=N%3Dn3", 0},
+		{"from=" + fmt.Sprint(at(3).UnixMilli()) + "&to=" + url.QueryEscape(at(6).UTC().Format(time.RFC3339)), 3},
+		{"to=1m", 10},
+		{"from=1d", 0},
+		{"header=n%3D4&from=" + fmt.Sprint(at(4).UnixMilli()), 1},
+	} {
+		var p messages.Page
+		if code := get(t, hs, "/api/c/a/topics/f/messages?start=oldest&"+c.q, &p); code != 200 || len(p.Messages) != c.want || p.Scanned != 10 {
+			t.Errorf("%s: %d, %d records of %d, scanned %d", c.q, code, len(p.Messages), c.want, p.Scanned)
+		}
+	}
+	for _, q := range []string{"from=x", "to=yesterday", "from=2026-11-30", "from=5&to=5", "from=6&to=5", "header=" + strings.Repeat("h", 1001), "from=1&from=2"} {
+		if c, body := rawGet(t, hs.URL+"/api/c/a/topics/f/messages?"+q); c != 400 || !strings.Contains(body, `"error"`) {
+			t.Errorf("%.40s: %d %s", q, c, body)
+		}
 	}
 }
 

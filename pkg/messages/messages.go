@@ -78,6 +78,15 @@ type Request struct {
 	// Key and Value keep only records whose key or value, as shown
 	// (decoded, masked), contains the text (case-insensitive).
 	Key, Value string
+	// Header keeps only records with a header NAME (the name exactly),
+	// or, as NAME=TEXT (cut at the first '='), a header NAME whose value
+	// as shown (text, or base64 when not printable UTF-8) contains TEXT
+	// (case-insensitive). Any one matching header is enough.
+	Header string
+	// From and To keep only records whose timestamp is in [From, To):
+	// From inclusive, To exclusive (Unix milliseconds; nil: unbounded).
+	// Records outside are skipped, and count as scanned.
+	From, To *int64
 	// Scan bounds the records examined (DefaultScan when 0).
 	Scan int
 	// Decoding decodes and masks keys and values (nil: auto, no
@@ -183,6 +192,9 @@ func (r *Request) check() error {
 	if r.Scan < 1 || r.Scan > MaxScan {
 		return badf("scan %d: want 1 to %d", r.Scan, MaxScan)
 	}
+	if r.From != nil && r.To != nil && *r.From >= *r.To {
+		return badf("from %d is not before to %d: the range [from, to) is empty", *r.From, *r.To)
+	}
 	if r.Offset < 0 {
 		return badf("offset %d: must not be negative", r.Offset)
 	}
@@ -233,12 +245,53 @@ type page struct {
 	req      *Request
 	out      *Page
 	key, val string // lower-cased filters
+	// hdr: a header filter is set; hdrName the header, hdrVal the
+	// lower-cased text its value must contain ("" when any).
+	hdr             bool
+	hdrName, hdrVal string
+}
+
+func newPage(req *Request) *page {
+	pg := &page{req: req, out: &Page{Topic: req.Topic, Start: req.Start, Messages: []Message{}, Partitions: []PartitionRange{}},
+		key: strings.ToLower(req.Key), val: strings.ToLower(req.Value), hdr: req.Header != ""}
+	name, val, _ := strings.Cut(req.Header, "=")
+	pg.hdrName, pg.hdrVal = name, strings.ToLower(val)
+	return pg
+}
+
+// filtered reports whether the page skips some records.
+func (pg *page) filtered() bool {
+	return pg.key != "" || pg.val != "" || pg.hdr || pg.req.From != nil || pg.req.To != nil
+}
+
+// keepRaw applies the filters that need no decoding: the time range and
+// the header.
+func (pg *page) keepRaw(r *kgo.Record) bool {
+	ts := r.Timestamp.UnixMilli()
+	if (pg.req.From != nil && ts < *pg.req.From) || (pg.req.To != nil && ts >= *pg.req.To) {
+		return false
+	}
+	if !pg.hdr {
+		return true
+	}
+	for _, h := range r.Headers {
+		if h.Key != pg.hdrName {
+			continue
+		}
+		if pg.hdrVal == "" || strings.Contains(strings.ToLower(headerText(h.Value)), pg.hdrVal) {
+			return true
+		}
+	}
+	return false
 }
 
 // take examines one record: it is scanned, and kept when it passes the
 // filters. It reports whether the page can take more.
 func (pg *page) take(ctx context.Context, r *kgo.Record) {
 	pg.out.Scanned++
+	if !pg.keepRaw(r) {
+		return
+	}
 	var d console.Decoded
 	pg.req.Decoding.Decode(ctx, r, &d)
 	if pg.key != "" && !strings.Contains(strings.ToLower(shownText(&d.Key)), pg.key) {
@@ -294,6 +347,14 @@ func field(s *console.Shown, size int) Field {
 	}
 	f.Text, f.Truncated = cut(text)
 	return f
+}
+
+// headerText is a header value's text as shown, uncut ("" when null).
+func headerText(b []byte) string {
+	if b == nil {
+		return ""
+	}
+	return (&serde.Decoder{}).Decode(context.Background(), b, serde.Auto).Text
 }
 
 // rawField is bytes shown as auto shows an unframed value: text when

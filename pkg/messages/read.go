@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -37,8 +36,7 @@ func Read(ctx context.Context, cl *kgo.Client, req Request) (*Page, error) {
 	if err != nil {
 		return nil, err
 	}
-	pg := &page{req: &req, out: &Page{Topic: req.Topic, Start: req.Start, Messages: []Message{}, Partitions: []PartitionRange{}},
-		key: strings.ToLower(req.Key), val: strings.ToLower(req.Value)}
+	pg := newPage(&req)
 	for _, p := range t.parts {
 		pg.out.Partitions = append(pg.out.Partitions, PartitionRange{Partition: p, StartOffset: t.start[p], EndOffset: t.end[p]})
 	}
@@ -248,7 +246,7 @@ func (pg *page) backward(ctx context.Context, cl *kgo.Client, t *topic, cursor m
 		// filtered, up to filterWindow records (fewer rounds), bounded by
 		// the scan and, in bytes, by readWindow.
 		need := pg.req.Limit - len(pg.out.Messages)
-		if pg.key != "" || pg.val != "" {
+		if pg.filtered() {
 			need = max(need, filterWindow)
 		}
 		need = min(need, pg.req.Scan-pg.out.Scanned)

@@ -378,7 +378,7 @@
   // header is set as text, never as markup.
   function pageMessages(r) {
     var q = r.q, qs = [];
-    ['start', 'offset', 'timestamp_ms', 'partitions', 'key', 'value', 'cursor', 'limit', 'scan'].forEach(function (k) { if (q[k]) qs.push(k + '=' + enc(q[k])); });
+    ['start', 'offset', 'timestamp_ms', 'partitions', 'key', 'value', 'header', 'from', 'to', 'cursor', 'limit', 'scan'].forEach(function (k) { if (q[k]) qs.push(k + '=' + enc(q[k])); });
     var link = function (extra) {
       var o = {}; for (var k in q) if (k !== 'cursor') o[k] = q[k];
       for (var k2 in extra) o[k2] = extra[k2];
@@ -387,15 +387,22 @@
     };
     return api(base(r) + '/topics/' + enc(r.arg) + '/messages' + (qs.length ? '?' + qs.join('&') : '')).then(function (d) {
       var inputs = {};
+      // from and to travel as Unix milliseconds (the ISO time typed, read
+      // by the browser: local time unless it names a zone); text that is
+      // not a time is sent as is, for the server to refuse.
+      var isoOf = function (v) { var d = new Date(Number(v)); return /^-?[0-9]+$/.test(v || '') && !isNaN(d.getTime()) ? d.toISOString() : (v || ''); };
+      var msOf = function (v) { v = v.trim(); if (v === '' || /^-?[0-9]+$/.test(v)) return v; var t = Date.parse(v); return isNaN(t) ? v : String(t); };
       var field = function (n, p, v) { inputs[n] = h('input', { name: n, placeholder: p, value: v || '' }); return inputs[n]; };
       var start = h('select', { name: 'start' }, ['newest', 'oldest', 'offset', 'timestamp'].map(function (o) { return h('option', { value: o, selected: (q.start || 'newest') === o ? 'selected' : null }, o); }));
       var form = h('form', { cls: 'filters', id: 'messages-form' }, start,
         field('at', 'offset or ISO time', q.offset || (q.timestamp_ms ? new Date(Number(q.timestamp_ms)).toISOString() : '')),
         field('partitions', 'partitions (e.g. 0,2)', q.partitions), field('key', 'key contains', q.key), field('value', 'value contains', q.value),
+        field('header', 'header NAME or NAME=text', q.header), field('from', 'from ISO time (inclusive)', isoOf(q.from)), field('to', 'to ISO time (exclusive)', isoOf(q.to)),
         h('button', { type: 'submit' }, 'Show'));
       form.addEventListener('submit', function (ev) {
         ev.preventDefault();
-        var o = { start: start.value, partitions: inputs.partitions.value.trim(), key: inputs.key.value, value: inputs.value.value };
+        var o = { start: start.value, partitions: inputs.partitions.value.trim(), key: inputs.key.value, value: inputs.value.value, header: inputs.header.value,
+          from: msOf(inputs.from.value), to: msOf(inputs.to.value) };
         if (start.value === 'offset') o.offset = inputs.at.value.trim();
         if (start.value === 'timestamp') { var ms = Date.parse(inputs.at.value); if (!isNaN(ms)) o.timestamp_ms = String(ms); }
         location.hash = link2(o);
@@ -407,7 +414,7 @@
       var stopped = { limit: 'page full', end: 'end of the topic', scan_limit: 'scan limit reached', bytes: 'byte cap reached' }[d.stopped] || d.stopped;
       var out = [h('h1', null, r.cluster + ': messages of ', h('a', { href: '#/c/' + enc(r.cluster) + '/topic/' + enc(r.arg) }, r.arg)), form,
         h('p', { cls: 'muted', id: 'messages-note' }, d.messages.length + ' record(s) · scanned ' + fmtNum(d.scanned) + ' record(s) · ' + fmtBytes(d.bytes) + ' · ' + stopped +
-          (q.key || q.value ? ' (filters match the decoded text; a scan reads at most ' + fmtNum(Number(q.scan) || 10000) + ' records per page)' : '')),
+          (q.key || q.value || q.header || q.from || q.to ? ' (filters match the decoded text; a scan reads at most ' + fmtNum(Number(q.scan) || 10000) + ' records per page)' : '')),
         h('div', { cls: 'pager' }, d.next ? h('a', { href: link({ cursor: d.next }), id: 'messages-next' }, h('button', null, (q.start || 'newest') === 'newest' ? 'older ›' : 'next ›')) : null)];
       var text = function (f) {
         if (f.text === null || f.text === undefined) return h('span', { cls: 'muted' }, 'null');
