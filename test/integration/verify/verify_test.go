@@ -418,9 +418,40 @@ func TestKIP848Consumers(t *testing.T) {
 	c2 := consumer("c2")
 	pk.wait(t, 60*time.Second)
 	pa.wait(t, 60*time.Second)
-	acked := lastAcked(t, pk.out)
-	for p, o := range lastAcked(t, pa.out) {
-		acked[p] = max(acked[p], o)
+	logs := []string{pa.out, pk.out}
+	// The broker gives c2 partitions only after c1 acknowledged the
+	// revocation on a heartbeat, which on a slow machine can be after the
+	// producers ended (CI: c2 had nothing to read). Wait for c2's
+	// assignment, then feed rounds of 100 records until c2 has read some.
+	waitFor(t, 60*time.Second, func() bool {
+		for _, e := range events(t, c2.out) {
+			if e.Name == "partitions_assigned" && len(e.Partitions) > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	extra := 0
+	for round := 0; countLines(c2.out, "records_consumed") == 0; round++ {
+		if round == 10 {
+			t.Fatalf("c2 read nothing after %d more records", extra)
+		}
+		pr := start(t, filepath.Join(dir, "pr"+strconv.Itoa(round)+".log"), kboxTool("kafka-verifiable-producer"), "--topic", topic,
+			"--bootstrap-server", cluster.Bootstrap, "--max-messages", "100", "--throughput", "200", "--value-prefix", strconv.Itoa(10+round))
+		pr.wait(t, 60*time.Second)
+		logs = append(logs, pr.out)
+		extra += 100
+		// Give c2 a moment to fetch what went to its partitions.
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) && countLines(c2.out, "records_consumed") == 0 {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	acked := map[int32]int64{}
+	for _, l := range logs {
+		for p, o := range lastAcked(t, l) {
+			acked[p] = max(acked[p], o)
+		}
 	}
 	waitCaughtUpAll(t, []string{c1.out, c2.out}, acked, 60*time.Second)
 	c2.stop(t)
@@ -430,9 +461,13 @@ func TestKIP848Consumers(t *testing.T) {
 	if err != nil || !regexp.MustCompile(`(?m)^g848\s+Consumer\s+consumer`).MatchString(out) {
 		t.Errorf("group g848 is not a consumer-protocol group: %v %q", err, out)
 	}
-	v := check(t, 0, "--producer-log", pa.out, "--producer-log", pk.out, "--consumer-log", c1.out, "--consumer-log", c2.out)
-	if v.Stats.Acked != 2*n || v.Stats.UniqueConsumed != 2*n {
-		t.Errorf("acked %d, distinct consumed %d, want %d", v.Stats.Acked, v.Stats.UniqueConsumed, 2*n)
+	checkArgs := []string{"--consumer-log", c1.out, "--consumer-log", c2.out}
+	for _, l := range logs {
+		checkArgs = append(checkArgs, "--producer-log", l)
+	}
+	v := check(t, 0, checkArgs...)
+	if v.Stats.Acked != 2*n+extra || v.Stats.UniqueConsumed != 2*n+extra {
+		t.Errorf("acked %d, distinct consumed %d, want %d", v.Stats.Acked, v.Stats.UniqueConsumed, 2*n+extra)
 	}
 	assigned := map[string]bool{}
 	for _, c := range []string{c1.out, c2.out} {
