@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -98,8 +99,14 @@ func appletHelp(a cmdutil.Applet, invoked string) string {
 			best = s
 		}
 	}
-	return best
+	// A log4j line the tool prints before its usage (the deprecation WARN
+	// of kafka-replica-verification) is not usage, and its time would make
+	// every generated page differ.
+	return log4jLine.ReplaceAllString(best, "")
 }
+
+// log4jLine is one log4j line as the drop-ins print it.
+var log4jLine = regexp.MustCompile(`(?m)^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}\] [A-Z]+ .*\n`)
 
 // manDescription is an applet page's DESCRIPTION: the one line, where else
 // it is reachable, and the Apache option table as a literal block.
