@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -395,17 +394,7 @@ func newCommandIndex(t *testing.T) *commandIndex {
 func subcommandsHelp(a cmdutil.Applet, invoked string) string {
 	var b strings.Builder
 	for _, sub := range a.ApacheCommands {
-		ios, _, out, errOut := output.Test()
-		f := cmdutil.NewFactory(ios, func(string) string { return "" }, Version)
-		f.Invoked = invoked
-		cmd := a.Command(f)
-		cmd.SetArgs([]string{sub, "--help"})
-		cmd.SetOut(out)
-		cmd.SetErr(errOut)
-		cmd.SilenceErrors, cmd.SilenceUsage = true, true
-		cmd.SetContext(context.Background())
-		_ = cmd.Execute()
-		b.WriteString(out.String() + errOut.String())
+		b.WriteString(appletOutput(a, invoked, []string{sub, "--help"}))
 	}
 	return b.String()
 }

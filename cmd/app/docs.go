@@ -85,17 +85,7 @@ func docRoot() *cobra.Command {
 func appletHelp(a cmdutil.Applet, invoked string) string {
 	best := ""
 	for _, args := range [][]string{{"--help"}, {}} { // (nil would be os.Args)
-		ios, _, out, errOut := output.Test()
-		f := cmdutil.NewFactory(ios, func(string) string { return "" }, Version)
-		f.Invoked = invoked
-		cmd := a.Command(f)
-		cmd.SetArgs(args)
-		cmd.SetOut(out)
-		cmd.SetErr(errOut)
-		cmd.SilenceErrors, cmd.SilenceUsage = true, true
-		cmd.SetContext(context.Background())
-		_ = cmd.Execute() // usage exits non-zero in most Apache tools
-		if s := out.String() + errOut.String(); len(s) > len(best) {
+		if s := appletOutput(a, invoked, args); len(s) > len(best) {
 			best = s
 		}
 	}
@@ -103,6 +93,22 @@ func appletHelp(a cmdutil.Applet, invoked string) string {
 	// of kafka-replica-verification) is not usage, and its time would make
 	// every generated page differ.
 	return log4jLine.ReplaceAllString(best, "")
+}
+
+// appletOutput is what applet a, run as invoked with args, prints (stdout
+// then stderr), without a cluster.
+func appletOutput(a cmdutil.Applet, invoked string, args []string) string {
+	ios, _, out, errOut := output.Test()
+	f := cmdutil.NewFactory(ios, func(string) string { return "" }, Version)
+	f.Invoked = invoked
+	cmd := a.Command(f)
+	cmd.SetArgs(args)
+	cmd.SetOut(out)
+	cmd.SetErr(errOut)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	cmd.SetContext(context.Background())
+	_ = cmd.Execute() // usage exits non-zero in most Apache tools
+	return out.String() + errOut.String()
 }
 
 // log4jLine is one log4j line as the drop-ins print it.
