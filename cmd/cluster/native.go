@@ -62,11 +62,7 @@ func newEndpointsCmd(f *cmdutil.Factory) *cobra.Command {
 
 // withClient connects with the command's flags and runs fn.
 func withClient(ctx context.Context, f *cmdutil.Factory, flags *cmdutil.ConnFlags, fn func(context.Context, *kafka.Client) error) error {
-	conn, err := flags.Connection(f, nil)
-	if err != nil {
-		return err
-	}
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	cl, err := flags.Connect(ctx, f, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}

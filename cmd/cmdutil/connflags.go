@@ -1,9 +1,11 @@
 package cmdutil
 
 import (
+	"context"
 	"strings"
 
 	"github.com/kboxdev/kbox/pkg/config"
+	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/spf13/cobra"
 )
 
@@ -50,6 +52,16 @@ func (c *ConnFlags) Connection(f *Factory, extra map[string]string) (*config.Con
 		return nil, err
 	}
 	return f.Connection(ov)
+}
+
+// Connect is Factory.Connect with the connection these flags name: a
+// native command's connected client, closed by the caller.
+func (c *ConnFlags) Connect(ctx context.Context, f *Factory, role kafka.Role, o kafka.Options) (*kafka.Client, error) {
+	ov, err := c.Overrides(nil)
+	if err != nil {
+		return nil, err
+	}
+	return f.Connect(ctx, ov, role, o)
 }
 
 // ParseProps parses key=value arguments of a native flag (named in errors).
