@@ -8,6 +8,8 @@ import (
 
 	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/internal/golden"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 func run(t *testing.T, invoked string, args ...string) cmdtest.Result {
@@ -154,5 +156,24 @@ func TestActions(t *testing.T) {
 	// The native name prints the same text by default.
 	if r := run(t, "kbox client-metrics", "--bootstrap-server", bs, "--list"); r.Code != 0 || r.Stdout != "s2\n" {
 		t.Errorf("kbox client-metrics --list: %d %q", r.Code, r.Stdout)
+	}
+}
+
+// A broker of Kafka 3.7 to 4.0 knows the request only as
+// ListClientMetricsResources (ListConfigResources v0, no resource types):
+// --list and --describe work the same.
+func TestListClientMetricsResourcesBroker(t *testing.T) {
+	v := kversion.Stable()
+	v.SetMaxKeyVersion(74, 0)
+	bs, _ := cmdtest.Kfake(t, kfake.MaxVersions(v))
+	b := func(args ...string) []string { return append([]string{"--bootstrap-server", bs}, args...) }
+	if r := run(t, "kafka-client-metrics", b("--alter", "--name", "old", "--metrics", "m")...); r.Code != 0 {
+		t.Fatalf("--alter: %d %q %q", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := run(t, "kafka-client-metrics", b("--list")...); r.Code != 0 || r.Stdout != "old\n" {
+		t.Errorf("--list: %d %q %q", r.Code, r.Stdout, r.Stderr)
+	}
+	if r := run(t, "kafka-client-metrics", b("--describe", "--name", "old")...); r.Code != 0 || !strings.HasPrefix(r.Stdout, "Client metrics configs for old are:\n") {
+		t.Errorf("--describe: %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
 }
