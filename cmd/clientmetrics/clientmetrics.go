@@ -134,11 +134,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if in.nameErr != nil {
 		return caught(f, "joptsimple.MultipleArgumentsForOptionException", in.nameErr.Error())
 	}
-	conn, err := f.Connection(config.Overrides{Bootstrap: in.bs, CommandConfig: in.cc})
-	if err != nil {
-		return err
-	}
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	cl, err := f.Connect(ctx, config.Overrides{Bootstrap: in.bs, CommandConfig: in.cc}, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}
