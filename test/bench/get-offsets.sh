@@ -58,7 +58,14 @@ measure() {
   esac
   /usr/bin/time -f '%e %U %S %M' -o "$dir/time" "${cmd[@]}" --bootstrap-server "$bs" \
     --topic 'go-.*' --time "$2" >"$out" 2>"$dir/err" || { cat "$dir/err" >&2; exit 1; }
-  [ "$(wc -l <"$out")" -eq "$total" ] || { echo "$1 --time $2: $(wc -l <"$out") lines, want $total" >&2; exit 1; }
+  # Every partition has a latest offset; a timestamp finds an offset only
+  # in the partitions that hold a record at or after it (both tools print
+  # nothing for the others).
+  if [ "$2" = -1 ]; then
+    [ "$(wc -l <"$out")" -eq "$total" ] || { echo "$1 --time $2: $(wc -l <"$out") lines, want $total" >&2; exit 1; }
+  else
+    [ -s "$out" ] || { echo "$1 --time $2: no offsets" >&2; exit 1; }
+  fi
   tail -1 "$dir/time" | awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}'
 }
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
@@ -75,7 +82,7 @@ for i in $(seq 1 "$repeat"); do
     cmp -s "$dir/apache.$time.out" "$dir/kbox.$time.out" || { echo "--time $time: outputs differ" >&2; diff "$dir/apache.$time.out" "$dir/kbox.$time.out" | head >&2; exit 1; }
   done
 done
-echo "outputs identical in every run ($total lines)" >&2
+echo "outputs identical in every run ($(wc -l <"$dir/kbox.-1.out") and $(wc -l <"$dir/kbox.$ts.out") lines)" >&2
 
 printf '| --time | tool | wall s | CPU s | peak RSS MiB |\n|---|---|---|---|---|\n'
 for time in -1 "$ts"; do
