@@ -130,11 +130,6 @@ func Run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	if err := tool.Require(f, s.Has, "files"); err != nil {
 		return err
 	}
-	for _, d := range []string{"remote-log-metadata-decoder", "share-group-state-decoder"} {
-		if s.Has(d) {
-			return fmt.Errorf("--%s is not supported by kbox yet", d)
-		}
-	}
 	files, _, err := s.Value("files")
 	if err != nil {
 		fmt.Fprintln(f.IO.ErrOut, "Exception in thread \"main\" joptsimple.OptionException: "+err.Error())
@@ -142,7 +137,7 @@ func Run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	d := &dumper{s: s, out: bufio.NewWriterSize(f.IO.Out, 1<<16), errOut: f.IO.ErrOut}
 	d.printData = s.Has("print-data-log") || s.Has("offsets-decoder") || s.Has("transaction-log-decoder") || s.Has("cluster-metadata-decoder") ||
-		s.Has("value-decoder-class") || s.Has("key-decoder-class")
+		s.Has("remote-log-metadata-decoder") || s.Has("value-decoder-class") || s.Has("key-decoder-class") || s.Has("share-group-state-decoder")
 	d.deep = s.Has("deep-iteration") || d.printData
 	d.skipMeta, d.indexOnly, d.verifyOnly = s.Has("skip-record-metadata"), s.Has("index-sanity-check"), s.Has("verify-index-only")
 	err = d.run(strings.Split(files, ","))
@@ -169,8 +164,10 @@ func (d *dumper) run(files []string) error {
 			err = d.dumpIndex(name)
 		case suffix == ".timeindex":
 			err = d.dumpTimeIndex(name)
-		case suffix == ".snapshot" || suffix == ".txnindex":
-			err = fmt.Errorf("%s files are not supported by kbox yet", suffix)
+		case suffix == ".snapshot":
+			err = d.dumpProducerSnapshot(name)
+		case suffix == ".txnindex":
+			err = d.dumpTxnIndex(name)
 		default:
 			d.warn("Ignoring unknown file " + name)
 		}

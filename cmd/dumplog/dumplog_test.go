@@ -72,7 +72,6 @@ func TestOptions(t *testing.T) {
 		{[]string{"--files"}, 1, `Exception in thread "main" joptsimple.OptionMissingRequiredArgumentException: Option files requires an argument`},
 		{[]string{"--files", "testdata/00000000000000000000.log", "--max-bytes", "x"}, 1, `Exception in thread "main" joptsimple.OptionArgumentConversionException: Cannot parse argument 'x' of option max-bytes`},
 		{[]string{"--files", "testdata/00000000000000000000.log", "--key-decoder-class", "my.Decoder"}, 1, `Exception in thread "main" java.lang.RuntimeException: Failed to load decoder class`},
-		{[]string{"--files", "testdata/00000000000000000000.log", "--share-group-state-decoder"}, 1, "kbox: error: --share-group-state-decoder is not supported by kbox yet"},
 	}
 	for _, c := range cases {
 		r := cmdtest.Run(t, cmdtest.Options{Applet: &Applet, Invoked: "kafka-dump-log"}, c.args...)

@@ -4,8 +4,11 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
+
+	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
 // A field of a Kafka message schema, as the generated JSON converters
@@ -14,7 +17,7 @@ import (
 // written only when it differs from def.
 type field struct {
 	name     string
-	typ      string // bool int8 int16 uint16 int32 int64 string bytes uuid []int32 []uuid []string struct []struct
+	typ      string // bool int8 int16 uint16 int32 uint32 int64 float64 string bytes uuid []int16 []int32 []int64 []uuid []string struct []struct
 	min, max int16
 	null     int16
 	tag      int
@@ -185,6 +188,18 @@ func (s *schema) value(r *msgReader, f *field, v int16) (string, error) {
 			return "", err
 		}
 		return strconv.Itoa(int(binary.BigEndian.Uint16(b))), nil
+	case "uint32":
+		b, err := r.take(4)
+		if err != nil {
+			return "", err
+		}
+		return strconv.FormatUint(uint64(binary.BigEndian.Uint32(b)), 10), nil
+	case "float64":
+		b, err := r.take(8)
+		if err != nil {
+			return "", err
+		}
+		return javafmt.DoubleToString(math.Float64frombits(binary.BigEndian.Uint64(b))), nil
 	case "struct":
 		var w strings.Builder
 		err := s.decode(r, f.fields, v, &w)
@@ -238,8 +253,8 @@ func (s *schema) array(r *msgReader, f *field, v int16, nullable bool) (string, 
 			w.WriteByte(',')
 		}
 		switch f.typ {
-		case "[]int32":
-			x, err := r.int(4)
+		case "[]int16", "[]int32", "[]int64":
+			x, err := r.int(map[string]int{"[]int16": 2, "[]int32": 4, "[]int64": 8}[f.typ])
 			if err != nil {
 				return "", err
 			}
