@@ -58,15 +58,20 @@ func (d *dumper) dumpTxnIndex(name string) error {
 	if _, err := startOffset(name); err != nil {
 		return err
 	}
-	b, err := readAll(name)
-	if err != nil {
+	b, err := os.ReadFile(name)
+	if os.IsNotExist(err) {
+		return nil // Apache's index of a missing file is empty
+	} else if err != nil {
 		return err
 	}
-	for _, t := range segment.ReadTxnIndex(b) {
+	txns := segment.ReadTxnIndex(b)
+	for _, t := range txns {
 		if t.Version != 0 {
 			return &javaException{"org.apache.kafka.common.KafkaException",
 				fmt.Sprintf("Unexpected aborted transaction version %d in transaction index %s, supported version range is 0 to 0", t.Version, absPath(name))}
 		}
+	}
+	for _, t := range txns {
 		fmt.Fprintf(d.out, "version: 0 producerId: %d firstOffset: %d lastOffset: %d lastStableOffset: %d\n",
 			t.ProducerID, t.FirstOffset, t.LastOffset, t.LastStableOffset)
 	}

@@ -47,7 +47,7 @@ func ReadProducerSnapshot(b []byte) ([]ProducerEntry, error) {
 		return nil, ErrShortSnapshot
 	}
 	if v := int16(binary.BigEndian.Uint16(b)); v != 1 {
-		return nil, &CorruptSnapshotError{fmt.Sprintf("Snapshot contained an unknown file version %d", v)}
+		return nil, &CorruptSnapshotError{fmt.Sprintf("Snapshot failed schema validation: Snapshot contained an unknown file version %d", v)}
 	}
 	r := &msgReader{b: b[2:]}
 	stored, err := r.int(4)

@@ -121,7 +121,11 @@ func (s *schema) decode(r *msgReader, fields []field, v int16, w *strings.Builde
 	for i := range fields {
 		f := &fields[i]
 		if f.tag >= 0 {
-			if !r.flex || vals[i] == "" || vals[i] == f.def {
+			// a tagged struct is written unless it equals a new one (an
+			// absent one defaulting to null is null)
+			if r.flex && f.typ == "struct" && vals[i] == "" && f.def == "null" {
+				vals[i] = "null"
+			} else if !r.flex || vals[i] == "" || (vals[i] == f.def && f.typ != "struct") {
 				continue
 			}
 		} else if !f.in(v) {
@@ -201,6 +205,25 @@ func (s *schema) value(r *msgReader, f *field, v int16) (string, error) {
 		}
 		return javafmt.DoubleToString(math.Float64frombits(binary.BigEndian.Uint64(b))), nil
 	case "struct":
+		if nullable { // a presence marker: a varint (flexible) or an int8, null when not positive
+			var present bool
+			if r.flex {
+				n, err := r.uvarint()
+				if err != nil {
+					return "", err
+				}
+				present = n > 0
+			} else {
+				n, err := r.int(1)
+				if err != nil {
+					return "", err
+				}
+				present = n >= 0
+			}
+			if !present {
+				return "null", nil
+			}
+		}
 		var w strings.Builder
 		err := s.decode(r, f.fields, v, &w)
 		return w.String(), err
