@@ -121,11 +121,9 @@ func (s *schema) decode(r *msgReader, fields []field, v int16, w *strings.Builde
 	for i := range fields {
 		f := &fields[i]
 		if f.tag >= 0 {
-			// a tagged struct is written unless it equals a new one (an
-			// absent one defaulting to null is null)
-			if r.flex && f.typ == "struct" && vals[i] == "" && f.def == "null" {
-				vals[i] = "null"
-			} else if !r.flex || vals[i] == "" || (vals[i] == f.def && f.typ != "struct") {
+			// absent: a default; a struct is written when present, even
+			// null (Apache's converters compare it with a new struct)
+			if !r.flex || vals[i] == "" || (vals[i] == f.def && f.typ != "struct") {
 				continue
 			}
 		} else if !f.in(v) {

@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"testing"
 )
@@ -58,7 +59,10 @@ func coordinatorRecords(types map[int16]recordType) [][2][]byte {
 		key = rt.key.encode(key, 0)
 		v := highest(rt.value)
 		value := rt.value.encode(binary.BigEndian.AppendUint16(nil, uint16(v)), v)
-		out = append(out, [2][]byte{key, value}, [2][]byte{key, nil})
+		noTags = true
+		bare := rt.value.encode(binary.BigEndian.AppendUint16(nil, uint16(v)), v)
+		noTags = false
+		out = append(out, [2][]byte{key, value}, [2][]byte{key, bare}, [2][]byte{key, nil})
 	}
 	// a type no coordinator knows
 	return append(out, [2][]byte{{0, 99, 0, 0}, {0, 0}})
@@ -74,8 +78,11 @@ func framedRecords(types map[int]namedSchema) [][2][]byte {
 	for _, k := range keys {
 		s := types[k]
 		for _, v := range []int16{0, highest(s.schema)} {
-			b := binary.AppendUvarint(binary.AppendUvarint(binary.AppendUvarint(nil, 1), uint64(k)), uint64(v))
-			out = append(out, [2][]byte{nil, s.encode(b, v)})
+			b := slices.Clip(binary.AppendUvarint(binary.AppendUvarint(binary.AppendUvarint(nil, 1), uint64(k)), uint64(v)))
+			noTags = true
+			bare := s.encode(b, v)
+			noTags = false
+			out = append(out, [2][]byte{nil, s.encode(b, v)}, [2][]byte{nil, bare})
 		}
 	}
 	return out
@@ -91,10 +98,13 @@ func sortedKeys(m map[int16]recordType) []int16 {
 }
 
 // encode appends a message of s at version v whose every field is set
-// (tagged fields too, to values other than their defaults).
+// (tagged fields too, to values other than their defaults, unless
+// noTags).
 func (s *schema) encode(b []byte, v int16) []byte {
 	return encodeFields(b, s.fields, v, s.flexible >= 0 && v >= s.flexible)
 }
+
+var noTags bool
 
 func encodeFields(b []byte, fs []field, v int16, flex bool) []byte {
 	for i := range fs {
@@ -107,7 +117,7 @@ func encodeFields(b []byte, fs []field, v int16, flex bool) []byte {
 	}
 	var tagged []*field
 	for i := range fs {
-		if f := &fs[i]; f.tag >= 0 && f.in(v) {
+		if f := &fs[i]; f.tag >= 0 && f.in(v) && !noTags {
 			tagged = append(tagged, f)
 		}
 	}
