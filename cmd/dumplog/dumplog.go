@@ -1,41 +1,51 @@
 // Package dumplog is the kafka-dump-log drop-in (kbox dump-log): Apache's
 // DumpLogSegments, which decodes segment files offline (.log batches and
-// records, .index, .timeindex) and needs no connection. The reading is
-// pkg/segment's; this package prints Apache's lines.
+// records, .index, .timeindex, producer state .snapshot, .txnindex) and
+// needs no connection. The reading is pkg/segment's; this package prints
+// Apache's lines.
 //
 // Supported: .log files and KRaft snapshots (.checkpoint) (batches; records with --deep-iteration or
 // --print-data-log; --max-bytes; --skip-record-metadata; control records:
 // transaction markers), .index and .timeindex files (--verify-index-only,
-// --index-sanity-check, --max-message-size), the decoders
-// --offsets-decoder (offset commits and classic group metadata, with the
-// consumer protocol's subscriptions and assignments) and
-// --transaction-log-decoder, and --key-decoder-class/--value-decoder-class
+// --index-sanity-check, --max-message-size), producer state snapshots
+// (.snapshot: each producer and its last batch; a corrupt one's reason on
+// stderr) and transaction indexes (.txnindex: the aborted transactions),
+// the decoders --offsets-decoder (offset commits; classic group metadata,
+// with the consumer protocol's subscriptions and assignments; the records
+// of consumer (KIP-848), share and streams groups),
+// --transaction-log-decoder, --share-group-state-decoder (share snapshots
+// and updates), --remote-log-metadata-decoder (remote log segment
+// metadata, its updates and snapshots, partition deletions, printed as
+// Apache's objects print themselves), and --key-decoder-class/--value-decoder-class
 // naming org.apache.kafka.tools.api.StringDecoder, IntegerDecoder,
 // LongDecoder or DefaultDecoder (which prints a Java byte array's
 // identity, "[B@1b6d3586", different in every run as in Java); a class
 // from a custom jar cannot be loaded: kbox prints Apache's "Failed to load
-// decoder class". --cluster-metadata-decoder decodes the common KRaft
-// records (brokers, controllers, topics, partitions and their changes,
-// configs, features, producer ids, transactions, no-ops, ELR clears) and
-// the KRaft control records (LeaderChange, SnapshotHeader/Footer,
-// KRaftVersion, KRaftVoters) as Apache prints them.
+// decoder class". --cluster-metadata-decoder decodes every KRaft metadata
+// record type of Kafka 4.4 and the KRaft control records (LeaderChange,
+// SnapshotHeader/Footer, KRaftVersion, KRaftVoters) as Apache prints them.
+// The record tables of the group and share coordinators, the KRaft
+// metadata and the remote log metadata are generated from Apache 4.4's
+// JSON schemas (pkg/segment/schemagen.go).
 //
 // Deliberate differences from Apache 4.4's tool:
 //   - An exception that escapes Apache's main is printed as its first line
 //     (Exception in thread "main" CLASS: MESSAGE), without the stack trace.
-//   - Not yet decoded (kbox says so on stderr and exits 1 before reading):
-//     --remote-log-metadata-decoder, --share-group-state-decoder;
-//     producer state .snapshot and .txnindex files; records of message
-//     format v0/v1 (their batches are printed). Metadata records of other
-//     types print "Error at OFFSET, skipping." and kbox's reason;
-//     __consumer_offsets records of the consumer, share and streams group
-//     types print "Unknown record type N at offset O, skipping.".
+//   - Not yet decoded (kbox says so on stderr and exits 1): records of
+//     message format v0/v1 (their batches are printed).
 //   - A .checkpoint file whose name is not a snapshot's
 //     (OFFSET-EPOCH.checkpoint, 20 and 10 digits) nor bootstrap.checkpoint
 //     fails with java.util.NoSuchElementException; Apache's exception
 //     depends on the name's shape.
-//   - Decode errors inside a record ("Error at offset O, skipping. MSG")
-//     carry kbox's message, not the Java exception's.
+//   - Decode errors inside a record ("Error at offset O, skipping. MSG",
+//     "Error at O, skipping. MSG" for metadata records) carry kbox's
+//     message, not the Java exception's (coordinator records keep Apache's
+//     frame: "Could not read record with version V from value's buffer due
+//     to: MSG."); so do a producer snapshot's schema errors ("Snapshot
+//     failed schema validation: null" for any truncation).
+//   - A record of a type kbox decodes but whose version is newer than
+//     Apache 4.4's is decoded as far as 4.4's schema goes (Apache fails on
+//     it with UnsupportedVersionException).
 //   - Several files with index mismatches or offset gaps: the reports come
 //     in the order of the files (Apache: a HashMap's order of the paths).
 //   - Invalid UTF-8 in a key or value is replaced byte by byte with U+FFFD

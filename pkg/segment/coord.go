@@ -78,12 +78,19 @@ func DecodeShareGroupState(key, value []byte) (*CoordinatorRecord, error) {
 
 // DecodeTransactionLog decodes a __transaction_state record.
 func DecodeTransactionLog(key, value []byte) (*CoordinatorRecord, error) {
-	return decodeCoordinator(txnTypes, key, value)
+	c, err := decodeCoordinator(txnTypes, key, value)
+	if re, ok := err.(*readError); ok { // the transaction log has its own words
+		if re.err == nil {
+			return nil, errTruncated
+		}
+		return nil, re.err
+	}
+	return c, err
 }
 
 func decodeCoordinator(types map[int16]recordType, key, value []byte) (*CoordinatorRecord, error) {
 	if len(key) < 2 {
-		return nil, errTruncated
+		return nil, &readError{what: "key", ver: -1}
 	}
 	typ := int16(binary.BigEndian.Uint16(key))
 	rt, ok := types[typ]
@@ -92,14 +99,14 @@ func decodeCoordinator(types map[int16]recordType, key, value []byte) (*Coordina
 	}
 	k, err := rt.key.Decode(key[2:], 0)
 	if err != nil {
-		return nil, err
+		return nil, &readError{"key", 0, err}
 	}
 	out := &CoordinatorRecord{Key: fmt.Sprintf(`{"type":"%d","data":%s}`, typ, k)}
 	if value == nil {
 		return out, nil
 	}
 	if len(value) < 2 {
-		return nil, errTruncated
+		return nil, &readError{what: "value", ver: -1}
 	}
 	ver := int16(binary.BigEndian.Uint16(value))
 	var hook func(string, []byte) (string, bool)
@@ -108,13 +115,29 @@ func decodeCoordinator(types map[int16]recordType, key, value []byte) (*Coordina
 	}
 	v, err := rt.value.decodeWith(value[2:], ver, hook)
 	if err != nil {
-		return nil, err
+		return nil, &readError{"value", ver, err}
 	}
 	if rt.value == transactionLogValue {
 		v = txnStatusName(v)
 	}
 	out.Value = fmt.Sprintf(`{"version":"%d","data":%s}`, ver, v)
 	return out, nil
+}
+
+// readError is a coordinator record's key or value that does not decode,
+// worded as Apache's coordinator record serde words it (ver -1: its
+// version is missing); the cause is kbox's.
+type readError struct {
+	what string
+	ver  int16
+	err  error
+}
+
+func (e *readError) Error() string {
+	if e.ver < 0 {
+		return fmt.Sprintf("Could not read version from %s's buffer.", e.what)
+	}
+	return fmt.Sprintf("Could not read record with version %d from %s's buffer due to: %s.", e.ver, e.what, e.err)
 }
 
 var txnStates = []string{"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead", "PrepareEpochFence"}
