@@ -41,8 +41,7 @@
 //     "Error at O, skipping. MSG" for metadata records) carry kbox's
 //     message, not the Java exception's (coordinator records keep Apache's
 //     frame: "Could not read record with version V from value's buffer due
-//     to: MSG."); so do a producer snapshot's schema errors ("Snapshot
-//     failed schema validation: null" for any truncation).
+//     to: MSG.").
 //   - A record of a type kbox decodes but whose version is newer than
 //     Apache 4.4's is decoded as far as 4.4's schema goes (Apache fails on
 //     it with UnsupportedVersionException).

@@ -32,8 +32,6 @@ func (d *dumper) dumpProducerSnapshot(name string) error {
 	case errors.As(err, &corrupt):
 		d.warn(corrupt.Msg)
 		return nil
-	case errors.Is(err, segment.ErrShortSnapshot):
-		return &javaException{class: "java.nio.BufferUnderflowException"}
 	case err != nil:
 		return err
 	}

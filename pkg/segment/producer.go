@@ -2,7 +2,6 @@ package segment
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 )
@@ -36,15 +35,12 @@ type CorruptSnapshotError struct{ Msg string }
 
 func (e *CorruptSnapshotError) Error() string { return e.Msg }
 
-// ErrShortSnapshot is a producer snapshot too short for its version.
-var ErrShortSnapshot = errors.New("producer snapshot shorter than its version")
-
 // ReadProducerSnapshot decodes a producer state snapshot: an int16
 // version (1), a CRC-32C of the rest after it, and the ProducerSnapshot
 // message.
 func ReadProducerSnapshot(b []byte) ([]ProducerEntry, error) {
 	if len(b) < 2 {
-		return nil, ErrShortSnapshot
+		return nil, &CorruptSnapshotError{"Snapshot failed schema validation: null"}
 	}
 	if v := int16(binary.BigEndian.Uint16(b)); v != 1 {
 		return nil, &CorruptSnapshotError{fmt.Sprintf("Snapshot failed schema validation: Snapshot contained an unknown file version %d", v)}
@@ -56,7 +52,14 @@ func ReadProducerSnapshot(b []byte) ([]ProducerEntry, error) {
 	}
 	stored = int64(uint32(stored))
 	n, err := r.length(true)
-	if err != nil || n < 0 || n > len(r.b)/46 {
+	switch {
+	case err != nil || n < 0 && n != -1:
+		return nil, &CorruptSnapshotError{"Snapshot failed schema validation: null"}
+	case n == -1:
+		return nil, &CorruptSnapshotError{"Snapshot failed schema validation: non-nullable field producerEntries was serialized as null"}
+	case n > len(r.b):
+		return nil, &CorruptSnapshotError{fmt.Sprintf("Snapshot failed schema validation: Tried to allocate a collection of size %d, but there are only %d bytes remaining.", n, len(r.b))}
+	case n*46 > len(r.b):
 		return nil, &CorruptSnapshotError{"Snapshot failed schema validation: null"}
 	}
 	out := make([]ProducerEntry, n)

@@ -32,6 +32,11 @@ func TestWriteSynthetic(t *testing.T) {
 	write("00000000000000005000.snapshot", producerSnapshot(1, true))
 	write("00000000000000005001.snapshot", producerSnapshot(1, false))
 	write("00000000000000005002.snapshot", producerSnapshot(2, true))
+	good := producerSnapshot(1, true)
+	write("00000000000000005003.snapshot", good[:len(good)-5])
+	write("00000000000000005004.snapshot", append(good[:6:6], 0, 0, 1, 0))
+	write("00000000000000005005.snapshot", append(good[:6:6], 0xff, 0xff, 0xff, 0xff))
+	write("00000000000000005006.snapshot", good[:1])
 	write("00000000000000005000.txnindex", txnIndex(0))
 	write("00000000000000005001.txnindex", txnIndex(3))
 }
