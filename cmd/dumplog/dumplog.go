@@ -37,14 +37,12 @@
 //     (OFFSET-EPOCH.checkpoint, 20 and 10 digits) nor bootstrap.checkpoint
 //     fails with java.util.NoSuchElementException; Apache's exception
 //     depends on the name's shape.
-//   - Decode errors inside a record ("Error at offset O, skipping. MSG",
-//     "Error at O, skipping. MSG" for metadata records) carry kbox's
-//     message, not the Java exception's (coordinator records keep Apache's
-//     frame: "Could not read record with version V from value's buffer due
-//     to: MSG.").
-//   - A record of a type kbox decodes but whose version is newer than
-//     Apache 4.4's is decoded as far as 4.4's schema goes (Apache fails on
-//     it with UnsupportedVersionException).
+//   - Decode errors inside a record of __consumer_offsets,
+//     __share_group_state or __transaction_state ("Error at offset O,
+//     skipping. MSG") carry kbox's message, not the Java exception's
+//     (coordinator records keep Apache's frame: "Could not read record
+//     with version V from value's buffer due to: MSG."). Metadata and
+//     remote log metadata records fail with Apache's own messages.
 //   - Several files with index mismatches or offset gaps: the reports come
 //     in the order of the files (Apache: a HashMap's order of the paths).
 //   - Invalid UTF-8 in a key or value is replaced byte by byte with U+FFFD

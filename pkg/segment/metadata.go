@@ -34,19 +34,11 @@ func enumName(class string) string {
 // version, the record's api key and version, then the record) into
 // {"type":"TOPIC_RECORD","version":0,"data":{...}}.
 func DecodeMetadata(value []byte) (string, error) {
-	r, key, ver, err := readFrame(value)
+	s, ver, j, err := decodeFramed(value, metadataRecords)
 	if err != nil {
 		return "", err
 	}
-	s, ok := metadataRecords[key]
-	if !ok {
-		return "", fmt.Errorf("Unknown metadata id %d", key)
-	}
-	var w strings.Builder
-	if err := s.decode(r, s.fields, ver, &w); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf(`{"type":"%s","version":%d,"data":%s}`, enumName(s.name), ver, w.String()), nil
+	return fmt.Sprintf(`{"type":"%s","version":%d,"data":%s}`, enumName(s.name), ver, j), nil
 }
 
 // The KRaft control records (their value: the message, whose first field

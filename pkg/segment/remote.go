@@ -2,26 +2,52 @@ package segment
 
 import (
 	"encoding/base64"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"strings"
 )
 
-// readFrame reads the header of a framed record value (KRaft metadata
-// records, remote log metadata records): the frame version (1), the api
-// key and the version, as unsigned varints.
-func readFrame(value []byte) (r *msgReader, key int, ver int16, err error) {
-	r = &msgReader{b: value, flex: true}
-	var head [3]uint64
-	for i := range head {
-		if head[i], err = r.uvarint(); err != nil {
-			return nil, 0, 0, err
+// decodeFramed decodes a framed record value (KRaft metadata records,
+// remote log metadata records: a frame version (1), the api key and the
+// version as unsigned varints, then the record) into the record's schema
+// and JSON, failing with the messages of Apache's AbstractApiMessageSerde.
+func decodeFramed(value []byte, types map[int]namedSchema) (namedSchema, int16, string, error) {
+	r := &msgReader{b: value, flex: true}
+	var head [3]int
+	for i, entity := range []string{"frame version", "type", "version"} {
+		v, err := r.uvarint()
+		if err != nil {
+			return namedSchema{}, 0, "", fmt.Errorf("Error while reading %s", entity)
+		}
+		if v > 0x7fff {
+			return namedSchema{}, 0, "", fmt.Errorf("Value for %s was too large.", entity)
+		}
+		head[i] = int(v)
+		if i > 0 {
+			continue
+		}
+		switch v {
+		case 1:
+		case 0:
+			return namedSchema{}, 0, "", errors.New("Could not deserialize metadata record with frame version 0. Note that upgrades from the preview release of KRaft in 2.8 to newer versions are not supported.")
+		default:
+			return namedSchema{}, 0, "", fmt.Errorf("Could not deserialize metadata record due to unknown frame version %d(only frame version 1 is supported)", v)
 		}
 	}
-	if head[0] != 1 {
-		return nil, 0, 0, fmt.Errorf("Could not deserialize metadata record due to unknown frame version %d", head[0])
+	key, ver := head[1], int16(head[2])
+	s, ok := types[key]
+	if !ok {
+		return namedSchema{}, 0, "", fmt.Errorf("org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id %d", key)
 	}
-	return r, int(head[1]), int16(head[2]), nil
+	var w strings.Builder
+	if (s.versions > 0 && ver >= s.versions) || s.decode(r, s.fields, ver, &w) != nil {
+		return namedSchema{}, 0, "", fmt.Errorf("Failed to deserialize record with type %d", key)
+	}
+	if len(r.b) > 0 {
+		return namedSchema{}, 0, "", fmt.Errorf("Found %d byte(s) of garbage after %d", len(r.b), key)
+	}
+	return s, ver, w.String(), nil
 }
 
 // The states of remote log segments and of remote partition deletions,
@@ -119,28 +145,20 @@ func state(names []string, id int8) (string, error) {
 // RemoteLogSegmentMetadata, RemoteLogSegmentMetadataUpdate,
 // RemotePartitionDeleteMetadata or RemoteLogSegmentMetadataSnapshot.
 func DecodeRemoteLogMetadata(value []byte) (string, error) {
-	r, key, ver, err := readFrame(value)
+	s, _, j, err := decodeFramed(value, remoteRecords)
 	if err != nil {
 		return "", err
 	}
-	s, ok := remoteRecords[key]
-	if !ok {
-		return "", fmt.Errorf("Unknown metadata id %d", key)
-	}
-	var w strings.Builder
-	if err := s.decode(r, s.fields, ver, &w); err != nil {
-		return "", err
-	}
 	var rec remoteRecord
-	if err := json.Unmarshal([]byte(w.String()), &rec); err != nil {
+	if err := json.Unmarshal([]byte(j), &rec); err != nil {
 		return "", err
 	}
-	return rec.text(key)
+	return rec.text(s.name)
 }
 
-func (r *remoteRecord) text(key int) (string, error) {
-	switch key {
-	case 0, 3:
+func (r *remoteRecord) text(class string) (string, error) {
+	switch class {
+	case "RemoteLogSegmentMetadataRecord", "RemoteLogSegmentMetadataSnapshotRecord":
 		epochs, err := r.leaderEpochs()
 		if err != nil {
 			return "", err
@@ -149,13 +167,13 @@ func (r *remoteRecord) text(key int) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if key == 3 {
+		if class == "RemoteLogSegmentMetadataSnapshotRecord" {
 			return fmt.Sprintf("RemoteLogSegmentMetadataSnapshot{segmentId=%s, startOffset=%d, endOffset=%d, maxTimestampMs=%d, segmentLeaderEpochs=%s, segmentSizeInBytes=%d, customMetadata=%s, state=%s, txnIdxEmpty=%t}",
 				r.SegmentID, r.StartOffset, r.EndOffset, r.MaxTimestampMs, epochs, r.SegmentSizeInBytes, r.customMetadata(), st, r.TxnIndexEmpty), nil
 		}
 		return fmt.Sprintf("RemoteLogSegmentMetadata{remoteLogSegmentId=%s, startOffset=%d, endOffset=%d, brokerId=%d, maxTimestampMs=%d, eventTimestampMs=%d, segmentLeaderEpochs=%s, segmentSizeInBytes=%d, customMetadata=%s, state=%s, txnIdxEmpty=%t}",
 			r.segmentID(), r.StartOffset, r.EndOffset, r.BrokerID, r.MaxTimestampMs, r.EventTimestampMs, epochs, r.SegmentSizeInBytes, r.customMetadata(), st, r.TxnIndexEmpty), nil
-	case 1:
+	case "RemoteLogSegmentMetadataUpdateRecord":
 		st, err := state(segmentStates, r.SegmentState)
 		if err != nil {
 			return "", err

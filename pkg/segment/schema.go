@@ -28,6 +28,7 @@ type field struct {
 type schema struct {
 	flexible int16 // first flexible version (-1: none)
 	fields   []field
+	versions int16 // Apache knows versions below it (0: not checked)
 }
 
 func (f *field) in(v int16) bool { return v >= f.min && (f.max < 0 || v <= f.max) }

@@ -43,6 +43,7 @@ type jschema struct {
 	Type             string   `json:"type"`
 	Name             string   `json:"name"`
 	FlexibleVersions string   `json:"flexibleVersions"`
+	ValidVersions    string   `json:"validVersions"`
 	Fields           []jfield `json:"fields"`
 	CommonStructs    []jfield `json:"commonStructs"`
 }
@@ -240,6 +241,9 @@ func schemaLit(s jschema) string {
 	flex, _ := versions(s.FlexibleVersions)
 	fmt.Fprintf(&g.w, "&schema{flexible: %d, fields: ", flex)
 	g.fields(s.Fields, 0)
+	if _, newest := versions(s.ValidVersions); newest >= 0 {
+		fmt.Fprintf(&g.w, ", versions: %d", newest+1)
+	}
 	g.w.WriteString("}")
 	return g.w.String()
 }

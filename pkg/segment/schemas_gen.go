@@ -7,26 +7,26 @@ var groupRecords = map[int16]recordType{
 		{name: "group", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "topic", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "partition", typ: "int32", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: -1, fields: []field{
+	}, versions: 1}, value: &schema{flexible: -1, fields: []field{
 		{name: "offset", typ: "int64", min: 0, max: 0, null: -1, tag: -1},
 		{name: "metadata", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "commitTimestamp", typ: "int64", min: 0, max: 0, null: -1, tag: -1},
-	}}}, // LegacyOffsetCommit
+	}, versions: 1}}, // LegacyOffsetCommit
 	1: {key: &schema{flexible: -1, fields: []field{
 		{name: "group", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "topic", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "partition", typ: "int32", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 4, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 4, fields: []field{
 		{name: "offset", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
 		{name: "leaderEpoch", typ: "int32", min: 3, max: -1, null: -1, tag: -1},
 		{name: "metadata", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "commitTimestamp", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
 		{name: "expireTimestamp", typ: "int64", min: 1, max: 1, null: -1, tag: -1},
 		{name: "topicId", typ: "uuid", min: 4, max: -1, null: -1, tag: 0, def: "\"AAAAAAAAAAAAAAAAAAAAAA\""},
-	}}}, // OffsetCommit
+	}, versions: 5}}, // OffsetCommit
 	2: {key: &schema{flexible: -1, fields: []field{
 		{name: "group", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 4, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 4, fields: []field{
 		{name: "protocolType", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "generation", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "protocol", typ: "string", min: 0, max: -1, null: 0, tag: -1},
@@ -42,16 +42,16 @@ var groupRecords = map[int16]recordType{
 			{name: "subscription", typ: "bytes", min: 0, max: -1, null: -1, tag: -1},
 			{name: "assignment", typ: "bytes", min: 0, max: -1, null: -1, tag: -1},
 		}},
-	}}}, // GroupMetadata
+	}, versions: 5}}, // GroupMetadata
 	3: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "epoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "metadataHash", typ: "int64", min: 0, max: -1, null: -1, tag: 0, def: "0"},
-	}}}, // ConsumerGroupMetadata
+	}, versions: 1}}, // ConsumerGroupMetadata
 	4: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "topics", typ: "[]struct", min: 0, max: -1, null: -1, tag: -1, fields: []field{
 			{name: "topicId", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
 			{name: "topicName", typ: "string", min: 0, max: -1, null: -1, tag: -1},
@@ -61,11 +61,11 @@ var groupRecords = map[int16]recordType{
 				{name: "racks", typ: "[]string", min: 0, max: -1, null: -1, tag: -1},
 			}},
 		}},
-	}}}, // ConsumerGroupPartitionMetadata
+	}, versions: 1}}, // ConsumerGroupPartitionMetadata
 	5: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "memberId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "instanceId", typ: "string", min: 0, max: -1, null: 0, tag: -1},
 		{name: "rackId", typ: "string", min: 0, max: -1, null: 0, tag: -1},
 		{name: "clientId", typ: "string", min: 0, max: -1, null: -1, tag: -1},
@@ -81,26 +81,26 @@ var groupRecords = map[int16]recordType{
 				{name: "metadata", typ: "bytes", min: 0, max: -1, null: -1, tag: -1},
 			}},
 		}},
-	}}}, // ConsumerGroupMemberMetadata
+	}, versions: 1}}, // ConsumerGroupMemberMetadata
 	6: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "assignmentEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "assignmentTimestamp", typ: "int64", min: 0, max: -1, null: -1, tag: 0, def: "0"},
-	}}}, // ConsumerGroupTargetAssignmentMetadata
+	}, versions: 1}}, // ConsumerGroupTargetAssignmentMetadata
 	7: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "memberId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "topicPartitions", typ: "[]struct", min: 0, max: -1, null: -1, tag: -1, fields: []field{
 			{name: "topicId", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
 			{name: "partitions", typ: "[]int32", min: 0, max: -1, null: -1, tag: -1},
 		}},
-	}}}, // ConsumerGroupTargetAssignmentMember
+	}, versions: 1}}, // ConsumerGroupTargetAssignmentMember
 	8: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "memberId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "memberEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "previousMemberEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "state", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
@@ -114,41 +114,41 @@ var groupRecords = map[int16]recordType{
 			{name: "partitions", typ: "[]int32", min: 0, max: -1, null: -1, tag: -1},
 			{name: "assignmentEpochs", typ: "[]int32", min: 0, max: -1, null: 0, tag: 0, def: "null"},
 		}},
-	}}}, // ConsumerGroupCurrentMemberAssignment
+	}, versions: 1}}, // ConsumerGroupCurrentMemberAssignment
 	10: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "memberId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "rackId", typ: "string", min: 0, max: -1, null: 0, tag: -1},
 		{name: "clientId", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "clientHost", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "subscribedTopicNames", typ: "[]string", min: 0, max: -1, null: -1, tag: -1},
-	}}}, // ShareGroupMemberMetadata
+	}, versions: 1}}, // ShareGroupMemberMetadata
 	11: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "epoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "metadataHash", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
-	}}}, // ShareGroupMetadata
+	}, versions: 1}}, // ShareGroupMetadata
 	12: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "assignmentEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "assignmentTimestamp", typ: "int64", min: 0, max: -1, null: -1, tag: 0, def: "0"},
-	}}}, // ShareGroupTargetAssignmentMetadata
+	}, versions: 1}}, // ShareGroupTargetAssignmentMetadata
 	13: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "memberId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "topicPartitions", typ: "[]struct", min: 0, max: -1, null: -1, tag: -1, fields: []field{
 			{name: "topicId", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
 			{name: "partitions", typ: "[]int32", min: 0, max: -1, null: -1, tag: -1},
 		}},
-	}}}, // ShareGroupTargetAssignmentMember
+	}, versions: 1}}, // ShareGroupTargetAssignmentMember
 	14: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "memberId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "memberEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "previousMemberEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "state", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
@@ -156,10 +156,10 @@ var groupRecords = map[int16]recordType{
 			{name: "topicId", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
 			{name: "partitions", typ: "[]int32", min: 0, max: -1, null: -1, tag: -1},
 		}},
-	}}}, // ShareGroupCurrentMemberAssignment
+	}, versions: 1}}, // ShareGroupCurrentMemberAssignment
 	15: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "initializingTopics", typ: "[]struct", min: 0, max: -1, null: -1, tag: -1, fields: []field{
 			{name: "topicId", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
 			{name: "topicName", typ: "string", min: 0, max: -1, null: -1, tag: -1},
@@ -174,18 +174,18 @@ var groupRecords = map[int16]recordType{
 			{name: "topicId", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
 			{name: "topicName", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		}},
-	}}}, // ShareGroupStatePartitionMetadata
+	}, versions: 1}}, // ShareGroupStatePartitionMetadata
 	16: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "regularExpression", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "topics", typ: "[]string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "version", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
 		{name: "timestamp", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
-	}}}, // ConsumerGroupRegularExpression
+	}, versions: 1}}, // ConsumerGroupRegularExpression
 	17: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "epoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "metadataHash", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
 		{name: "validatedTopologyEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: 0, def: "-1"},
@@ -195,11 +195,11 @@ var groupRecords = map[int16]recordType{
 		}},
 		{name: "storedDescriptionTopologyEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: 2, def: "-1"},
 		{name: "failedDescriptionTopologyEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: 3, def: "-1"},
-	}}}, // StreamsGroupMetadata
+	}, versions: 1}}, // StreamsGroupMetadata
 	19: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "memberId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "instanceId", typ: "string", min: 0, max: -1, null: 0, tag: -1},
 		{name: "rackId", typ: "string", min: 0, max: -1, null: 0, tag: -1},
 		{name: "clientId", typ: "string", min: 0, max: -1, null: -1, tag: -1},
@@ -215,17 +215,17 @@ var groupRecords = map[int16]recordType{
 			{name: "key", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 			{name: "value", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		}},
-	}}}, // StreamsGroupMemberMetadata
+	}, versions: 1}}, // StreamsGroupMemberMetadata
 	20: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "assignmentEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "assignmentTimestamp", typ: "int64", min: 0, max: -1, null: -1, tag: 0, def: "0"},
-	}}}, // StreamsGroupTargetAssignmentMetadata
+	}, versions: 1}}, // StreamsGroupTargetAssignmentMetadata
 	21: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "memberId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "activeTasks", typ: "[]struct", min: 0, max: -1, null: -1, tag: -1, fields: []field{
 			{name: "subtopologyId", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 			{name: "partitions", typ: "[]int32", min: 0, max: -1, null: -1, tag: -1},
@@ -238,11 +238,11 @@ var groupRecords = map[int16]recordType{
 			{name: "subtopologyId", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 			{name: "partitions", typ: "[]int32", min: 0, max: -1, null: -1, tag: -1},
 		}},
-	}}}, // StreamsGroupTargetAssignmentMember
+	}, versions: 1}}, // StreamsGroupTargetAssignmentMember
 	22: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "memberId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "memberEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "previousMemberEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "state", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
@@ -276,10 +276,10 @@ var groupRecords = map[int16]recordType{
 			{name: "partitions", typ: "[]int32", min: 0, max: -1, null: -1, tag: -1},
 			{name: "assignmentEpochs", typ: "[]int32", min: 0, max: -1, null: 0, tag: 0, def: "null"},
 		}},
-	}}}, // StreamsGroupCurrentMemberAssignment
+	}, versions: 1}}, // StreamsGroupCurrentMemberAssignment
 	23: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "epoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "subtopologies", typ: "[]struct", min: 0, max: -1, null: -1, tag: -1, fields: []field{
 			{name: "subtopologyId", typ: "string", min: 0, max: -1, null: -1, tag: -1},
@@ -310,7 +310,7 @@ var groupRecords = map[int16]recordType{
 				{name: "repartitionSourceTopics", typ: "[]int16", min: 0, max: -1, null: -1, tag: -1},
 			}},
 		}},
-	}}}, // StreamsGroupTopology
+	}, versions: 1}}, // StreamsGroupTopology
 }
 
 var shareRecords = map[int16]recordType{
@@ -318,7 +318,7 @@ var shareRecords = map[int16]recordType{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "topicId", typ: "uuid", min: 0, max: 0, null: -1, tag: -1},
 		{name: "partition", typ: "int32", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "snapshotEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "stateEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "leaderEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
@@ -332,12 +332,12 @@ var shareRecords = map[int16]recordType{
 			{name: "deliveryState", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
 			{name: "deliveryCount", typ: "int16", min: 0, max: -1, null: -1, tag: -1},
 		}},
-	}}}, // ShareSnapshot
+	}, versions: 1}}, // ShareSnapshot
 	1: {key: &schema{flexible: -1, fields: []field{
 		{name: "groupId", typ: "string", min: 0, max: 0, null: -1, tag: -1},
 		{name: "topicId", typ: "uuid", min: 0, max: 0, null: -1, tag: -1},
 		{name: "partition", typ: "int32", min: 0, max: 0, null: -1, tag: -1},
-	}}, value: &schema{flexible: 0, fields: []field{
+	}, versions: 1}, value: &schema{flexible: 0, fields: []field{
 		{name: "snapshotEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "leaderEpoch", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "startOffset", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
@@ -348,7 +348,7 @@ var shareRecords = map[int16]recordType{
 			{name: "deliveryState", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
 			{name: "deliveryCount", typ: "int16", min: 0, max: -1, null: -1, tag: -1},
 		}},
-	}}}, // ShareUpdate
+	}, versions: 1}}, // ShareUpdate
 }
 
 var metadataRecords = map[int]namedSchema{
@@ -373,15 +373,15 @@ var metadataRecords = map[int]namedSchema{
 		{name: "inControlledShutdown", typ: "bool", min: 1, max: -1, null: -1, tag: -1},
 		{name: "logDirs", typ: "[]uuid", min: 3, max: -1, null: -1, tag: 0, def: "[]"},
 		{name: "cordonedLogDirs", typ: "[]uuid", min: 4, max: -1, null: 4, tag: 1, def: "null"},
-	}}},
+	}, versions: 5}},
 	1: {"UnregisterBrokerRecord", &schema{flexible: 0, fields: []field{
 		{name: "brokerId", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "brokerEpoch", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	2: {"TopicRecord", &schema{flexible: 0, fields: []field{
 		{name: "name", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "topicId", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	3: {"PartitionRecord", &schema{flexible: 0, fields: []field{
 		{name: "partitionId", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "topicId", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
@@ -396,13 +396,13 @@ var metadataRecords = map[int]namedSchema{
 		{name: "directories", typ: "[]uuid", min: 1, max: -1, null: -1, tag: -1},
 		{name: "eligibleLeaderReplicas", typ: "[]int32", min: 2, max: -1, null: 2, tag: 1, def: "null"},
 		{name: "lastKnownElr", typ: "[]int32", min: 2, max: -1, null: 2, tag: 2, def: "null"},
-	}}},
+	}, versions: 3}},
 	4: {"ConfigRecord", &schema{flexible: 0, fields: []field{
 		{name: "resourceType", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
 		{name: "resourceName", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "name", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "value", typ: "string", min: 0, max: -1, null: 0, tag: -1},
-	}}},
+	}, versions: 1}},
 	5: {"PartitionChangeRecord", &schema{flexible: 0, fields: []field{
 		{name: "partitionId", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "topicId", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
@@ -415,18 +415,18 @@ var metadataRecords = map[int]namedSchema{
 		{name: "directories", typ: "[]uuid", min: 1, max: -1, null: 1, tag: 8, def: "null"},
 		{name: "eligibleLeaderReplicas", typ: "[]int32", min: 2, max: -1, null: 2, tag: 6, def: "null"},
 		{name: "lastKnownElr", typ: "[]int32", min: 2, max: -1, null: 2, tag: 7, def: "null"},
-	}}},
+	}, versions: 3}},
 	7: {"FenceBrokerRecord", &schema{flexible: 0, fields: []field{
 		{name: "id", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "epoch", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	8: {"UnfenceBrokerRecord", &schema{flexible: 0, fields: []field{
 		{name: "id", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "epoch", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	9: {"RemoveTopicRecord", &schema{flexible: 0, fields: []field{
 		{name: "topicId", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	10: {"DelegationTokenRecord", &schema{flexible: 0, fields: []field{
 		{name: "owner", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "requester", typ: "string", min: 0, max: -1, null: -1, tag: -1},
@@ -435,7 +435,7 @@ var metadataRecords = map[int]namedSchema{
 		{name: "maxTimestamp", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
 		{name: "expirationTimestamp", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
 		{name: "tokenId", typ: "string", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	11: {"UserScramCredentialRecord", &schema{flexible: 0, fields: []field{
 		{name: "name", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "mechanism", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
@@ -443,11 +443,11 @@ var metadataRecords = map[int]namedSchema{
 		{name: "storedKey", typ: "bytes", min: 0, max: -1, null: -1, tag: -1},
 		{name: "serverKey", typ: "bytes", min: 0, max: -1, null: -1, tag: -1},
 		{name: "iterations", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	12: {"FeatureLevelRecord", &schema{flexible: 0, fields: []field{
 		{name: "name", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "featureLevel", typ: "int16", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	14: {"ClientQuotaRecord", &schema{flexible: 0, fields: []field{
 		{name: "entity", typ: "[]struct", min: 0, max: -1, null: -1, tag: -1, fields: []field{
 			{name: "entityType", typ: "string", min: 0, max: -1, null: -1, tag: -1},
@@ -456,12 +456,12 @@ var metadataRecords = map[int]namedSchema{
 		{name: "key", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "value", typ: "float64", min: 0, max: -1, null: -1, tag: -1},
 		{name: "remove", typ: "bool", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	15: {"ProducerIdsRecord", &schema{flexible: 0, fields: []field{
 		{name: "brokerId", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "brokerEpoch", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
 		{name: "nextProducerId", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	17: {"BrokerRegistrationChangeRecord", &schema{flexible: 0, fields: []field{
 		{name: "brokerId", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "brokerEpoch", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
@@ -469,7 +469,7 @@ var metadataRecords = map[int]namedSchema{
 		{name: "inControlledShutdown", typ: "int8", min: 1, max: -1, null: -1, tag: 1, def: "0"},
 		{name: "logDirs", typ: "[]uuid", min: 2, max: -1, null: -1, tag: 2, def: "[]"},
 		{name: "cordonedLogDirs", typ: "[]uuid", min: 3, max: -1, null: 3, tag: 3, def: "null"},
-	}}},
+	}, versions: 4}},
 	18: {"AccessControlEntryRecord", &schema{flexible: 0, fields: []field{
 		{name: "id", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
 		{name: "resourceType", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
@@ -479,28 +479,28 @@ var metadataRecords = map[int]namedSchema{
 		{name: "host", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "operation", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
 		{name: "permissionType", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	19: {"RemoveAccessControlEntryRecord", &schema{flexible: 0, fields: []field{
 		{name: "id", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
-	}}},
-	20: {"NoOpRecord", &schema{flexible: 0, fields: []field{}}},
+	}, versions: 1}},
+	20: {"NoOpRecord", &schema{flexible: 0, fields: []field{}, versions: 1}},
 	21: {"ZkMigrationStateRecord", &schema{flexible: 0, fields: []field{
 		{name: "zkMigrationState", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	22: {"RemoveUserScramCredentialRecord", &schema{flexible: 0, fields: []field{
 		{name: "name", typ: "string", min: 0, max: -1, null: -1, tag: -1},
 		{name: "mechanism", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	23: {"BeginTransactionRecord", &schema{flexible: 0, fields: []field{
 		{name: "name", typ: "string", min: 0, max: -1, null: 0, tag: 0, def: "null"},
-	}}},
-	24: {"EndTransactionRecord", &schema{flexible: 0, fields: []field{}}},
+	}, versions: 1}},
+	24: {"EndTransactionRecord", &schema{flexible: 0, fields: []field{}, versions: 1}},
 	25: {"AbortTransactionRecord", &schema{flexible: 0, fields: []field{
 		{name: "reason", typ: "string", min: 0, max: -1, null: 0, tag: 0, def: "null"},
-	}}},
+	}, versions: 1}},
 	26: {"RemoveDelegationTokenRecord", &schema{flexible: 0, fields: []field{
 		{name: "tokenId", typ: "string", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	27: {"RegisterControllerRecord", &schema{flexible: 0, fields: []field{
 		{name: "controllerId", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "incarnationId", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
@@ -516,13 +516,13 @@ var metadataRecords = map[int]namedSchema{
 			{name: "minSupportedVersion", typ: "int16", min: 0, max: -1, null: -1, tag: -1},
 			{name: "maxSupportedVersion", typ: "int16", min: 0, max: -1, null: -1, tag: -1},
 		}},
-	}}},
+	}, versions: 1}},
 	28: {"ClearElrRecord", &schema{flexible: 0, fields: []field{
 		{name: "topicName", typ: "string", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	29: {"UnregisterControllerRecord", &schema{flexible: 0, fields: []field{
 		{name: "controllerId", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 }
 
 var remoteRecords = map[int]namedSchema{
@@ -548,7 +548,7 @@ var remoteRecords = map[int]namedSchema{
 		{name: "customMetadata", typ: "bytes", min: 0, max: -1, null: 0, tag: -1},
 		{name: "remoteLogSegmentState", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
 		{name: "txnIndexEmpty", typ: "bool", min: 0, max: -1, null: -1, tag: 0, def: "false"},
-	}}},
+	}, versions: 1}},
 	1: {"RemoteLogSegmentMetadataUpdateRecord", &schema{flexible: 0, fields: []field{
 		{name: "remoteLogSegmentId", typ: "struct", min: 0, max: -1, null: -1, tag: -1, fields: []field{
 			{name: "topicIdPartition", typ: "struct", min: 0, max: -1, null: -1, tag: -1, fields: []field{
@@ -562,7 +562,7 @@ var remoteRecords = map[int]namedSchema{
 		{name: "eventTimestampMs", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
 		{name: "customMetadata", typ: "bytes", min: 0, max: -1, null: 0, tag: -1},
 		{name: "remoteLogSegmentState", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	2: {"RemotePartitionDeleteMetadataRecord", &schema{flexible: 0, fields: []field{
 		{name: "topicIdPartition", typ: "struct", min: 0, max: -1, null: -1, tag: -1, fields: []field{
 			{name: "name", typ: "string", min: 0, max: -1, null: -1, tag: -1},
@@ -572,7 +572,7 @@ var remoteRecords = map[int]namedSchema{
 		{name: "brokerId", typ: "int32", min: 0, max: -1, null: -1, tag: -1},
 		{name: "eventTimestampMs", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
 		{name: "remotePartitionDeleteState", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
-	}}},
+	}, versions: 1}},
 	3: {"RemoteLogSegmentMetadataSnapshotRecord", &schema{flexible: 0, fields: []field{
 		{name: "segmentId", typ: "uuid", min: 0, max: -1, null: -1, tag: -1},
 		{name: "startOffset", typ: "int64", min: 0, max: -1, null: -1, tag: -1},
@@ -588,5 +588,5 @@ var remoteRecords = map[int]namedSchema{
 		{name: "customMetadata", typ: "bytes", min: 0, max: -1, null: 0, tag: -1},
 		{name: "remoteLogSegmentState", typ: "int8", min: 0, max: -1, null: -1, tag: -1},
 		{name: "txnIndexEmpty", typ: "bool", min: 0, max: -1, null: -1, tag: 0, def: "false"},
-	}}},
+	}, versions: 1}},
 }

@@ -90,7 +90,15 @@ func framedRecords(types map[int]namedSchema) [][2][]byte {
 			out = append(out, [2][]byte{nil, s.encode(b, v)}, [2][]byte{nil, bare})
 		}
 	}
-	return out
+	// what Apache's serde refuses: frame versions 0 and 2, an unknown type,
+	// a version newer than Apache's, a truncated record, garbage after
+	// one, a value too short for its frame, a type too large
+	first := keys[0]
+	good := types[first].encode([]byte{1, byte(first), 0}, 0)
+	return append(out, [2][]byte{nil, []byte{0, byte(first), 0}}, [2][]byte{nil, []byte{2, byte(first), 0}},
+		[2][]byte{nil, []byte{1, 99, 0, 0}}, [2][]byte{nil, []byte{1, byte(first), 60, 0}},
+		[2][]byte{nil, good[:len(good)-2]}, [2][]byte{nil, append(good, 7, 7)}, [2][]byte{nil, []byte{1}},
+		[2][]byte{nil, []byte{1, 0xff, 0xff, 0x03, 0}})
 }
 
 func sortedKeys(m map[int16]recordType) []int16 {
