@@ -2,8 +2,8 @@ package segment
 
 import (
 	"encoding/base64"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 )
