@@ -107,7 +107,7 @@ func (r *remoteRecord) customMetadata() string {
 // leaderEpochs is the segment's leader epochs as a TreeMap prints them.
 func (r *remoteRecord) leaderEpochs() (string, error) {
 	if len(r.SegmentLeaderEpochs) == 0 {
-		return "", fmt.Errorf("segmentLeaderEpochs can not be empty")
+		return "", errors.New("segmentLeaderEpochs can not be null or empty")
 	}
 	m := map[int32]int64{}
 	var keys []int32
@@ -133,9 +133,12 @@ func sortInt32(s []int32) {
 	}
 }
 
-func state(names []string, id int8) (string, error) {
+// state is a state's name; an unknown id fails as Apache's constructors
+// fail on its null state (a segment's with a message, a partition's
+// without: "null").
+func state(names []string, id int8, msg string) (string, error) {
 	if id < 0 || int(id) >= len(names) {
-		return "", fmt.Errorf("state can not be null")
+		return "", errors.New(msg)
 	}
 	return names[id], nil
 }
@@ -159,11 +162,20 @@ func DecodeRemoteLogMetadata(value []byte) (string, error) {
 func (r *remoteRecord) text(class string) (string, error) {
 	switch class {
 	case "RemoteLogSegmentMetadataRecord", "RemoteLogSegmentMetadataSnapshotRecord":
-		epochs, err := r.leaderEpochs()
+		// checked in the order of Apache's constructors
+		st, err := state(segmentStates, r.SegmentState, "state can not be null")
 		if err != nil {
 			return "", err
 		}
-		st, err := state(segmentStates, r.SegmentState)
+		if class == "RemoteLogSegmentMetadataRecord" {
+			if r.StartOffset < 0 {
+				return "", fmt.Errorf("Unexpected start offset = %d. StartOffset for a remote segment cannot be negative", r.StartOffset)
+			}
+			if r.EndOffset < r.StartOffset {
+				return "", fmt.Errorf("Unexpected end offset = %d. EndOffset for a remote segment cannot be less than startOffset = %d", r.EndOffset, r.StartOffset)
+			}
+		}
+		epochs, err := r.leaderEpochs()
 		if err != nil {
 			return "", err
 		}
@@ -174,14 +186,14 @@ func (r *remoteRecord) text(class string) (string, error) {
 		return fmt.Sprintf("RemoteLogSegmentMetadata{remoteLogSegmentId=%s, startOffset=%d, endOffset=%d, brokerId=%d, maxTimestampMs=%d, eventTimestampMs=%d, segmentLeaderEpochs=%s, segmentSizeInBytes=%d, customMetadata=%s, state=%s, txnIdxEmpty=%t}",
 			r.segmentID(), r.StartOffset, r.EndOffset, r.BrokerID, r.MaxTimestampMs, r.EventTimestampMs, epochs, r.SegmentSizeInBytes, r.customMetadata(), st, r.TxnIndexEmpty), nil
 	case "RemoteLogSegmentMetadataUpdateRecord":
-		st, err := state(segmentStates, r.SegmentState)
+		st, err := state(segmentStates, r.SegmentState, "state can not be null")
 		if err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("RemoteLogSegmentMetadataUpdate{remoteLogSegmentId=%s, customMetadata=%s, state=%s, eventTimestampMs=%d, brokerId=%d}",
 			r.segmentID(), r.customMetadata(), st, r.EventTimestampMs, r.BrokerID), nil
 	}
-	st, err := state(partitionStates, r.PartitionState)
+	st, err := state(partitionStates, r.PartitionState, "null")
 	if err != nil {
 		return "", err
 	}

@@ -95,6 +95,22 @@ func framedRecords(types map[int]namedSchema) [][2][]byte {
 	// one, a value too short for its frame, a type too large
 	first := keys[0]
 	good := types[first].encode([]byte{1, byte(first), 0}, 0)
+	if types[2].name == "RemotePartitionDeleteMetadataRecord" { // states Apache does not know
+		for _, k := range []int{1, 2} {
+			noTags = true
+			b := types[k].encode([]byte{1, byte(k), 0}, 0)
+			noTags = false
+			b[len(b)-2] = 9
+			out = append(out, [2][]byte{nil, b})
+		}
+		// a segment starting at -1, a segment ending before its start
+		// (after the frame and the segment id, 48 bytes: the offsets)
+		for _, at := range []int{48, 56} {
+			b := types[0].encode([]byte{1, 0, 0}, 0)
+			binary.BigEndian.PutUint64(b[at:], ^uint64(0))
+			out = append(out, [2][]byte{nil, b})
+		}
+	}
 	return append(out, [2][]byte{nil, []byte{0, byte(first), 0}}, [2][]byte{nil, []byte{2, byte(first), 0}},
 		[2][]byte{nil, []byte{1, 99, 0, 0}}, [2][]byte{nil, []byte{1, byte(first), 60, 0}},
 		[2][]byte{nil, good[:len(good)-2]}, [2][]byte{nil, append(good, 7, 7)}, [2][]byte{nil, []byte{1}},
