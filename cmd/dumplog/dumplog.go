@@ -37,12 +37,13 @@
 //     (OFFSET-EPOCH.checkpoint, 20 and 10 digits) nor bootstrap.checkpoint
 //     fails with java.util.NoSuchElementException; Apache's exception
 //     depends on the name's shape.
-//   - Decode errors inside a record of __consumer_offsets,
-//     __share_group_state or __transaction_state ("Error at offset O,
-//     skipping. MSG") carry kbox's message, not the Java exception's
-//     (coordinator records keep Apache's frame: "Could not read record
-//     with version V from value's buffer due to: MSG."). Metadata and
-//     remote log metadata records fail with Apache's own messages.
+//   - A damaged record's "Error at offset O, skipping. MSG" carries
+//     Apache's message for the damage the captures cover (truncated keys
+//     and values of every group and share coordinator record type; bad
+//     frames, types, versions and truncations of metadata and remote log
+//     metadata records; what remote log metadata constructors refuse);
+//     other damage (and any in a __transaction_state record) may be worded
+//     otherwise than the Java exception.
 //   - Several files with index mismatches or offset gaps: the reports come
 //     in the order of the files (Apache: a HashMap's order of the paths).
 //   - Invalid UTF-8 in a key or value is replaced byte by byte with U+FFFD

@@ -99,7 +99,7 @@ func decodeCoordinator(types map[int16]recordType, key, value []byte) (*Coordina
 	}
 	k, err := rt.key.Decode(key[2:], 0)
 	if err != nil {
-		return nil, &readError{"key", 0, err}
+		return nil, &readError{"key", typ, err} // the key's "version" is its type
 	}
 	out := &CoordinatorRecord{Key: fmt.Sprintf(`{"type":"%d","data":%s}`, typ, k)}
 	if value == nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -33,7 +34,9 @@ type schema struct {
 
 func (f *field) in(v int16) bool { return v >= f.min && (f.max < 0 || v <= f.max) }
 
-var errTruncated = errors.New("buffer underflow")
+// errTruncated is a read past the end (Java's BufferUnderflowException,
+// whose message is null).
+var errTruncated = errors.New("null")
 
 type msgReader struct {
 	b    []byte
@@ -156,17 +159,22 @@ func (s *schema) tagged(r *msgReader, fields []field, v int16, vals []string) er
 		if err != nil {
 			return err
 		}
-		data, err := r.take(int(size))
-		if err != nil {
-			return err
-		}
+		// a known field is read from the message as Java reads it (its
+		// size unchecked), an unknown one skipped
+		known := false
 		for i := range fields {
 			if f := &fields[i]; f.tag == int(tag) && f.in(v) {
-				sub := &msgReader{b: data, flex: true, hook: r.hook}
-				if vals[i], err = s.value(sub, f, v); err != nil {
+				known = true
+				if vals[i], err = s.value(r, f, v); err != nil {
 					return err
 				}
 			}
+		}
+		if !known {
+			if size > uint64(len(r.b)) {
+				return fmt.Errorf("Error reading byte array of %d byte(s): only %d byte(s) available", size, len(r.b))
+			}
+			r.b = r.b[size:]
 		}
 	}
 	return nil
@@ -240,6 +248,12 @@ func (s *schema) value(r *msgReader, f *field, v int16) (string, error) {
 			}
 			return "null", nil
 		}
+		if f.typ == "string" && n > 0x7fff {
+			return "", fmt.Errorf("string field %s had invalid length %d", f.name, n)
+		}
+		if n > len(r.b) {
+			return "", fmt.Errorf("Error reading byte array of %d byte(s): only %d byte(s) available", n, len(r.b))
+		}
 		b, err := r.take(n)
 		if f.typ == "bytes" && r.hook != nil && err == nil {
 			if j, ok := r.hook(f.name, b); ok {
@@ -266,7 +280,7 @@ func (s *schema) array(r *msgReader, f *field, v int16, nullable bool) (string, 
 		return "null", nil
 	}
 	if n > len(r.b) {
-		return "", errTruncated
+		return "", fmt.Errorf("Tried to allocate a collection of size %d, but there are only %d bytes remaining.", n, len(r.b))
 	}
 	var w strings.Builder
 	w.WriteByte('[')
@@ -288,7 +302,7 @@ func (s *schema) array(r *msgReader, f *field, v int16, nullable bool) (string, 
 			}
 			w.WriteString(`"` + base64.RawURLEncoding.EncodeToString(b) + `"`)
 		case "[]string":
-			e := field{name: f.name, typ: "string", null: -1}
+			e := field{name: f.name + " element", typ: "string", null: -1}
 			x, err := s.value(r, &e, v)
 			if err != nil {
 				return "", err

@@ -67,7 +67,10 @@ func coordinatorRecords(types map[int16]recordType) [][2][]byte {
 		noTags = true
 		bare := rt.value.encode(binary.BigEndian.AppendUint16(nil, uint16(v)), v)
 		noTags = false
-		out = append(out, [2][]byte{key, value}, [2][]byte{key, bare}, [2][]byte{key, nil})
+		out = append(out, [2][]byte{key, value}, [2][]byte{key, bare}, [2][]byte{key, nil},
+			// truncated values and keys
+			[2][]byte{key, value[:len(value)-1]}, [2][]byte{key, value[:len(value)/2]}, [2][]byte{key, value[:3]},
+			[2][]byte{key[:len(key)/2+1], value}, [2][]byte{key[:1], value}, [2][]byte{key, value[:1]})
 	}
 	// a type no coordinator knows
 	return append(out, [2][]byte{{0, 99, 0, 0}, {0, 0}})
