@@ -17,8 +17,9 @@ import (
 // group and share coordinator, KRaft metadata and remote log metadata
 // type with every field set; producer snapshots; transaction indexes), and
 // compares stdout, the first line of stderr and the exit code with what
-// Apache 4.4's kafka-dump-log printed (testbed.sh apache, captured into
-// testdata/NAME.stdout, .stderr and .exit).
+// Apache 4.4's kafka-dump-log printed (testbed.sh apache, run in this
+// directory, captured into testdata/NAME.stdout, .stderr (its first line,
+// this directory's absolute path as @PWD@) and .exit).
 func TestApacheCaptures(t *testing.T) {
 	cases, err := os.ReadFile("testdata/cases.txt")
 	if err != nil {

@@ -1,6 +1,7 @@
 package segment
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 	"os"
@@ -20,25 +21,42 @@ func TestWriteSynthetic(t *testing.T) {
 	if dir == "" {
 		t.Skip("KBOX_SEGMENT_SYNTH not set")
 	}
-	write := func(name string, b []byte) {
+	for name, b := range synthetic() {
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write("00000000000000001000.log", segmentOf(coordinatorRecords(groupRecords)))
-	write("00000000000000002000.log", segmentOf(coordinatorRecords(shareRecords)))
-	write("00000000000000003000.log", segmentOf(framedRecords(metadataRecords)))
-	write("00000000000000004000.log", segmentOf(framedRecords(remoteRecords)))
-	write("00000000000000005000.snapshot", producerSnapshot(1, true))
-	write("00000000000000005001.snapshot", producerSnapshot(1, false))
-	write("00000000000000005002.snapshot", producerSnapshot(2, true))
+}
+
+// The synthetic files Apache printed for the captures are the ones the
+// tables make: a change of the tables (a new Kafka's schemas) needs new
+// files and new captures.
+func TestSyntheticUpToDate(t *testing.T) {
+	for name, b := range synthetic() {
+		got, err := os.ReadFile(filepath.Join("..", "..", "cmd", "dumplog", "testdata", name))
+		if err != nil || !bytes.Equal(got, b) {
+			t.Errorf("cmd/dumplog/testdata/%s is not what the tables make (%v): run TestWriteSynthetic and capture Apache's output again", name, err)
+		}
+	}
+}
+
+func synthetic() map[string][]byte {
 	good := producerSnapshot(1, true)
-	write("00000000000000005003.snapshot", good[:len(good)-5])
-	write("00000000000000005004.snapshot", append(good[:6:6], 0, 0, 1, 0))
-	write("00000000000000005005.snapshot", append(good[:6:6], 0xff, 0xff, 0xff, 0xff))
-	write("00000000000000005006.snapshot", good[:1])
-	write("00000000000000005000.txnindex", txnIndex(0))
-	write("00000000000000005001.txnindex", txnIndex(3))
+	return map[string][]byte{
+		"00000000000000001000.log":      segmentOf(coordinatorRecords(groupRecords)),
+		"00000000000000002000.log":      segmentOf(coordinatorRecords(shareRecords)),
+		"00000000000000003000.log":      segmentOf(framedRecords(metadataRecords)),
+		"00000000000000004000.log":      segmentOf(framedRecords(remoteRecords)),
+		"00000000000000005000.snapshot": good,
+		"00000000000000005001.snapshot": producerSnapshot(1, false),
+		"00000000000000005002.snapshot": producerSnapshot(2, true),
+		"00000000000000005003.snapshot": good[:len(good)-5],
+		"00000000000000005004.snapshot": append(good[:6:6], 0, 0, 1, 0),
+		"00000000000000005005.snapshot": append(good[:6:6], 0xff, 0xff, 0xff, 0xff),
+		"00000000000000005006.snapshot": good[:1],
+		"00000000000000005000.txnindex": txnIndex(0),
+		"00000000000000005001.txnindex": txnIndex(3),
+	}
 }
 
 // highest is the highest version a schema's fields name (its newest
