@@ -13,6 +13,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/consoleproducer"
 	"github.com/kboxdev/kbox/cmd/consumergroups"
 	"github.com/kboxdev/kbox/cmd/consumerperf"
+	"github.com/kboxdev/kbox/cmd/delegationtokens"
 	"github.com/kboxdev/kbox/cmd/deleterecords"
 	"github.com/kboxdev/kbox/cmd/dumplog"
 	"github.com/kboxdev/kbox/cmd/e2elatency"
@@ -56,6 +57,7 @@ var applets = []cmdutil.Applet{
 	acls.Applet,
 	cluster.Applet, brokerapiversions.Applet, kafkagroups.Applet,
 	replicaverification.Applet,
+	delegationtokens.Applet,
 	// Native groups and commands (`kbox Alias`).
 	perf.Applet,
 	profile.Applet,
