@@ -181,7 +181,7 @@ func TestDifferential(t *testing.T) {
 	// expires its first token, kbox its own.
 	describe := with("--describe", "--owner-principal", "User:admin", "--owner-principal", "User:carol")
 	cmdtest.Eventually(t, 30*time.Second, func() (bool, string) { // the broker has every token
-		r := tool(t, append(describe, "-o", "json")...)
+		r := tool(t, append(append([]string{}, describe...), "-o", "json")...)
 		for _, tok := range append(apacheTokens, kboxTokens...) {
 			if !strings.Contains(r.Stdout, `"token_id":"`+tok[0]+`"`) {
 				return false, r.String()
