@@ -2,7 +2,9 @@
 // delegation-tokens): Apache 4.4's DelegationTokenCommand, --create,
 // --renew, --expire and --describe, its checks, messages, token table,
 // streams and exit codes; -o table|json|yaml shows the token --create
-// made, or the tokens --describe found, natively.
+// made, or the tokens --describe found, natively; and the native `kbox
+// delegation-tokens list`, every token the caller may see (the HMACs
+// hidden unless asked for), as a table, JSON or YAML.
 //
 // The HMAC is the token's password. Apache's tool prints it (in the token
 // table, and in the "Calling renew/expire token operation with hmac :..."
@@ -52,14 +54,17 @@ var apacheHelp string
 
 // Applet registers kafka-delegation-tokens (kbox delegation-tokens).
 var Applet = cmdutil.Applet{
-	Kind:  cmdutil.Apache,
-	Name:  "kafka-delegation-tokens",
-	Alias: "delegation-tokens",
-	Short: "Create, renew, expire and describe delegation tokens",
-	Run:   Run,
+	Kind:   cmdutil.Apache,
+	Name:   "kafka-delegation-tokens",
+	Alias:  "delegation-tokens",
+	Short:  short,
+	Run:    Run,
+	Native: NewNativeCmd,
 
 	ConnOptions: []string{"bootstrap-server"},
 }
+
+const short = "Create, renew, expire and describe delegation tokens"
 
 const nativeHelp = `
 kbox options:

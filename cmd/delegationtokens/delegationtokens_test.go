@@ -95,3 +95,11 @@ func TestNativeHelp(t *testing.T) {
 		t.Errorf("%d %q", r.Code, r.Stderr)
 	}
 }
+
+// kbox delegation-tokens list checks its owners before it connects.
+func TestNativeListBadOwner(t *testing.T) {
+	r := cmdtest.Run(t, cmdtest.Options{Applet: &Applet, Invoked: "kbox delegation-tokens"}, "list", "--owner", "bad", "--bootstrap-server", "127.0.0.1:1")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "--owner: expected a string in format principalType:principalName but got bad") {
+		t.Errorf("%d %q %q", r.Code, r.Stdout, r.Stderr)
+	}
+}

@@ -121,6 +121,9 @@ func planDescribe(s *jopt.Set) action {
 	if err != nil {
 		return action{err: err}
 	}
+	if owners == nil {
+		owners = []dtokens.Principal{} // an empty list, as Apache sends it
+	}
 	return action{call: dtokens.DescribeCall(owners), run: func(ctx context.Context, cl *kgo.Client) (output.ApacheWriter, error) {
 		ts, err := dtokens.Describe(ctx, cl, owners)
 		if err != nil {

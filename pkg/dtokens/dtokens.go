@@ -42,10 +42,11 @@ func ParsePrincipal(s string) (Principal, error) {
 }
 
 // Token is one delegation token. HMAC is its password, base64 as Java's
-// DelegationToken.hmacAsBase64String gives it.
+// DelegationToken.hmacAsBase64String gives it ("" when it is not to be
+// shown: HideHMAC).
 type Token struct {
 	TokenID   string    `json:"token_id"`
-	HMAC      string    `json:"hmac"`
+	HMAC      string    `json:"hmac,omitempty"`
 	Owner     string    `json:"owner"`
 	Requester string    `json:"requester"`
 	Renewers  []string  `json:"renewers"`
@@ -155,12 +156,15 @@ func Expire(ctx context.Context, cl *kgo.Client, hmac []byte, periodMs int64) (t
 	return time.UnixMilli(resp.ExpiryTimestamp).UTC(), nil
 }
 
-// Describe lists the tokens of owners, as the broker lets the caller see
-// them. Like Apache's tool, an empty owners list is sent as an empty list
-// (not as null, "every token"), which the broker answers with no token.
+// Describe lists the tokens of owners the broker lets the caller see. nil
+// owners are sent as null: every token the caller owns, renews or may
+// describe; an empty list, as Apache's tool sends it when no owner is
+// named, is answered with no token.
 func Describe(ctx context.Context, cl *kgo.Client, owners []Principal) ([]Token, error) {
 	req := kmsg.NewPtrDescribeDelegationTokenRequest()
-	req.Owners = []kmsg.DescribeDelegationTokenRequestOwner{}
+	if owners != nil {
+		req.Owners = []kmsg.DescribeDelegationTokenRequestOwner{}
+	}
 	for _, p := range owners {
 		o := kmsg.NewDescribeDelegationTokenRequestOwner()
 		o.PrincipalType, o.PrincipalName = p.Type, p.Name

@@ -31,6 +31,12 @@ var (
 func TestGoldens(t *testing.T) {
 	golden.JSON(t, "create.json.golden", &Created{Token: tokA})
 	golden.JSON(t, "describe.json.golden", &List{Tokens: []Token{tokA, tokB}})
+	l := &List{Tokens: []Token{tokA, tokB}}
+	l.HideHMAC()
+	golden.JSON(t, "list.json.golden", l)
+	if h, r := l.Header(), l.Rows(); len(h) != 7 || h[1] != "OWNER" || len(r[0]) != 7 || r[0][1] != "User:admin" {
+		t.Errorf("list without HMAC: %v %v", h, r)
+	}
 }
 
 // Apache 4.4's texts, as captured from the tool (TZ two hours east of UTC).
@@ -169,9 +175,12 @@ func TestRequests(t *testing.T) {
 		t.Errorf("create refused: %v", err)
 	}
 
-	ts, err := Describe(ctx, cl, nil)
+	ts, err := Describe(ctx, cl, []Principal{})
 	if err != nil || len(ts) != 0 || owners == nil || len(owners) != 0 {
 		t.Errorf("describe for the current user: an empty owner list (not null) and no token: %v %v %#v", ts, err, owners)
+	}
+	if _, err := Describe(ctx, cl, nil); err != nil || owners != nil {
+		t.Errorf("describe every token: owners null: %v %#v", err, owners)
 	}
 	ts, err = Describe(ctx, cl, []Principal{{"User", "bob"}})
 	if err != nil || len(ts) != 1 || ts[0].Owner != "User:bob" || ts[0].HMAC != "YWJj" || ts[0].Renewers[0] != "User:r" || len(owners) != 1 {

@@ -96,6 +96,18 @@ func (c *Created) Rows() [][]string { return [][]string{c.row()} }
 // List is the tokens --describe found.
 type List struct {
 	Tokens []Token `json:"tokens"`
+	// noHMAC: the HMACs were hidden (HideHMAC); the table has no column
+	// for them.
+	noHMAC bool
+}
+
+// HideHMAC blanks every token's HMAC, the password of the token: the
+// native listing shows it only when asked.
+func (l *List) HideHMAC() {
+	l.noHMAC = true
+	for i := range l.Tokens {
+		l.Tokens[i].HMAC = ""
+	}
 }
 
 // WriteApache prints what follows DescribeCall.
@@ -107,15 +119,23 @@ func (l *List) WriteApache(w io.Writer) error {
 }
 
 // Header implements output.Tabular.
-func (l *List) Header() []string { return header }
+func (l *List) Header() []string { return l.cut(header) }
 
 // Rows implements output.Tabular.
 func (l *List) Rows() [][]string {
 	rows := make([][]string, len(l.Tokens))
 	for i, t := range l.Tokens {
-		rows[i] = t.row()
+		rows[i] = l.cut(t.row())
 	}
 	return rows
+}
+
+// cut leaves out the HMAC column (the second) when the HMACs are hidden.
+func (l *List) cut(row []string) []string {
+	if !l.noHMAC {
+		return row
+	}
+	return append([]string{row[0]}, row[2:]...)
 }
 
 var header = []string{"TOKEN ID", "HMAC", "OWNER", "REQUESTER", "RENEWERS", "ISSUED", "EXPIRES", "MAX"}

@@ -251,6 +251,16 @@ func TestTokenAuthenticates(t *testing.T) {
 				d := tool(t, append([]string{"--describe", "--owner-principal", "User:admin", "-o", "json"}, admin...)...)
 				return d.Code == 0 && strings.Contains(d.Stdout, `{"token_id":"`+tok.ID+`","hmac":"`+tok.HMAC+`","owner":"User:admin"`), d.String()
 			})
+			// kbox delegation-tokens list: every token, the HMAC only
+			// when asked for.
+			l := kbox(t, append([]string{"delegation-tokens", "list", "-o", "json"}, admin...)...)
+			if l.Code != 0 || !strings.Contains(l.Stdout, `{"token_id":"`+tok.ID+`","owner":"User:admin"`) || strings.Contains(l.Stdout, `"hmac"`) {
+				t.Errorf("list -o json: %s", l)
+			}
+			l = kbox(t, append([]string{"delegation-tokens", "list", "--owner", "User:admin", "--show-hmac"}, admin...)...)
+			if l.Code != 0 || !strings.Contains(l.Stdout, tok.ID) || !strings.Contains(l.Stdout, tok.HMAC) {
+				t.Errorf("list --show-hmac: %s", l)
+			}
 			props := tokenProps(t, c.mech, tok.ID, tok.HMAC, true)
 			topic := "dt-" + strings.ToLower(c.mech)
 			if r := kbox(t, "kafka-topics", "--bootstrap-server", cluster.Bootstrap, "--command-config", props, "--create", "--topic", topic, "--partitions", "1"); r.Code != 0 {
