@@ -137,12 +137,14 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if err != nil {
 		return report(f, "", fail(err.Error()))
 	}
-	if oGiven && !s.Has("create") && !s.Has("describe") {
+	format := output.Apache // --renew and --expire print Apache's line only
+	switch {
+	case s.Has("create") || s.Has("describe"):
+		if format, err = f.Output(out, formats); err != nil {
+			return err
+		}
+	case oGiven:
 		return cmdutil.FlagErrorf("-o/--output goes with --create or --describe")
-	}
-	format, err := f.Output(out, formats)
-	if err != nil {
-		return err
 	}
 	bs, cc, err := tool.ConnArgs(s)
 	if err != nil {

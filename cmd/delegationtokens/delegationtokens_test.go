@@ -82,6 +82,13 @@ func TestOutputFlag(t *testing.T) {
 	if r.Code != 2 || !strings.Contains(r.Stderr, "-o/--output goes with --create or --describe") || strings.Contains(r.Stderr+r.Stdout, "c2VjcmV0") {
 		t.Errorf("renew -o json: %d %q %q", r.Code, r.Stdout, r.Stderr)
 	}
+	// KBOX_OUTPUT (which counts under the native name) leaves --renew alone:
+	// it gets as far as the connection.
+	r = cmdtest.Run(t, cmdtest.Options{Cmd: Run, Invoked: "kbox delegation-tokens", Env: map[string]string{"KBOX_OUTPUT": "json"}},
+		"--renew", "--hmac", "YWJj", "--renew-time-period", "1", "--bootstrap-server", "127.0.0.1:1", "--command-config", cc)
+	if r.Code != 1 || r.Stdout != "Calling renew token operation with hmac :YWJj , renew-time-period :1\n" || !strings.Contains(r.Stderr, "127.0.0.1:1") {
+		t.Errorf("renew under KBOX_OUTPUT=json: %d %q %q", r.Code, r.Stdout, r.Stderr)
+	}
 	r = runArgs(t, "--describe", "--bootstrap-server", "x:1", "--command-config", cc, "-o", "csv")
 	if r.Code == 0 || !strings.Contains(r.Stderr, `unknown output format "csv"`) {
 		t.Errorf("describe -o csv: %d %q %q", r.Code, r.Stdout, r.Stderr)
