@@ -25,12 +25,15 @@
 //     with one line (kbox: error: ...), where the Java admin client retries
 //     until its API timeout; an unusable bootstrap list is kbox's message,
 //     not "Failed to create new KafkaAdminClient".
-//   - Like Apache, --describe without --owner-principal sends an empty
-//     owner list, which the broker answers with no token ("Total number of
-//     tokens : 0"), whatever the caller owns: name the owner.
 //
-// -o (a kbox option, with --create and --describe only) prints the result
-// alone: the "Calling ..." lines are Apache's text and not part of it.
+// Not a difference: like Apache's, --describe without --owner-principal
+// sends an empty owner list, which the broker answers with no token
+// ("Total number of tokens : 0") whatever the caller owns; kbox
+// delegation-tokens list sends none (null) and gets every token.
+//
+// -o (a kbox option, with --create and --describe only; with --renew or
+// --expire it is a usage error, exit 2) prints the result alone: the
+// "Calling ..." lines are Apache's text and not part of it.
 package delegationtokens
 
 import (
