@@ -157,18 +157,23 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if a.err != nil {
 		return report(f, a.call, a.err)
 	}
+	// Apache makes its admin client (the properties checked), prints the
+	// "Calling ..." line, then sends: a client, the line, the connection.
 	conn, err := f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc})
 	if err != nil {
 		return err
 	}
-	if format == output.Apache {
-		io.WriteString(f.IO.Out, a.call)
-	}
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	cl, err := f.Client(conn, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
+	if format == output.Apache {
+		io.WriteString(f.IO.Out, a.call)
+	}
+	if err := cl.Connect(ctx); err != nil {
+		return err
+	}
 	res, err := a.run(ctx, cl.Client)
 	var te *dtokens.Error
 	switch {

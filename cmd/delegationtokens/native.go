@@ -55,11 +55,7 @@ The HMAC, the token's password, is left out unless --show-hmac.`,
 				ps = append(ps, p)
 			}
 			ctx := cmdutil.Context(cmd)
-			c, err := conn.Connection(f, nil)
-			if err != nil {
-				return err
-			}
-			cl, err := f.ConnectedClient(ctx, c, kafka.Admin, kafka.Options{})
+			cl, err := conn.Connect(ctx, f, kafka.Admin, kafka.Options{})
 			if err != nil {
 				return err
 			}
