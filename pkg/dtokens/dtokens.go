@@ -70,6 +70,14 @@ func (e *Error) Error() string {
 	return javaerr.String(e.Code, msg)
 }
 
+// expiry is a renewal's or expiry's answer: the new expiry time.
+func expiry(code int16, ms int64) (time.Time, error) {
+	if err := check(code); err != nil {
+		return time.Time{}, err
+	}
+	return time.UnixMilli(ms).UTC(), nil
+}
+
 func check(code int16) error {
 	if code != 0 {
 		return &Error{Code: code}
@@ -134,10 +142,7 @@ func Renew(ctx context.Context, cl *kgo.Client, hmac []byte, periodMs int64) (ti
 	if err != nil {
 		return time.Time{}, err
 	}
-	if err := check(resp.ErrorCode); err != nil {
-		return time.Time{}, err
-	}
-	return time.UnixMilli(resp.ExpiryTimestamp).UTC(), nil
+	return expiry(resp.ErrorCode, resp.ExpiryTimestamp)
 }
 
 // Expire sets the token of hmac to expire periodMs from now (a negative
@@ -150,10 +155,7 @@ func Expire(ctx context.Context, cl *kgo.Client, hmac []byte, periodMs int64) (t
 	if err != nil {
 		return time.Time{}, err
 	}
-	if err := check(resp.ErrorCode); err != nil {
-		return time.Time{}, err
-	}
-	return time.UnixMilli(resp.ExpiryTimestamp).UTC(), nil
+	return expiry(resp.ErrorCode, resp.ExpiryTimestamp)
 }
 
 // Describe lists the tokens of owners the broker lets the caller see. nil
