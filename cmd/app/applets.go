@@ -14,6 +14,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/consoleproducer"
 	"github.com/kboxdev/kbox/cmd/consumergroups"
 	"github.com/kboxdev/kbox/cmd/consumerperf"
+	"github.com/kboxdev/kbox/cmd/delegationtokens"
 	"github.com/kboxdev/kbox/cmd/deleterecords"
 	"github.com/kboxdev/kbox/cmd/dumplog"
 	"github.com/kboxdev/kbox/cmd/e2elatency"
@@ -58,6 +59,7 @@ var applets = []cmdutil.Applet{
 	cluster.Applet, brokerapiversions.Applet, kafkagroups.Applet,
 	replicaverification.Applet,
 	clientmetrics.Applet,
+	delegationtokens.Applet,
 	// Native groups and commands (`kbox Alias`).
 	perf.Applet,
 	profile.Applet,
