@@ -89,7 +89,7 @@ func newParser() *argparse.Parser {
 	dis.Add(argparse.Arg{Flags: []string{"--dry-run"}, Type: argparse.StoreTrue, Help: "Perform a dry-run of this disable operation."})
 	vm := subs.Add("version-mapping", "Look up the corresponding features for a given metadata version. Using the command with no --release-version  argument will return the mapping for the latest stable metadata version")
 	vm.Add(argparse.Arg{Flags: []string{"--release-version"}, Help: "The release version to use for the corresponding feature mapping. The minimum is " +
-		features.LevelName(features.MetadataFeature, 7) + "; the default is " + features.LevelName(features.MetadataFeature, features.LatestProduction)})
+		features.LevelName(features.MetadataFeature, 7) + "; the default is " + features.DefaultRelease()})
 	fd := subs.Add("feature-dependencies", "Look up dependencies for a given feature version. If the feature is not known or the version not yet defined, an error is thrown. Multiple features can be specified.")
 	fd.Add(argparse.Arg{Flags: []string{"--feature"}, Type: argparse.Append, Required: true, Help: "The feature and version to look up dependencies for, in feature=version format. For example: `metadata.version=5`."})
 	return p
@@ -140,7 +140,10 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	switch cmd {
 	case "version-mapping":
-		rv, _ := ns.String("release_version")
+		rv, ok := ns.String("release_version")
+		if !ok {
+			rv = features.DefaultRelease()
+		}
 		if err := features.VersionMapping(f.IO.Out, rv); err != nil {
 			return fail(f, err.Error())
 		}

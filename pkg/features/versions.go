@@ -160,13 +160,14 @@ func javaSplitDot(s string) []string {
 	return parts
 }
 
-// VersionMapping writes version-mapping's lines for release (the
-// latest production version when ""): metadata.version's level, then each
-// production feature's default level.
+// DefaultRelease is version-mapping's default: the latest production
+// metadata version's name.
+func DefaultRelease() string { return LevelName(MetadataFeature, LatestProduction) }
+
+// VersionMapping writes version-mapping's lines for release:
+// metadata.version's level, then each production feature's default
+// level.
 func VersionMapping(w io.Writer, release string) error {
-	if release == "" {
-		release = LevelName(MetadataFeature, LatestProduction)
-	}
 	mv, err := ParseMetadataVersion(release)
 	if err != nil {
 		return err
