@@ -167,3 +167,25 @@ func TestApply(t *testing.T) {
 		t.Errorf("disable: %d %q", failed, b.String())
 	}
 }
+
+func broker(min, max, finalized int16, epoch int64) *Metadata {
+	return &Metadata{Supported: map[string]Range{MetadataFeature: {min, max}}, Finalized: map[string]int16{MetadataFeature: finalized}, Epoch: &epoch}
+}
+
+// The finalized level is the newest epoch's; the supported max the
+// lowest of the brokers' maximums; disagreement and an available upgrade
+// are flagged.
+func TestMetadataVersionStatus(t *testing.T) {
+	if s := MetadataVersionStatus(map[int32]*Metadata{1: {Supported: map[string]Range{}}}); s != nil {
+		t.Errorf("no metadata.version: %+v", s)
+	}
+	s := MetadataVersionStatus(map[int32]*Metadata{1: broker(7, 33, 33, 10), 2: broker(7, 33, 33, 10)})
+	if s.Summary != "4.4-IV2" || s.UpgradeAvailable || s.BrokersDisagree || len(s.Brokers) != 2 {
+		t.Errorf("agreeing: %+v", s)
+	}
+	s = MetadataVersionStatus(map[int32]*Metadata{3: broker(7, 33, 29, 10), 1: broker(7, 30, 27, 5), 2: broker(7, 33, 29, 10)})
+	want := "4.2-IV1 (upgrade available: 4.3-IV0); brokers disagree: 1: 3.3-IV3..4.3-IV0, 2: 3.3-IV3..4.4-IV2, 3: 3.3-IV3..4.4-IV2"
+	if s.Summary != want || !s.UpgradeAvailable || !s.BrokersDisagree || s.SupportedMax != 30 || s.Finalized != 29 {
+		t.Errorf("disagreeing: %+v\nwant %q", s, want)
+	}
+}

@@ -322,6 +322,12 @@ type clusterStatus struct {
 	Problems                     []string       `json:"problems"`
 	Error                        *string        `json:"error"`
 	Controller                   *int32         `json:"controller"`
+	MetadataVersion              *struct {
+		Summary          string            `json:"summary"`
+		Brokers          []json.RawMessage `json:"brokers"`
+		BrokersDisagree  bool              `json:"brokers_disagree"`
+		UpgradeAvailable bool              `json:"upgrade_available"`
+	} `json:"metadata_version"`
 	BrokersUp                    int            `json:"brokers_up"`
 	BrokersExpected              int            `json:"brokers_expected"`
 	UnderReplicatedPartitions    int            `json:"under_replicated_partitions"`
@@ -457,6 +463,10 @@ func TestStatusTwoClustersOneBrokerStopped(t *testing.T) {
 	}
 	if !real.Reachable || real.BrokersUp != 3 || real.BrokersExpected != 3 || real.Controller == nil || real.OfflinePartitions != 0 {
 		t.Fatalf("real: %+v", real)
+	}
+	// The test bed formats at Apache 4.4's latest metadata version.
+	if mv := real.MetadataVersion; mv == nil || mv.Summary != "4.4-IV2" || len(mv.Brokers) != 3 || mv.BrokersDisagree || mv.UpgradeAvailable {
+		t.Fatalf("real: metadata version %+v", mv)
 	}
 	for _, b := range real.Brokers {
 		if b.DiskUsedPercent == nil || *b.DiskUsedPercent <= 0 || *b.DiskUsedPercent > 100 {
