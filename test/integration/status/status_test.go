@@ -316,13 +316,13 @@ func TestTopGroupConsumeRateAndLagTrend(t *testing.T) {
 }
 
 type clusterStatus struct {
-	Name                         string         `json:"name"`
-	Healthy                      bool           `json:"healthy"`
-	Reachable                    bool           `json:"reachable"`
-	Problems                     []string       `json:"problems"`
-	Error                        *string        `json:"error"`
-	Controller                   *int32         `json:"controller"`
-	MetadataVersion              *struct {
+	Name            string   `json:"name"`
+	Healthy         bool     `json:"healthy"`
+	Reachable       bool     `json:"reachable"`
+	Problems        []string `json:"problems"`
+	Error           *string  `json:"error"`
+	Controller      *int32   `json:"controller"`
+	MetadataVersion *struct {
 		Summary          string            `json:"summary"`
 		Brokers          []json.RawMessage `json:"brokers"`
 		BrokersDisagree  bool              `json:"brokers_disagree"`
