@@ -316,18 +316,12 @@ func TestTopGroupConsumeRateAndLagTrend(t *testing.T) {
 }
 
 type clusterStatus struct {
-	Name            string   `json:"name"`
-	Healthy         bool     `json:"healthy"`
-	Reachable       bool     `json:"reachable"`
-	Problems        []string `json:"problems"`
-	Error           *string  `json:"error"`
-	Controller      *int32   `json:"controller"`
-	MetadataVersion *struct {
-		Summary          string            `json:"summary"`
-		Brokers          []json.RawMessage `json:"brokers"`
-		BrokersDisagree  bool              `json:"brokers_disagree"`
-		UpgradeAvailable bool              `json:"upgrade_available"`
-	} `json:"metadata_version"`
+	Name                         string         `json:"name"`
+	Healthy                      bool           `json:"healthy"`
+	Reachable                    bool           `json:"reachable"`
+	Problems                     []string       `json:"problems"`
+	Error                        *string        `json:"error"`
+	Controller                   *int32         `json:"controller"`
 	BrokersUp                    int            `json:"brokers_up"`
 	BrokersExpected              int            `json:"brokers_expected"`
 	UnderReplicatedPartitions    int            `json:"under_replicated_partitions"`
@@ -337,6 +331,14 @@ type clusterStatus struct {
 	Partitions                   int            `json:"partitions"`
 	Brokers                      []brokerStatus `json:"brokers"`
 	CheckedMs                    int64          `json:"check_duration_ms"`
+	MetadataVersion              *mvStatus      `json:"metadata_version"`
+}
+
+type mvStatus struct {
+	Summary          string            `json:"summary"`
+	Brokers          []json.RawMessage `json:"brokers"`
+	BrokersDisagree  bool              `json:"brokers_disagree"`
+	UpgradeAvailable bool              `json:"upgrade_available"`
 }
 
 type brokerStatus struct {
