@@ -27,6 +27,8 @@ func TestApacheChecks(t *testing.T) {
 		{[]string{"upgrade", "--release-version", "4.4", "--feature", "x=2"}, "", "Can not specify `release-version` with other feature flags.\n", 1},
 		{[]string{"downgrade", "--release-version", "9.9"}, "", "Unknown metadata.version '9.9'. Supported metadata.version are: 3.3-IV3, 3.4-IV0, 3.5-IV0, 3.5-IV1, 3.5-IV2, 3.6-IV0, 3.6-IV1, 3.6-IV2, 3.7-IV0, 3.7-IV1, 3.7-IV2, 3.7-IV3, 3.7-IV4, 3.8-IV0, 3.9-IV0, 4.0-IV0, 4.0-IV1, 4.0-IV2, 4.0-IV3, 4.1-IV0, 4.1-IV1, 4.2-IV0, 4.2-IV1, 4.3-IV0, 4.4-IV0, 4.4-IV1, 4.4-IV2, 4.5-IV0\n", 1},
 		{[]string{"upgrade", "--metadata", "4.4", "--feature", "metadata.version=3"}, " `metadata` flag is deprecated and may be removed in a future release.\n", "Feature metadata.version was specified more than once.\n", 1},
+		{[]string{"upgrade", "--feature", " =3"}, "", "Provided feature can not be empty.\n", 1},
+		{[]string{"disable", "--feature", "a", "--feature", " "}, "", "Provided feature can not be empty.\n", 1},
 		{[]string{"describe", "--node-id", "-1"}, "", "Invalid node id -1: must be non-negative.\n", 1},
 		{[]string{"describe", "--node-id", "x"}, "", `Command line error: argument --node-id: could not convert 'x' to Integer (For input string: "x"). Type --help for help.`, 1},
 		{[]string{"--command-config", none, "describe"}, "", none + "\n", 1},

@@ -3,6 +3,7 @@ package features
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/kboxdev/kbox/pkg/features"
 )
@@ -90,6 +91,12 @@ func (in *invocation) disable(ctx context.Context) error {
 func (in *invocation) update(ctx context.Context, op string, updates []features.Update, typ features.UpgradeType) error {
 	if len(updates) == 0 {
 		return fail(in.f, "You must specify at least one feature to "+op)
+	}
+	for _, u := range updates {
+		if strings.TrimFunc(u.Feature, func(r rune) bool { return r <= ' ' }) == "" {
+			// The Java admin client's check (Utils.isBlank), before any request.
+			return fail(in.f, "Provided feature can not be empty.")
+		}
 	}
 	dry := in.ns.Bool("dry_run")
 	t, closeFn, err := in.connect(ctx)

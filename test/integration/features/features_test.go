@@ -91,6 +91,8 @@ func TestDifferential(t *testing.T) {
 		b("upgrade", "--release-version", "4.4", "--feature", "x=2"),
 		b("upgrade", "--release-version", "9.9"),
 		b("upgrade", "--metadata", "4.4", "--feature", "metadata.version=3"),
+		b("upgrade", "--feature", "=3", "--dry-run"),
+		b("disable", "--feature", " "),
 		b("describe", "--node-id", "-1"),
 		b("--command-config", filepath.Join(dir, "missing.properties"), "describe"),
 		{"--bootstrap-server", "bad", "describe"},
