@@ -238,3 +238,19 @@ func TestUnknownNode(t *testing.T) {
 		t.Errorf("%s", r)
 	}
 }
+
+// A profile that names only the controllers: the drop-in gets
+// --bootstrap-controller from it, under both names.
+func TestControllersProfile(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("current-profile: ctl\nprofiles:\n  ctl:\n    bootstrap-controllers: ["+cluster.ControllerBootstrap+"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := testbed.Runner{Config: cfg, Timeout: 60 * time.Second}
+	for _, argv := range [][]string{{kboxBin, "features", "describe"}, {filepath.Join(binDir, "kafka-features"), "--profile", "ctl", "describe"}} {
+		r := run.Exec(t, argv[0], argv[1:]...)
+		if r.Code != 0 || !strings.Contains(r.Stdout, "Feature: metadata.version                          SupportedMinVersion: 3.3-IV3") {
+			t.Errorf("%v: %s", argv, r)
+		}
+	}
+}
