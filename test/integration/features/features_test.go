@@ -254,3 +254,59 @@ func TestControllersProfile(t *testing.T) {
 		}
 	}
 }
+
+// kbox's tables of metadata versions and features (pkg/features) are
+// Apache 4.4's: version-mapping for every release name and version from
+// 3.0 to 4.9 (IV0 to IV4), and feature-dependencies for every level near
+// each feature's range, in one Apache JVM.
+func TestOfflineTables(t *testing.T) {
+	var cases [][]string
+	for major := 3; major <= 4; major++ {
+		for minor := 0; minor <= 9; minor++ {
+			rel := fmt.Sprintf("%d.%d", major, minor)
+			cases = append(cases, []string{"version-mapping", "--release-version", rel})
+			for iv := 0; iv <= 4; iv++ {
+				cases = append(cases, []string{"version-mapping", "--release-version", fmt.Sprintf("%s-IV%d", rel, iv)})
+			}
+		}
+	}
+	// The features are the ones Apache's version-mapping names.
+	latest, err := cluster.ApacheBatch("kafka-features", [][]string{{"version-mapping"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range strings.Split(strings.TrimSpace(latest[0].Stdout), "\n") {
+		name, _, _ := strings.Cut(l, "=")
+		names = append(names, name)
+	}
+	if len(names) < 5 || names[0] != "metadata.version" {
+		t.Fatalf("version-mapping: %+v", latest[0])
+	}
+	for _, name := range names {
+		top := 6
+		if name == "metadata.version" {
+			top = 40
+		}
+		for level := -1; level <= top; level++ {
+			cases = append(cases, []string{"feature-dependencies", "--feature", fmt.Sprintf("%s=%d", name, level)})
+		}
+	}
+	want, err := cluster.ApacheBatch("kafka-features", cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(binDir, "kafka-features")
+	ok := 0
+	for i, args := range cases {
+		w := want[i]
+		got := kbox(t, link, args...)
+		if got.Code != w.Code || got.Stdout != w.Stdout || got.Stderr != w.Stderr {
+			t.Errorf("%q:\nkbox   exit %d\nstdout %q\nstderr %.300q\napache exit %d\nstdout %q\nstderr %.300q", args, got.Code, got.Stdout, got.Stderr, w.Code, w.Stdout, w.Stderr)
+		}
+		if w.Code == 0 {
+			ok++
+		}
+	}
+	t.Logf("%d cases, %d answered (exit 0) by Apache", len(cases), ok)
+}
