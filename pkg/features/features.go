@@ -2,7 +2,9 @@
 // (KIP-584): what each node supports and what the cluster has finalized
 // (ApiVersions), feature updates (UpdateFeatures), and Apache 4.4's
 // offline tables of metadata versions and production features
-// (kafka-features version-mapping and feature-dependencies).
+// (kafka-features version-mapping and feature-dependencies); and the
+// finalized metadata.version against what every broker supports, as kbox
+// status and kbox ui show it (MetadataVersionStatus).
 package features
 
 import (
