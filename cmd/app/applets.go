@@ -19,6 +19,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/dumplog"
 	"github.com/kboxdev/kbox/cmd/e2elatency"
 	"github.com/kboxdev/kbox/cmd/exporter"
+	"github.com/kboxdev/kbox/cmd/features"
 	"github.com/kboxdev/kbox/cmd/getoffsets"
 	"github.com/kboxdev/kbox/cmd/kafkagroups"
 	"github.com/kboxdev/kbox/cmd/leaderelection"
@@ -53,7 +54,7 @@ var applets = []cmdutil.Applet{
 	reassignpartitions.Applet, leaderelection.Applet,
 	getoffsets.Applet, deleterecords.Applet,
 	dumplog.Applet,
-	metadataquorum.Applet,
+	metadataquorum.Applet, features.Applet,
 	configs.Applet,
 	acls.Applet,
 	cluster.Applet, brokerapiversions.Applet, kafkagroups.Applet,

@@ -61,6 +61,7 @@ const (
 	Double                // .type(Double.class): Java Double.valueOf (a float64)
 	StoreTrue             // Arguments.storeTrue(): a flag, default false
 	Help                  // Arguments.help(): print help and stop
+	Append                // Arguments.append(): each occurrence adds its value (a []string)
 )
 
 // Arg describes one optional argument.
@@ -243,7 +244,7 @@ func (n *Namespace) Int(dest string) (int64, bool) {
 	return v, ok
 }
 
-// Strings returns the values of an NArgs "+" argument.
+// Strings returns the values of an NArgs "+" or Append argument.
 func (n *Namespace) Strings(dest string) []string {
 	v, _ := n.values[dest].([]string)
 	return v
@@ -585,6 +586,11 @@ func (p *Parser) run(ns *Namespace, a *Arg, val *string) error {
 	}
 	var v any
 	switch a.Type {
+	case Append:
+		prev, _ := ns.values[a.Dest].([]string)
+		ns.values[a.Dest] = append(append([]string(nil), prev...), *val)
+		ns.given[a.Dest] = true
+		return nil
 	case Int, Long:
 		bits, tname := 32, "Integer"
 		if a.Type == Long {

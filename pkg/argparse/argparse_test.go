@@ -239,3 +239,20 @@ func TestWrapJustify(t *testing.T) {
 		t.Errorf("segments %q", segs)
 	}
 }
+
+// Arguments.append(): every occurrence adds its value, in order.
+func TestAppend(t *testing.T) {
+	p := New("t", "")
+	p.Add(Arg{Flags: []string{"--feature"}, Type: Append})
+	ns, err := p.Parse([]string{"--feature", "a=1", "--feature=b=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ns.Strings("feature"); len(got) != 2 || got[0] != "a=1" || got[1] != "b=2" {
+		t.Errorf("got %q", got)
+	}
+	ns, _ = p.Parse(nil)
+	if ns.Strings("feature") != nil || ns.Given("feature") {
+		t.Errorf("absent: %v", ns.Strings("feature"))
+	}
+}
