@@ -30,6 +30,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/schema"
 	"github.com/kboxdev/kbox/cmd/status"
 	"github.com/kboxdev/kbox/cmd/topics"
+	"github.com/kboxdev/kbox/cmd/transactions"
 	"github.com/kboxdev/kbox/cmd/ui"
 	"github.com/kboxdev/kbox/cmd/verifiableconsumer"
 	"github.com/kboxdev/kbox/cmd/verifiableproducer"
@@ -56,6 +57,7 @@ var applets = []cmdutil.Applet{
 	acls.Applet,
 	cluster.Applet, brokerapiversions.Applet, kafkagroups.Applet,
 	replicaverification.Applet,
+	transactions.Applet,
 	// Native groups and commands (`kbox Alias`).
 	perf.Applet,
 	profile.Applet,
