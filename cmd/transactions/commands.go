@@ -21,7 +21,9 @@ func writeTable(w io.Writer, header []string, rows [][]string) error {
 // listing is list's result as kbox's view.
 type listing []transactions.Listing
 
-func (l listing) Header() []string { return []string{"TRANSACTIONAL ID", "COORDINATOR", "PRODUCER ID", "STATE"} }
+func (l listing) Header() []string {
+	return []string{"TRANSACTIONAL ID", "COORDINATOR", "PRODUCER ID", "STATE"}
+}
 
 func (l listing) Rows() [][]string {
 	var rows [][]string
@@ -34,7 +36,6 @@ func (l listing) Rows() [][]string {
 // description is describe's result as kbox's view.
 type description struct {
 	*transactions.Description
-	DurationMs *int64 `json:"duration_ms"`
 }
 
 func (d description) Header() []string {

@@ -29,6 +29,9 @@ func newHangingCmd(f *cmdutil.Factory) *cobra.Command {
 		conn       cmdutil.ConnFlags
 		format     string
 		maxTimeout time.Duration
+		watch      bool
+		interval   time.Duration
+		count      int
 	)
 	cmd := &cobra.Command{
 		Use:   "hanging [--max-transaction-timeout DURATION]",
@@ -52,14 +55,27 @@ consumer groups with committed offsets on the partition (whether a group
 reads with read_committed is the client's setting, unknown to the broker),
 and the exact kafka-transactions abort command.
 
+With --watch it scans again every --interval until interrupted (or
+--count scans): a table redrawn in place on a terminal, a JSON line or a
+YAML document per scan.
+
 Exit status: 0 when nothing is hanging, 1 when something is (a verdict
-command, for scripts and alerts), 2 on a usage error.`,
+command, for scripts and alerts; with --watch, the last scan's), 2 on a
+usage error.`,
 		Example: `  kbox transactions hanging
-  kbox transactions hanging --max-transaction-timeout 5m -o json`,
+  kbox transactions hanging --max-transaction-timeout 5m -o json
+  kbox transactions hanging --watch --interval 1m`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if maxTimeout < 0 {
+			switch {
+			case maxTimeout < 0:
 				return cmdutil.FlagErrorf("--max-transaction-timeout must not be negative")
+			case interval <= 0:
+				return cmdutil.FlagErrorf("--interval must be positive")
+			case count < 0:
+				return cmdutil.FlagErrorf("--count must not be negative")
+			case !watch && (cmd.Flags().Changed("interval") || cmd.Flags().Changed("count")):
+				return cmdutil.FlagErrorf("--interval and --count need --watch")
 			}
 			c, err := conn.Connection(f, nil)
 			if err != nil {
@@ -71,25 +87,47 @@ command, for scripts and alerts), 2 on a usage error.`,
 				return err
 			}
 			defer cl.Close()
-			rep, err := transactions.Scan(ctx, cl.Client, transactions.ScanOptions{MaxTimeout: maxTimeout, Bootstrap: strings.Join(c.Bootstrap, ",")})
-			if err != nil {
-				return cl.Explain(err)
+			o := transactions.ScanOptions{MaxTimeout: maxTimeout, Bootstrap: strings.Join(c.Bootstrap, ",")}
+			frames := output.NewFrames(f.IO, output.Format(format))
+			frames.Gap = true
+			for n := 1; ; n++ {
+				rep, err := transactions.Scan(ctx, cl.Client, o)
+				if err != nil {
+					if ctx.Err() != nil {
+						return nil
+					}
+					return cl.Explain(err)
+				}
+				text := func(io.Writer) error { return writeHanging(f.IO, rep) }
+				switch {
+				case watch:
+					err = frames.Print(rep, text)
+				case output.Format(format) == output.Table:
+					err = text(nil)
+				default:
+					err = output.Print(f.IO, output.Format(format), rep)
+				}
+				if err != nil {
+					return err
+				}
+				if !watch || n == count {
+					if len(rep.Hanging) > 0 {
+						return cmdutil.Exit(1)
+					}
+					return nil
+				}
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(interval):
+				}
 			}
-			if output.Format(format) == output.Table {
-				err = writeHanging(f.IO, rep)
-			} else {
-				err = output.Print(f.IO, output.Format(format), rep)
-			}
-			if err != nil {
-				return err
-			}
-			if len(rep.Hanging) > 0 {
-				return cmdutil.Exit(1)
-			}
-			return nil
 		},
 	}
 	cmd.Flags().DurationVar(&maxTimeout, "max-transaction-timeout", 0, "report every open transaction idle for longer than this (e.g. 5m), whatever its coordinator says")
+	cmd.Flags().BoolVarP(&watch, "watch", "w", false, "scan again every --interval until interrupted")
+	cmd.Flags().DurationVar(&interval, "interval", 30*time.Second, "time between two scans with --watch")
+	cmd.Flags().IntVar(&count, "count", 0, "with --watch, stop after this many scans (0: until interrupted)")
 	conn.Register(cmd, true)
 	cmdutil.AddOutputFlag(f, cmd, &format, nativeFormats)
 	return cmd
@@ -120,4 +158,3 @@ func writeHanging(s *output.IOStreams, rep *transactions.Report) error {
 	_, err := io.WriteString(s.Out, b.String())
 	return err
 }
-

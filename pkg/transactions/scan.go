@@ -39,7 +39,7 @@ type Hanging struct {
 	ProducerEpoch    int32  `json:"producer_epoch"`
 	CoordinatorEpoch int32  `json:"coordinator_epoch"`
 	StartOffset      int64  `json:"start_offset"`
-	LastTimestamp    int64  `json:"last_timestamp"`
+	LastTimestamp    int64  `json:"last_timestamp_ms"`
 	OpenMs           int64  `json:"open_ms"` // now minus the producer's last write
 	// Coordinator is what the transaction coordinator knows of it:
 	// "untracked" (no transactional id for the producer, or the

@@ -138,14 +138,17 @@ func List(ctx context.Context, cl *kgo.Client, o ListOptions) (map[int32][]Listi
 
 // Description is DescribeTransactions' answer for one transactional id.
 type Description struct {
-	Coordinator     int32       `json:"coordinator"`
-	TransactionalID string      `json:"transactional_id"`
-	ProducerID      int64       `json:"producer_id"`
-	ProducerEpoch   int16       `json:"producer_epoch"`
-	State           string      `json:"state"`
-	TimeoutMs       int32       `json:"timeout_ms"`
-	StartTimeMs     *int64      `json:"start_time_ms"` // nil: no transaction started
-	Partitions      []Partition `json:"partitions"`    // in Java's HashSet order
+	Coordinator     int32  `json:"coordinator"`
+	TransactionalID string `json:"transactional_id"`
+	ProducerID      int64  `json:"producer_id"`
+	ProducerEpoch   int16  `json:"producer_epoch"`
+	State           string `json:"state"`
+	TimeoutMs       int32  `json:"timeout_ms"`
+	StartTimeMs     *int64 `json:"start_time_ms"` // nil: no transaction started
+	// DurationMs is the time since the start when the caller set it
+	// (describe: now minus StartTimeMs).
+	DurationMs *int64      `json:"duration_ms"`
+	Partitions []Partition `json:"partitions"` // in Java's HashSet order
 }
 
 // Describe asks the transactional ids' coordinators to describe them. A
@@ -208,7 +211,7 @@ type Producer struct {
 	ProducerID       int64 `json:"producer_id"`
 	ProducerEpoch    int32 `json:"producer_epoch"`
 	LastSequence     int32 `json:"last_sequence"`
-	LastTimestamp    int64 `json:"last_timestamp"`
+	LastTimestamp    int64 `json:"last_timestamp_ms"`
 	CoordinatorEpoch int32 `json:"coordinator_epoch"` // -1: none
 	// TxnStartOffset is the first offset of its open transaction, -1
 	// when none is open.
