@@ -609,7 +609,7 @@ func (p *Parser) run(ns *Namespace, a *Arg, val *string) error {
 	case Short:
 		n, err := javafmt.ParseInt(*val, 32)
 		if err == nil && (n < -32768 || n > 32767) {
-			err = fmt.Errorf("Value out of range. Value:\"%s\" Radix:10", *val)
+			err = &javafmt.NumberFormatError{Msg: `Value out of range. Value:"` + *val + `" Radix:10`}
 		}
 		if err != nil {
 			return argError(a, "could not convert '%s' to Short (%s)", *val, err.Error())
