@@ -136,8 +136,11 @@ usage error.`,
 // writeHanging prints the report's table, then per transaction what it
 // blocks and its abort command.
 func writeHanging(s *output.IOStreams, rep *transactions.Report) error {
+	for _, sk := range rep.Skipped {
+		fmt.Fprintf(s.ErrOut, "warning: %s-%d not scanned: %s\n", sk.Topic, sk.Partition, sk.Error)
+	}
 	if len(rep.Hanging) == 0 {
-		_, err := fmt.Fprintf(s.Out, "No hanging transactions (%d partitions scanned, %d open transactions).\n", rep.Partitions, rep.Open)
+		_, err := fmt.Fprintf(s.Out, "No hanging transactions (%d partitions scanned, %d open transactions).\n", rep.Partitions-len(rep.Skipped), rep.Open)
 		return err
 	}
 	if err := output.Print(s, output.Table, rep); err != nil {

@@ -129,18 +129,33 @@ func hasReplica(replicas []int32, id int32) bool {
 // openTransactions describes the producers of parts in batches (on
 // broker, else on the leaders) and returns the open transactions idle for
 // more than idleMs (now minus the producer's last timestamp), in the
-// order Apache's tool finds them.
-func openTransactions(ctx context.Context, cl *kgo.Client, parts []Partition, broker *int32, idleMs int64, now func() time.Time) ([]Producer, error) {
+// order Apache's tool finds them. With skip, a partition that cannot be
+// described is left out (listed in the second result) instead of failing
+// the search.
+func openTransactions(ctx context.Context, cl *kgo.Client, parts []Partition, broker *int32, idleMs int64, now func() time.Time, skip bool) ([]Producer, []Skipped, error) {
 	var out []Producer
+	var skipped []Skipped
 	for i := 0; i < len(parts); i += maxBatch {
 		batch := parts[i:min(i+maxBatch, len(parts))]
-		states, err := DescribeProducers(ctx, cl, batch, broker)
+		var states map[Partition][]Producer
+		var err error
+		if skip {
+			var failed map[Partition]error
+			states, failed, err = describeProducers(ctx, cl, batch, broker)
+			for _, p := range batch {
+				if e := failed[p]; e != nil {
+					skipped = append(skipped, Skipped{Topic: p.Topic, Partition: p.Partition, Error: e.Error()})
+				}
+			}
+		} else {
+			states, err = DescribeProducers(ctx, cl, batch, broker)
+		}
 		if err != nil {
 			on := "Optional.empty"
 			if broker != nil {
 				on = fmt.Sprintf("Optional[%d]", *broker)
 			}
-			return nil, step(err, "Failed to describe producers for %d partitions on broker %s", len(batch), on)
+			return nil, nil, step(err, "Failed to describe producers for %d partitions on broker %s", len(batch), on)
 		}
 		nowMs := now().UnixMilli()
 		for _, p := range javafmt.HashOrdered(batch, Partition.javaHash, len(batch)) {
@@ -151,7 +166,7 @@ func openTransactions(ctx context.Context, cl *kgo.Client, parts []Partition, br
 			}
 		}
 	}
-	return out, nil
+	return out, skipped, nil
 }
 
 // transactionalIDs maps producer ids to their transactional ids
@@ -210,7 +225,7 @@ func FindHanging(ctx context.Context, cl *kgo.Client, sc Scope, maxTimeout time.
 	if err != nil {
 		return nil, err
 	}
-	cands, err := openTransactions(ctx, cl, parts, sc.Broker, maxTimeout.Milliseconds(), now)
+	cands, _, err := openTransactions(ctx, cl, parts, sc.Broker, maxTimeout.Milliseconds(), now, false)
 	if err != nil || len(cands) == 0 {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ func TestJSONGoldens(t *testing.T) {
 			LastStableOffset: 1, HighWatermark: 3, RecordsBehind: 2, Groups: []string{},
 			AbortCommand: "kafka-transactions --bootstrap-server 127.0.0.1:9092 abort --topic ghosts --partition 0 --start-offset 1",
 			Reason:       "no coordinator tracks it"},
-	}})
+	}, Skipped: []Skipped{{Topic: "offline", Partition: 3, Error: "This server is not the leader for that topic-partition."}}})
 	golden.JSON(t, "list.json.golden", []Listing{{TransactionalID: "stuck-app", Coordinator: 1, ProducerID: 1000, State: "Ongoing"}})
 	golden.JSON(t, "describe.json.golden", &Description{Coordinator: 1, TransactionalID: "stuck-app", ProducerID: 1000, ProducerEpoch: 0,
 		State: "Ongoing", TimeoutMs: 600000, StartTimeMs: &start, DurationMs: &dur, Partitions: []Partition{{"orders", 0}}})

@@ -64,6 +64,16 @@ type Report struct {
 	Partitions int       `json:"partitions_scanned"`
 	Open       int       `json:"open_transactions"`
 	Hanging    []Hanging `json:"hanging"`
+	// Skipped are the partitions whose leader could not describe their
+	// producers (no leader, an error): a transaction there is not seen.
+	Skipped []Skipped `json:"skipped"`
+}
+
+// Skipped is a partition the scan could not look at.
+type Skipped struct {
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Error     string `json:"error"`
 }
 
 // Header implements output.Tabular.
@@ -103,11 +113,14 @@ func Scan(ctx context.Context, cl *kgo.Client, o ScanOptions) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	open, err := openTransactions(ctx, cl, parts, nil, -1<<62, now)
+	open, skipped, err := openTransactions(ctx, cl, parts, nil, -1<<62, now, true)
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Partitions: len(parts), Open: len(open), Hanging: []Hanging{}}
+	if skipped == nil {
+		skipped = []Skipped{}
+	}
+	rep := &Report{Partitions: len(parts), Open: len(open), Hanging: []Hanging{}, Skipped: skipped}
 	if len(open) == 0 {
 		return rep, nil
 	}

@@ -233,8 +233,23 @@ func (e *ProducersError) Unwrap() error { return e.Err }
 // DescribeProducers describes the active producers of the partitions, on
 // their leaders, or on broker when it is not nil. The producers are per
 // partition, in the broker's order; a partition's failure is a
-// *ProducersError.
+// *ProducersError (the first one, in the order of parts).
 func DescribeProducers(ctx context.Context, cl *kgo.Client, parts []Partition, broker *int32) (map[Partition][]Producer, error) {
+	out, failed, err := describeProducers(ctx, cl, parts, broker)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		if e := failed[p]; e != nil {
+			return nil, &ProducersError{Partition: p, Err: e}
+		}
+	}
+	return out, nil
+}
+
+// describeProducers is DescribeProducers with each partition's failure
+// apart: a failed request to one leader fails its partitions only.
+func describeProducers(ctx context.Context, cl *kgo.Client, parts []Partition, broker *int32) (map[Partition][]Producer, map[Partition]error, error) {
 	req := kmsg.NewPtrDescribeProducersRequest()
 	byTopic := map[string]int{}
 	for _, p := range parts {
@@ -248,31 +263,38 @@ func DescribeProducers(ctx context.Context, cl *kgo.Client, parts []Partition, b
 		}
 		req.Topics[i].Partitions = append(req.Topics[i].Partitions, p.Partition)
 	}
+	out, failed := map[Partition][]Producer{}, map[Partition]error{}
 	var resps []kmsg.Response
 	if broker != nil {
 		r, err := cl.Broker(int(*broker)).Request(ctx, req)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		resps = append(resps, r)
 	} else {
 		for _, s := range cl.RequestSharded(ctx, req) {
-			if s.Err != nil {
-				return nil, shardError(s.Err)
+			if s.Err == nil {
+				resps = append(resps, s.Resp)
+				continue
 			}
-			resps = append(resps, s.Resp)
+			err := shardError(s.Err)
+			var ae *APIError
+			if !errors.As(err, &ae) || s.Req == nil {
+				return nil, nil, err
+			}
+			for _, t := range s.Req.(*kmsg.DescribeProducersRequest).Topics {
+				for _, p := range t.Partitions {
+					failed[Partition{t.Topic, p}] = err
+				}
+			}
 		}
 	}
-	out := map[Partition][]Producer{}
-	var firstErr error
 	for _, r := range resps {
 		for _, t := range r.(*kmsg.DescribeProducersResponse).Topics {
 			for _, rp := range t.Partitions {
 				p := Partition{t.Topic, rp.Partition}
 				if err := apiError(rp.ErrorCode, rp.ErrorMessage); err != nil {
-					if firstErr == nil {
-						firstErr = &ProducersError{Partition: p, Err: err}
-					}
+					failed[p] = err
 					continue
 				}
 				ps := []Producer{}
@@ -284,15 +306,12 @@ func DescribeProducers(ctx context.Context, cl *kgo.Client, parts []Partition, b
 			}
 		}
 	}
-	if firstErr != nil {
-		return nil, firstErr
-	}
 	for _, p := range parts {
-		if _, ok := out[p]; !ok {
-			return nil, &ProducersError{Partition: p, Err: apiError(int16(kerr.UnknownTopicOrPartition.Code), nil)}
+		if _, ok := out[p]; !ok && failed[p] == nil {
+			failed[p] = apiError(kerr.UnknownTopicOrPartition.Code, nil)
 		}
 	}
-	return out, nil
+	return out, failed, nil
 }
 
 // AbortSpec names the transaction to abort on one partition (Java's

@@ -95,6 +95,12 @@ func TestOpenTransaction(t *testing.T) {
 		t.Errorf("unknown topic: %v", err)
 	}
 
+	// The scan's way: a partition that fails is skipped, not fatal.
+	open, skipped, err := openTransactions(ctx, plain, []Partition{{"nope", 0}, tp}, nil, -1, time.Now, true)
+	if err != nil || len(open) != 1 || len(skipped) != 1 || skipped[0] != (Skipped{"nope", 0, "This server does not host this topic-partition."}) {
+		t.Errorf("skipping: %v %v %v", open, skipped, err)
+	}
+
 	// Apache's find-hanging: the coordinator lists the partition, so it
 	// is not hanging.
 	found, err := FindHanging(ctx, plain, Scope{Topic: "t"}, 0, func() time.Time { return time.Now().Add(time.Minute) })
