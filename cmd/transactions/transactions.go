@@ -34,6 +34,16 @@
 // The drop-in's parser takes Apache's options plus a hidden -o (json,
 // yaml or table) after list, describe, describe-producers and
 // find-hanging: the same result as kbox's report.
+//
+// kbox transactions hanging differs from find-hanging on purpose: it
+// scans every partition at once (find-hanging needs a broker or a topic),
+// and it also reports a transaction its coordinator still tracks but that
+// is open longer than its own transaction timeout (or than
+// --max-transaction-timeout, a Go duration), which find-hanging never
+// does. Groups are named when they have committed offsets on a blocked
+// partition: whether they read with read_committed is a client setting
+// the broker does not know. It is a verdict: exit 0 when nothing is
+// hanging, 1 when something is (with --watch, the last scan's).
 package transactions
 
 import (
