@@ -433,4 +433,20 @@ func TestUntrackedTransaction(t *testing.T) {
 	if got := readCommitted(t, "ghosts", 2, 30*time.Second); strings.Join(got, ",") != "g-0,g-after" {
 		t.Errorf("read_committed after the abort: %v", got)
 	}
+	// Apache's abort --start-offset on another such transaction: the
+	// same empty answer, and the scan finds nothing left.
+	createTopic(t, "ghosts2", 1)
+	if _, _, err := openUntracked("ghost2", "ghosts2"); err != nil {
+		t.Fatal(err)
+	}
+	if rep, r := hanging(t, "--max-transaction-timeout", "1ms"); r.Code != 1 || len(rep.Hanging) != 1 || rep.Hanging[0].Topic != "ghosts2" {
+		t.Errorf("hanging before Apache's abort: %s", r)
+	}
+	out, errs, code, err := cluster.Apache(nil, "kafka-transactions", b("abort", "--topic", "ghosts2", "--partition", "0", "--start-offset", "0")...)
+	if err != nil || code != 0 || out != "" || errs != "" {
+		t.Errorf("Apache's abort: %v exit %d %q %q", err, code, out, errs)
+	}
+	if rep, r := hanging(t, "--max-transaction-timeout", "1ms"); r.Code != 0 || len(rep.Hanging) != 0 {
+		t.Errorf("hanging after Apache's abort: %s", r)
+	}
 }
