@@ -195,7 +195,7 @@ func (in *invocation) findHanging(ctx context.Context) error {
 
 func (in *invocation) forceTerminate(ctx context.Context) error {
 	id, _ := in.ns.String("transactionalId")
-	if err := transactions.ForceTerminate(ctx, in.client.Client, id, 30000); err != nil {
+	if err := transactions.ForceTerminate(ctx, in.client.Client, id, in.requestTimeoutMs); err != nil {
 		return in.fail("Failed to force terminate transactionalId `"+id+"`", err)
 	}
 	return nil

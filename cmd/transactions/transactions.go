@@ -26,6 +26,9 @@
 //   - The log4j ERROR line Apache's admin client prints before "Failed to
 //     list transactions" (a pattern the broker refuses) carries kbox's
 //     time and client id adminclient-1.
+//   - describe-producers --broker-id of a broker that is not in the
+//     cluster fails at once (kbox: error: broker 7: unknown broker),
+//     where Apache's admin client waits for the node until its timeout.
 //   - find-hanging's rows are in Apache's order (producer ids as a Java
 //     HashMap iterates them); partitions of one producer found in one
 //     batch follow a Java HashMap<TopicPartition> of the batch's size,
@@ -52,6 +55,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/kboxdev/kbox/cmd/cmdutil"
@@ -137,6 +141,9 @@ type invocation struct {
 	ns     *argparse.Namespace
 	format output.Format
 	client *kafka.Client
+	// requestTimeoutMs is the admin client's request.timeout.ms (the
+	// transaction timeout forceTerminateTransaction asks for).
+	requestTimeoutMs int32
 }
 
 // Run is kafka-transactions.
@@ -245,6 +252,12 @@ func (in *invocation) connect(ctx context.Context, bs, cc string) error {
 		return err
 	}
 	in.client = cl
+	in.requestTimeoutMs = 30000
+	if v, ok := conn.Props.Get("request.timeout.ms"); ok {
+		if n, err := strconv.ParseInt(v, 10, 32); err == nil && n > 0 {
+			in.requestTimeoutMs = int32(n)
+		}
+	}
 	return nil
 }
 

@@ -124,6 +124,9 @@ func TestOnKfake(t *testing.T) {
 	if r := run("abort", "--topic", "t", "--partition", "0", "--start-offset", "5"); r.Code != 1 || r.Stderr != "Could not find any open transactions starting at offset 5 on partition t-0\n" {
 		t.Errorf("abort at 5: %s", r.Stderr)
 	}
+	if r := run("describe-producers", "--topic", "t", "--partition", "0", "--broker-id", "7"); r.Code != 1 || !strings.Contains(r.Stderr, "broker 7: unknown broker") {
+		t.Errorf("describe-producers on broker 7: %d %q", r.Code, r.Stderr)
+	}
 	var ps []map[string]any
 	if r := run("describe-producers", "--topic", "t", "--partition", "0", "-o", "json"); r.Code != 0 || json.Unmarshal([]byte(r.Stdout), &ps) != nil || len(ps) != 1 || ps[0]["txn_start_offset"] != 0.0 {
 		t.Errorf("describe-producers -o json: %s", r.Stdout+r.Stderr)
@@ -147,4 +150,13 @@ func TestOnKfake(t *testing.T) {
 	if r := native("--watch", "--interval", "10ms", "--count", "2", "-o", "json"); r.Code != 0 || strings.Count(r.Stdout, "\n") != 2 {
 		t.Errorf("--watch --count 2: %d %q", r.Code, r.Stdout)
 	}
+	// forceTerminateTransaction fences the id, which ends the
+	// transaction: prints nothing.
+	if r := run("forceTerminateTransaction", "--transactionalId", "app"); r.Code != 0 || r.Stdout+r.Stderr != "" {
+		t.Errorf("forceTerminateTransaction: %d %q", r.Code, r.Stdout+r.Stderr)
+	}
+	cmdtest.Eventually(t, 10*time.Second, func() (bool, string) {
+		r := native("--max-transaction-timeout", "1ms")
+		return r.Code == 0, r.Stdout + r.Stderr
+	})
 }

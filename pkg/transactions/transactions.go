@@ -268,7 +268,7 @@ func describeProducers(ctx context.Context, cl *kgo.Client, parts []Partition, b
 	if broker != nil {
 		r, err := cl.Broker(int(*broker)).Request(ctx, req)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, fmt.Errorf("broker %d: %w", *broker, err)
 		}
 		resps = append(resps, r)
 	} else {
