@@ -8,7 +8,7 @@ LDFLAGS := -s -w -X $(PKG)/cmd/app.Version=$(VERSION) -X $(PKG)/cmd/app.Commit=$
 # Integration tests start real Kafka brokers; give them room but bound them.
 IT_TIMEOUT ?= 70m
 
-.PHONY: all build test test-unit test-integration soak lint install deps-integration clean demo bench bench-sweep bench-verify bench-mem bench-groups bench-console bench-reassign bench-ui bench-ui-messages bench-exporter bench-status bench-replicas dist perf-docs
+.PHONY: all build test test-unit test-integration soak lint install deps-integration clean demo bench bench-sweep bench-verify bench-mem bench-groups bench-console bench-reassign bench-ui bench-ui-messages bench-exporter bench-status bench-replicas bench-get-offsets dist perf-docs
 
 all: build
 
@@ -47,7 +47,7 @@ test-integration: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox GO=$(GO) IT_TIMEOUT=$(IT_TIMEOUT) test/integration/lanes.sh $(IT_PHASES)
 
 # Long measurements kept out of make test. `make bench` runs them all.
-bench: bench-sweep bench-verify bench-mem bench-groups bench-console bench-consume-avro bench-reassign bench-ui bench-ui-messages bench-exporter bench-status bench-dump-log bench-replicas
+bench: bench-sweep bench-verify bench-mem bench-groups bench-console bench-consume-avro bench-reassign bench-ui bench-ui-messages bench-exporter bench-status bench-dump-log bench-replicas bench-get-offsets
 
 # The trustworthy perf sweep on a fresh 3-broker test bed (issue 21; 5-12
 # minutes on 2 cores).
@@ -144,6 +144,12 @@ bench-groups: build deps-integration
 # to docs/benchmarks.md by hand.
 bench-replicas: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/replicas.sh
+
+# kafka-get-offsets over 10,000 partitions (10 topics x 1,000 on one
+# broker), kbox against Apache's GetOffsetShell: latest offsets and the
+# offsets of a timestamp, outputs compared, medians of 3 (issue 29).
+bench-get-offsets: build deps-integration
+	KBOX_BIN=$(CURDIR)/bin/kbox test/bench/get-offsets.sh
 
 # kafka-reassign-partitions --generate and --verify over 10,000 partitions,
 # kbox against Apache (wall, CPU, RSS; medians of 3); the table goes to

@@ -127,11 +127,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		}
 		do = func(ctx context.Context, cl *kgo.Client) error { return list(ctx, f.IO.Out, cl, ps, who) }
 	}
-	conn, err := f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc})
-	if err != nil {
-		return err
-	}
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	cl, err := f.Connect(ctx, config.Overrides{Bootstrap: bs, CommandConfig: cc}, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}

@@ -30,11 +30,7 @@ func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
 // withClient connects with the command's flags and runs do.
 func withClient(cmd *cobra.Command, f *cmdutil.Factory, conn *cmdutil.ConnFlags, do func(context.Context, *kafka.Client) error) error {
 	ctx := cmdutil.Context(cmd)
-	c, err := conn.Connection(f, nil)
-	if err != nil {
-		return err
-	}
-	cl, err := f.ConnectedClient(ctx, c, kafka.Admin, kafka.Options{})
+	cl, err := conn.Connect(ctx, f, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}

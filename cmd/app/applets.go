@@ -6,6 +6,7 @@ import (
 
 	"github.com/kboxdev/kbox/cmd/acls"
 	"github.com/kboxdev/kbox/cmd/brokerapiversions"
+	"github.com/kboxdev/kbox/cmd/clientmetrics"
 	"github.com/kboxdev/kbox/cmd/cluster"
 	"github.com/kboxdev/kbox/cmd/cmdutil"
 	"github.com/kboxdev/kbox/cmd/configs"
@@ -57,6 +58,7 @@ var applets = []cmdutil.Applet{
 	acls.Applet,
 	cluster.Applet, brokerapiversions.Applet, kafkagroups.Applet,
 	replicaverification.Applet,
+	clientmetrics.Applet,
 	transactions.Applet,
 	// Native groups and commands (`kbox Alias`).
 	perf.Applet,

@@ -105,12 +105,14 @@ func TestProfileServesEveryApplet(t *testing.T) {
 		// after the connection (exit 1, "No topics found").
 		"kafka-replica-verification": {"--profile", "p", "--topics-include", "no-such-topic"},
 		"kafka-metadata-quorum":      {"--profile", "p", "remove-controller", "-i", "1", "-d", "AAAAAAAAAAAAAAAAAAAAAQ", "--dry-run"},
+		"kafka-client-metrics":       {"--profile", "p", "--list"},
 		"kafka-transactions":         {"--profile", "p", "list"},
 	}
 	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency", "kafka-consumer-groups",
 		"kafka-reassign-partitions", "kafka-leader-election"}
 	order = append(order, "kafka-console-producer", "kafka-console-consumer", "kafka-configs", "kafka-get-offsets", "kafka-delete-records", "kafka-acls",
-		"kafka-cluster", "kafka-broker-api-versions", "kafka-groups", "kafka-replica-verification", "kafka-metadata-quorum", "kafka-transactions")
+		"kafka-cluster", "kafka-broker-api-versions", "kafka-groups", "kafka-replica-verification", "kafka-metadata-quorum")
+	order = append(order, "kafka-client-metrics", "kafka-transactions")
 	if len(order) != len(apacheNames()) {
 		t.Fatalf("registry has %v; this test covers %v", apacheNames(), order)
 	}

@@ -72,11 +72,7 @@ func newDescribeCmd(f *cmdutil.Factory) *cobra.Command {
 }
 
 func describe(ctx context.Context, f *cmdutil.Factory, flags *cmdutil.ConnFlags, format output.Format) error {
-	conn, err := flags.Connection(f, nil)
-	if err != nil {
-		return err
-	}
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	cl, err := flags.Connect(ctx, f, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}

@@ -17,11 +17,12 @@ func newIDCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "id",
 		Short: "Show the cluster id",
 		Example: `  kbox cluster id
-  kbox cluster id --bootstrap-server 127.0.0.1:9092 -o json`,
+  kbox cluster id --bootstrap-server 127.0.0.1:9092 -o json
+  kbox cluster id --bootstrap-controller 127.0.0.1:9093`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withClient(cmdutil.Context(cmd), f, &conn, func(ctx context.Context, cl *kafka.Client) error {
-				id, err := cluster.ClusterID(ctx, cl.Client, false)
+				id, err := cluster.ClusterID(ctx, cl.Client, cl.Controllers)
 				if err != nil {
 					return cl.Explain(err)
 				}
@@ -30,6 +31,7 @@ func newIDCmd(f *cmdutil.Factory) *cobra.Command {
 		},
 	}
 	conn.Register(cmd, false)
+	conn.RegisterController(cmd)
 	cmdutil.AddOutputFlag(f, cmd, &format, describeFormats)
 	return cmd
 }
@@ -42,11 +44,15 @@ func newEndpointsCmd(f *cmdutil.Factory) *cobra.Command {
 		Use:   "endpoints",
 		Short: "List the brokers' endpoints and whether they are fenced",
 		Example: `  kbox cluster endpoints
-  kbox cluster endpoints --include-fenced -o json`,
+  kbox cluster endpoints --include-fenced -o json
+  kbox cluster endpoints --bootstrap-controller 127.0.0.1:9093 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return withClient(cmdutil.Context(cmd), f, &conn, func(ctx context.Context, cl *kafka.Client) error {
-				e, err := cluster.ListEndpoints(ctx, cl.Client, false, fenced)
+				if fenced && cl.Controllers { // the controllers list no brokers, fenced or not
+					return cmdutil.FlagErrorf("--include-fenced lists brokers: give --bootstrap-server, not --bootstrap-controller")
+				}
+				e, err := cluster.ListEndpoints(ctx, cl.Client, cl.Controllers, fenced)
 				if err != nil {
 					return cl.Explain(err)
 				}
@@ -56,17 +62,14 @@ func newEndpointsCmd(f *cmdutil.Factory) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&fenced, "include-fenced", false, "also list fenced brokers")
 	conn.Register(cmd, false)
+	conn.RegisterController(cmd)
 	cmdutil.AddOutputFlag(f, cmd, &format, describeFormats)
 	return cmd
 }
 
 // withClient connects with the command's flags and runs fn.
 func withClient(ctx context.Context, f *cmdutil.Factory, flags *cmdutil.ConnFlags, fn func(context.Context, *kafka.Client) error) error {
-	conn, err := flags.Connection(f, nil)
-	if err != nil {
-		return err
-	}
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	cl, err := flags.Connect(ctx, f, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}

@@ -141,6 +141,17 @@ func (f *Factory) ConnectedClient(ctx context.Context, conn *config.Connection, 
 	return cl, nil
 }
 
+// Connect is the one way a command gets a connected client: the
+// connection the overrides name (Connection, its warnings printed once),
+// then ConnectedClient in role. The caller closes the client.
+func (f *Factory) Connect(ctx context.Context, ov config.Overrides, role kafka.Role, o kafka.Options) (*kafka.Client, error) {
+	conn, err := f.Connection(ov)
+	if err != nil {
+		return nil, err
+	}
+	return f.ConnectedClient(ctx, conn, role, o)
+}
+
 // Warn prints "kbox: warning: ..." on stderr.
 func (f *Factory) Warn(format string, a ...any) {
 	fmt.Fprintf(f.IO.ErrOut, "kbox: warning: %s\n", oneLine(fmt.Sprintf(format, a...)))

@@ -152,11 +152,7 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
-	conn, err := r.f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc})
-	if err != nil {
-		return err
-	}
-	cl, err := r.f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	cl, err := r.f.Connect(ctx, config.Overrides{Bootstrap: bs, CommandConfig: cc}, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}

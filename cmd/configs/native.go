@@ -126,11 +126,7 @@ func mustID(s string) int32 {
 // unless the broker answered it (a *configs.Error, an unknown key).
 func runNative(cmd *cobra.Command, f *cmdutil.Factory, conn *cmdutil.ConnFlags, format string, do func(context.Context, *configs.Service) (any, error)) error {
 	ctx := cmdutil.Context(cmd)
-	c, err := conn.Connection(f, nil)
-	if err != nil {
-		return err
-	}
-	cl, err := f.ConnectedClient(ctx, c, kafka.Admin, kafka.Options{})
+	cl, err := conn.Connect(ctx, f, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/integrity"
 	"github.com/kboxdev/kbox/pkg/jopt"
 	"github.com/kboxdev/kbox/pkg/kafka"
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -268,7 +267,7 @@ func (r *runner) connectAndConsume(ctx context.Context, cs *clientSetup, req *co
 			r.logError("Unknown error when running consumer: ", "org.apache.kafka.common.config.ConfigException: "+err.Error())
 			return cmdutil.Exit(1)
 		}
-		parts, err := c.Prepare(ctx, kadm.NewClient(pre.Client), req)
+		parts, err := c.Prepare(ctx, pre.Admin(), req)
 		pre.Close()
 		if err != nil {
 			fmt.Fprintln(r.err, "Processed a total of 0 messages")
@@ -284,7 +283,7 @@ func (r *runner) connectAndConsume(ctx context.Context, cs *clientSetup, req *co
 	c.Client = cl.Client
 	r.watch(ctx, cl, c)
 	if !req.Assign {
-		if _, err := c.Prepare(ctx, kadm.NewClient(cl.Client), req); err != nil {
+		if _, err := c.Prepare(ctx, cl.Admin(), req); err != nil {
 			cl.Close()
 			fmt.Fprintln(r.err, "Processed a total of 0 messages")
 			return cl.Explain(err)
@@ -474,7 +473,7 @@ func (r *runner) consume(ctx context.Context, cl *kafka.Client, c *console.Consu
 // reports offset jumps the log does not explain and franz-go's data-loss
 // signals; --skip-corrupt seeks past a corrupt batch with a warning.
 func (r *runner) watch(ctx context.Context, cl *kafka.Client, c *console.Consumer) {
-	adm := kadm.NewClient(cl.Client)
+	adm := cl.Admin()
 	c.Watch.Attach(cl.Client)
 	if r.s.Has("skip-corrupt") {
 		c.OnCorrupt = func(corr *integrity.Corruption) bool {

@@ -182,17 +182,13 @@ func (r *runner) service(ctx context.Context) (*service, error) {
 	} else if ok {
 		s.timeout = time.Duration(int32(n)) * time.Millisecond
 	}
-	conn, err := r.f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc})
-	if err != nil {
-		return nil, err
-	}
 	// Apache gives each admin call --timeout; kgo bounds each request's
 	// retries by it.
 	var opts kafka.Options
 	if s.timeout > 0 {
 		opts.Extra = []kgo.Opt{kgo.RetryTimeout(s.timeout)}
 	}
-	cl, err := r.f.ConnectedClient(ctx, conn, kafka.Admin, opts)
+	cl, err := r.f.Connect(ctx, config.Overrides{Bootstrap: bs, CommandConfig: cc}, kafka.Admin, opts)
 	if err != nil {
 		return nil, err
 	}

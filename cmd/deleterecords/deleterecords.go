@@ -103,11 +103,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if err != nil {
 		return fail(f, err.Error())
 	}
-	conn, err := f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc})
-	if err != nil {
-		return err
-	}
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	cl, err := f.Connect(ctx, config.Overrides{Bootstrap: bs, CommandConfig: cc}, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}

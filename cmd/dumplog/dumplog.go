@@ -1,41 +1,49 @@
 // Package dumplog is the kafka-dump-log drop-in (kbox dump-log): Apache's
 // DumpLogSegments, which decodes segment files offline (.log batches and
-// records, .index, .timeindex) and needs no connection. The reading is
-// pkg/segment's; this package prints Apache's lines.
+// records, .index, .timeindex, producer state .snapshot, .txnindex) and
+// needs no connection. The reading is pkg/segment's; this package prints
+// Apache's lines.
 //
 // Supported: .log files and KRaft snapshots (.checkpoint) (batches; records with --deep-iteration or
 // --print-data-log; --max-bytes; --skip-record-metadata; control records:
 // transaction markers), .index and .timeindex files (--verify-index-only,
-// --index-sanity-check, --max-message-size), the decoders
-// --offsets-decoder (offset commits and classic group metadata, with the
-// consumer protocol's subscriptions and assignments) and
-// --transaction-log-decoder, and --key-decoder-class/--value-decoder-class
+// --index-sanity-check, --max-message-size), producer state snapshots
+// (.snapshot: each producer and its last batch; a corrupt one's reason on
+// stderr) and transaction indexes (.txnindex: the aborted transactions),
+// the decoders --offsets-decoder (offset commits; classic group metadata,
+// with the consumer protocol's subscriptions and assignments; the records
+// of consumer (KIP-848), share and streams groups),
+// --transaction-log-decoder, --share-group-state-decoder (share snapshots
+// and updates), --remote-log-metadata-decoder (remote log segment
+// metadata, its updates and snapshots, partition deletions, printed as
+// Apache's objects print themselves), and --key-decoder-class/--value-decoder-class
 // naming org.apache.kafka.tools.api.StringDecoder, IntegerDecoder,
 // LongDecoder or DefaultDecoder (which prints a Java byte array's
 // identity, "[B@1b6d3586", different in every run as in Java); a class
 // from a custom jar cannot be loaded: kbox prints Apache's "Failed to load
-// decoder class". --cluster-metadata-decoder decodes the common KRaft
-// records (brokers, controllers, topics, partitions and their changes,
-// configs, features, producer ids, transactions, no-ops, ELR clears) and
-// the KRaft control records (LeaderChange, SnapshotHeader/Footer,
-// KRaftVersion, KRaftVoters) as Apache prints them.
+// decoder class". --cluster-metadata-decoder decodes every KRaft metadata
+// record type of Kafka 4.4 and the KRaft control records (LeaderChange,
+// SnapshotHeader/Footer, KRaftVersion, KRaftVoters) as Apache prints them.
+// The record tables of the group and share coordinators, the KRaft
+// metadata and the remote log metadata are generated from Apache 4.4's
+// JSON schemas (pkg/segment/schemagen.go).
 //
 // Deliberate differences from Apache 4.4's tool:
 //   - An exception that escapes Apache's main is printed as its first line
 //     (Exception in thread "main" CLASS: MESSAGE), without the stack trace.
-//   - Not yet decoded (kbox says so on stderr and exits 1 before reading):
-//     --remote-log-metadata-decoder, --share-group-state-decoder;
-//     producer state .snapshot and .txnindex files; records of message
-//     format v0/v1 (their batches are printed). Metadata records of other
-//     types print "Error at OFFSET, skipping." and kbox's reason;
-//     __consumer_offsets records of the consumer, share and streams group
-//     types print "Unknown record type N at offset O, skipping.".
+//   - Not yet decoded (kbox says so on stderr and exits 1): records of
+//     message format v0/v1 (their batches are printed).
 //   - A .checkpoint file whose name is not a snapshot's
 //     (OFFSET-EPOCH.checkpoint, 20 and 10 digits) nor bootstrap.checkpoint
 //     fails with java.util.NoSuchElementException; Apache's exception
 //     depends on the name's shape.
-//   - Decode errors inside a record ("Error at offset O, skipping. MSG")
-//     carry kbox's message, not the Java exception's.
+//   - A damaged record's "Error at offset O, skipping. MSG" carries
+//     Apache's message for the damage the captures cover (truncated keys
+//     and values of every group and share coordinator record type; bad
+//     frames, types, versions and truncations of metadata and remote log
+//     metadata records; what remote log metadata constructors refuse);
+//     other damage (and any in a __transaction_state record) may be worded
+//     otherwise than the Java exception.
 //   - Several files with index mismatches or offset gaps: the reports come
 //     in the order of the files (Apache: a HashMap's order of the paths).
 //   - Invalid UTF-8 in a key or value is replaced byte by byte with U+FFFD
@@ -130,11 +138,6 @@ func Run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	if err := tool.Require(f, s.Has, "files"); err != nil {
 		return err
 	}
-	for _, d := range []string{"remote-log-metadata-decoder", "share-group-state-decoder"} {
-		if s.Has(d) {
-			return fmt.Errorf("--%s is not supported by kbox yet", d)
-		}
-	}
 	files, _, err := s.Value("files")
 	if err != nil {
 		fmt.Fprintln(f.IO.ErrOut, "Exception in thread \"main\" joptsimple.OptionException: "+err.Error())
@@ -142,7 +145,7 @@ func Run(_ context.Context, f *cmdutil.Factory, args []string) error {
 	}
 	d := &dumper{s: s, out: bufio.NewWriterSize(f.IO.Out, 1<<16), errOut: f.IO.ErrOut}
 	d.printData = s.Has("print-data-log") || s.Has("offsets-decoder") || s.Has("transaction-log-decoder") || s.Has("cluster-metadata-decoder") ||
-		s.Has("value-decoder-class") || s.Has("key-decoder-class")
+		s.Has("remote-log-metadata-decoder") || s.Has("value-decoder-class") || s.Has("key-decoder-class") || s.Has("share-group-state-decoder")
 	d.deep = s.Has("deep-iteration") || d.printData
 	d.skipMeta, d.indexOnly, d.verifyOnly = s.Has("skip-record-metadata"), s.Has("index-sanity-check"), s.Has("verify-index-only")
 	err = d.run(strings.Split(files, ","))
@@ -169,8 +172,10 @@ func (d *dumper) run(files []string) error {
 			err = d.dumpIndex(name)
 		case suffix == ".timeindex":
 			err = d.dumpTimeIndex(name)
-		case suffix == ".snapshot" || suffix == ".txnindex":
-			err = fmt.Errorf("%s files are not supported by kbox yet", suffix)
+		case suffix == ".snapshot":
+			err = d.dumpProducerSnapshot(name)
+		case suffix == ".txnindex":
+			err = d.dumpTxnIndex(name)
 		default:
 			d.warn("Ignoring unknown file " + name)
 		}

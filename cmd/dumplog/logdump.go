@@ -28,6 +28,10 @@ func (d *dumper) messageParser() (parseFunc, error) {
 		return transactionParser, nil
 	case d.s.Has("cluster-metadata-decoder"):
 		return metadataParser, nil
+	case d.s.Has("remote-log-metadata-decoder"):
+		return remoteParser, nil
+	case d.s.Has("share-group-state-decoder"):
+		return coordinatorParser(segment.DecodeShareGroupState), nil
 	}
 	kd, err := d.decoder("key-decoder-class")
 	if err != nil {
@@ -132,6 +136,16 @@ func metadataParser(r *segment.Record) (string, bool, string, bool, error) {
 	j, err := segment.DecodeMetadata(r.Value)
 	if err != nil {
 		j = fmt.Sprintf("Error at %d, skipping. %s", r.Offset, err)
+	}
+	return "", false, j, true, nil
+}
+
+// remoteParser is the remote log metadata decoder: no key, the metadata
+// object's text as the payload.
+func remoteParser(r *segment.Record) (string, bool, string, bool, error) {
+	j, err := segment.DecodeRemoteLogMetadata(r.Value)
+	if err != nil {
+		j = fmt.Sprintf("Error at offset %d, skipping. %s", r.Offset, err)
 	}
 	return "", false, j, true, nil
 }

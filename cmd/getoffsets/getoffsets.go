@@ -145,13 +145,9 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if err := tool.CommandConfig(cc, hasCC); err != nil {
 		return errorOccurred(f, err.Error())
 	}
-	conn, err := f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc})
-	if err != nil {
-		return err
-	}
 	defaults := config.NewProperties()
 	defaults.Set("client.id", "GetOffsetShell")
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{Defaults: defaults})
+	cl, err := f.Connect(ctx, config.Overrides{Bootstrap: bs, CommandConfig: cc}, kafka.Admin, kafka.Options{Defaults: defaults})
 	if err != nil {
 		return err
 	}

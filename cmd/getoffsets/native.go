@@ -102,11 +102,7 @@ latest-tiered or earliest-pending-upload.`,
 			}
 			req.Filter = filter
 			ctx := cmdutil.Context(cmd)
-			c, err := conn.Connection(f, nil)
-			if err != nil {
-				return err
-			}
-			cl, err := f.ConnectedClient(ctx, c, kafka.Admin, kafka.Options{})
+			cl, err := conn.Connect(ctx, f, kafka.Admin, kafka.Options{})
 			if err != nil {
 				return err
 			}

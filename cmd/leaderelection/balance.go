@@ -41,11 +41,7 @@ func runBalance(ctx context.Context, f *cmdutil.Factory, s *jopt.Set) error {
 		*dst = v
 	}
 	topics := s.Values("topic")
-	conn, err := f.Connection(ov)
-	if err != nil {
-		return err
-	}
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	cl, err := f.Connect(ctx, ov, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}

@@ -160,14 +160,10 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if err != nil {
 		return fail(f, err.Error())
 	}
-	conn, err := f.Connection(config.Overrides{Bootstrap: bs, CommandConfig: cc})
-	if err != nil {
-		return err
-	}
 	defaults := config.NewProperties()
 	defaults.Set("default.api.timeout.ms", "30000")
 	defaults.Set("request.timeout.ms", "15000")
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{Defaults: defaults})
+	cl, err := f.Connect(ctx, config.Overrides{Bootstrap: bs, CommandConfig: cc}, kafka.Admin, kafka.Options{Defaults: defaults})
 	if err != nil {
 		return err
 	}

@@ -203,13 +203,9 @@ func apacheQuery(ctx context.Context, f *cmdutil.Factory, cl *kafka.Client, brok
 
 // connect resolves the connection and returns the tool's admin client.
 func connect(ctx context.Context, f *cmdutil.Factory, ov config.Overrides) (*kafka.Client, error) {
-	conn, err := f.Connection(ov)
-	if err != nil {
-		return nil, err
-	}
 	defaults := config.NewProperties()
 	defaults.Set("client.id", "log-dirs-tool")
-	return f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{Defaults: defaults})
+	return f.Connect(ctx, ov, kafka.Admin, kafka.Options{Defaults: defaults})
 }
 
 type nativeOpts struct {

@@ -18,9 +18,8 @@ func NewNativeCmd(f *cmdutil.Factory) *cobra.Command {
 
 func newStatusCmd(f *cmdutil.Factory) *cobra.Command {
 	var (
-		conn        cmdutil.ConnFlags
-		format      string
-		controllers string
+		conn   cmdutil.ConnFlags
+		format string
 	)
 	cmd := &cobra.Command{
 		Use:   "status [--bootstrap-controller LIST]",
@@ -37,21 +36,9 @@ and no bootstrap-servers, the controllers directly.`,
   kbox quorum status --bootstrap-controller ctl1:9093 -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ov, err := conn.Overrides(nil)
+			ov, err := conn.Resolve(f, nil)
 			if err != nil {
 				return err
-			}
-			if controllers != "" {
-				if conn.Bootstrap != "" {
-					return cmdutil.FlagErrorf("give one of --bootstrap-server and --bootstrap-controller")
-				}
-				ov.Bootstrap, ov.Controllers = controllers, true
-			} else if conn.Bootstrap == "" {
-				sel, err := f.Selection()
-				if err != nil {
-					return err
-				}
-				ov.Controllers = len(sel.Bootstrap) == 0 && len(sel.Controllers) > 0
 			}
 			ctx := cmdutil.Context(cmd)
 			in := &invocation{f: f, bs: ov.Bootstrap, controller: ov.Controllers, cc: ov.CommandConfig}
@@ -67,8 +54,8 @@ and no bootstrap-servers, the controllers directly.`,
 			return output.Print(f.IO, output.Format(format), info)
 		},
 	}
-	cmd.Flags().StringVar(&controllers, "bootstrap-controller", "", "comma-separated KRaft controller addresses (instead of brokers)")
 	conn.Register(cmd, true)
+	conn.RegisterController(cmd)
 	cmdutil.AddOutputFlag(f, cmd, &format, nativeFormats)
 	return cmd
 }

@@ -71,11 +71,7 @@ cleared, and what it kept and why.`,
 			if err != nil {
 				return fmt.Errorf("%s: %v", plan, err)
 			}
-			c, err := conn.Connection(f, nil)
-			if err != nil {
-				return err
-			}
-			cl, err := f.ConnectedClient(cmd.Context(), c, kafka.Admin, kafka.Options{})
+			cl, err := conn.Connect(cmd.Context(), f, kafka.Admin, kafka.Options{})
 			if err != nil {
 				return err
 			}

@@ -74,11 +74,7 @@ it cleared, and what it left and why.`,
 					tps = append(tps, mv.TP)
 				}
 			}
-			c, err := conn.Connection(f, nil)
-			if err != nil {
-				return err
-			}
-			cl, err := f.ConnectedClient(cmd.Context(), c, kafka.Admin, kafka.Options{})
+			cl, err := conn.Connect(cmd.Context(), f, kafka.Admin, kafka.Options{})
 			if err != nil {
 				return err
 			}

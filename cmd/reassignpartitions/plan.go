@@ -45,12 +45,8 @@ the broker: --remove-broker then fails and lists every such partition;
 			if skipBlocked && remove < 0 {
 				return &cmdutil.FlagError{Err: errors.New("--skip-blocked goes with --remove-broker")}
 			}
-			c, err := conn.Connection(f, nil)
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			cl, err := f.ConnectedClient(ctx, c, kafka.Admin, kafka.Options{})
+			cl, err := conn.Connect(ctx, f, kafka.Admin, kafka.Options{})
 			if err != nil {
 				return err
 			}

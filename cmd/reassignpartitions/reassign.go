@@ -210,13 +210,9 @@ func run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 			}
 		}
 	}
-	conn, err := f.Connection(config.Overrides{Bootstrap: bootstrap, CommandConfig: cc})
-	if err != nil {
-		return err
-	}
 	defaults := config.NewProperties()
 	defaults.Set("client.id", "reassign-partitions-tool")
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{Defaults: defaults})
+	cl, err := f.Connect(ctx, config.Overrides{Bootstrap: bootstrap, CommandConfig: cc}, kafka.Admin, kafka.Options{Defaults: defaults})
 	if err != nil {
 		return err
 	}

@@ -110,11 +110,7 @@ func runVerify(ctx context.Context, f *cmdutil.Factory, v *verifyFlags) error {
 	req.Include = func(t string) bool {
 		return (filter == nil || filter.Allowed(t, false)) && (v.internal || !topics.IsInternal(t))
 	}
-	c, err := v.conn.Connection(f, nil)
-	if err != nil {
-		return err
-	}
-	cl, err := f.ConnectedClient(ctx, c, kafka.Admin, kafka.Options{})
+	cl, err := v.conn.Connect(ctx, f, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}

@@ -157,11 +157,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 	if o == nil {
 		return err
 	}
-	conn, err := f.Connection(config.Overrides{Bootstrap: o.brokers})
-	if err != nil {
-		return err
-	}
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	cl, err := f.Connect(ctx, config.Overrides{Bootstrap: o.brokers}, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return err
 	}

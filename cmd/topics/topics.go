@@ -121,11 +121,7 @@ func Run(ctx context.Context, f *cmdutil.Factory, args []string) error {
 		return r.execError(act.preErr)
 	}
 	ov := config.Overrides{Bootstrap: bootstrap, CommandConfig: cc}
-	conn, err := f.Connection(ov)
-	if err != nil {
-		return r.execError(err)
-	}
-	cl, err := f.ConnectedClient(ctx, conn, kafka.Admin, kafka.Options{})
+	cl, err := f.Connect(ctx, ov, kafka.Admin, kafka.Options{})
 	if err != nil {
 		return r.execError(err)
 	}

@@ -194,11 +194,7 @@ func checkRun(ctx context.Context, f *cmdutil.Factory, o checkOptions) error {
 		opts.MinAcks = o.minAcks
 	}
 	if o.conn.Bootstrap != "" {
-		conn, err := o.conn.Connection(f, nil)
-		if err != nil {
-			return err
-		}
-		cl, err := f.ConnectedClient(ctx, conn, kafka.Consumer, kafka.Options{})
+		cl, err := o.conn.Connect(ctx, f, kafka.Consumer, kafka.Options{})
 		if err != nil {
 			return err
 		}

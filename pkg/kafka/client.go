@@ -25,6 +25,10 @@ type Client struct {
 	*kgo.Client
 	Settings       *Settings
 	ConnectTimeout time.Duration
+	// Controllers: the client talks to the KRaft controllers
+	// (--bootstrap-controller, bootstrap.controllers), which answer
+	// DescribeCluster and DescribeQuorum but no Metadata request.
+	Controllers bool
 	// Metrics records the client's activity as the Java client's metrics;
 	// nil unless Options.Metrics is set or PushHttpMetricsReporter is
 	// configured.
@@ -106,7 +110,7 @@ func NewClient(conn *config.Connection, role Role, o Options) (*Client, error) {
 	if to <= 0 {
 		to = config.DefaultConnectTimeout
 	}
-	c := &Client{Client: cl, Settings: s, ConnectTimeout: to, dials: dl, Metrics: rec}
+	c := &Client{Client: cl, Settings: s, ConnectTimeout: to, dials: dl, Metrics: rec, Controllers: conn.Controllers}
 	if rec != nil && s.PushMetrics != nil {
 		c.pusher = metrics.StartPush(*s.PushMetrics, rec.Snapshot, rec.ClientID(), o.MetricsPushError)
 		stop.set(c.pusher)

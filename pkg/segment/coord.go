@@ -18,28 +18,10 @@ func structs(name string, min, null int16, fields ...field) field {
 	return field{name: name, typ: "[]struct", min: min, max: -1, null: null, tag: -1, fields: fields}
 }
 
-// The coordinator records kbox decodes (Kafka 4.4's schemas, described here).
+// The consumer protocol's messages inside classic group metadata and the
+// transaction log's records (Kafka 4.4's schemas, described here; the group
+// and share coordinators' records are in schemas_gen.go).
 var (
-	offsetCommitKey   = &schema{flexible: -1, fields: []field{f("group", "string", 0, -1, -1), f("topic", "string", 0, -1, -1), f("partition", "int32", 0, -1, -1)}}
-	groupMetadataKey  = &schema{flexible: -1, fields: []field{f("group", "string", 0, -1, -1)}}
-	offsetCommitValue = &schema{flexible: 4, fields: []field{
-		f("offset", "int64", 0, -1, -1), f("leaderEpoch", "int32", 3, -1, -1), f("metadata", "string", 0, -1, -1),
-		f("commitTimestamp", "int64", 0, -1, -1), f("expireTimestamp", "int64", 1, 1, -1),
-		tagged("topicId", "uuid", 4, 0, `"AAAAAAAAAAAAAAAAAAAAAA"`),
-	}}
-	legacyOffsetCommitValue = &schema{flexible: -1, fields: []field{
-		f("offset", "int64", 0, -1, -1), f("metadata", "string", 0, -1, -1), f("commitTimestamp", "int64", 0, -1, -1),
-	}}
-	groupMetadataValue = &schema{flexible: 4, fields: []field{
-		f("protocolType", "string", 0, -1, -1), f("generation", "int32", 0, -1, -1),
-		f("protocol", "string", 0, -1, 0), f("leader", "string", 0, -1, 0),
-		f("currentStateTimestamp", "int64", 2, -1, -1),
-		structs("members", 0, -1,
-			f("memberId", "string", 0, -1, -1), f("groupInstanceId", "string", 3, -1, 3),
-			f("clientId", "string", 0, -1, -1), f("clientHost", "string", 0, -1, -1),
-			f("rebalanceTimeout", "int32", 1, -1, -1), f("sessionTimeout", "int32", 0, -1, -1),
-			f("subscription", "bytes", 0, -1, -1), f("assignment", "bytes", 0, -1, -1)),
-	}}
 	consumerSubscription = &schema{flexible: -1, fields: []field{
 		f("topics", "[]string", 0, -1, -1), f("userData", "bytes", 0, -1, 0),
 		structs("ownedPartitions", 1, -1, f("topic", "string", 1, -1, -1), f("partitions", "[]int32", 1, -1, -1)),
@@ -74,32 +56,41 @@ type CoordinatorRecord struct{ Key, Value string }
 type recordType struct {
 	key   *schema
 	value *schema
-	after func(string) string
 }
 
-var offsetsTypes = map[int16]recordType{
-	0: {offsetCommitKey, legacyOffsetCommitValue, nil},
-	1: {offsetCommitKey, offsetCommitValue, nil},
-	2: {groupMetadataKey, groupMetadataValue, nil},
-}
+var txnTypes = map[int16]recordType{0: {transactionLogKey, transactionLogValue}}
 
-var txnTypes = map[int16]recordType{0: {transactionLogKey, transactionLogValue, nil}}
+// groupMetadataType is the classic group's metadata record.
+const groupMetadataType = 2
 
 // DecodeOffsets decodes a __consumer_offsets record (the classic group
 // records: offset commits and group metadata, whose consumer-protocol
 // subscriptions and assignments are decoded too).
 func DecodeOffsets(key, value []byte) (*CoordinatorRecord, error) {
-	return decodeCoordinator(offsetsTypes, key, value)
+	return decodeCoordinator(groupRecords, key, value)
+}
+
+// DecodeShareGroupState decodes a __share_group_state record (share
+// snapshots and updates).
+func DecodeShareGroupState(key, value []byte) (*CoordinatorRecord, error) {
+	return decodeCoordinator(shareRecords, key, value)
 }
 
 // DecodeTransactionLog decodes a __transaction_state record.
 func DecodeTransactionLog(key, value []byte) (*CoordinatorRecord, error) {
-	return decodeCoordinator(txnTypes, key, value)
+	c, err := decodeCoordinator(txnTypes, key, value)
+	if re, ok := err.(*readError); ok { // the transaction log has its own words
+		if re.err == nil {
+			return nil, errTruncated
+		}
+		return nil, re.err
+	}
+	return c, err
 }
 
 func decodeCoordinator(types map[int16]recordType, key, value []byte) (*CoordinatorRecord, error) {
 	if len(key) < 2 {
-		return nil, errTruncated
+		return nil, &readError{what: "key", ver: -1}
 	}
 	typ := int16(binary.BigEndian.Uint16(key))
 	rt, ok := types[typ]
@@ -108,29 +99,45 @@ func decodeCoordinator(types map[int16]recordType, key, value []byte) (*Coordina
 	}
 	k, err := rt.key.Decode(key[2:], 0)
 	if err != nil {
-		return nil, err
+		return nil, &readError{"key", typ, err} // the key's "version" is its type
 	}
 	out := &CoordinatorRecord{Key: fmt.Sprintf(`{"type":"%d","data":%s}`, typ, k)}
 	if value == nil {
 		return out, nil
 	}
 	if len(value) < 2 {
-		return nil, errTruncated
+		return nil, &readError{what: "value", ver: -1}
 	}
 	ver := int16(binary.BigEndian.Uint16(value))
 	var hook func(string, []byte) (string, bool)
-	if rt.value == groupMetadataValue && consumerProtocol(value[2:], ver) {
+	if rt.value == groupRecords[groupMetadataType].value && consumerProtocol(value[2:], ver, rt.value.flexible) {
 		hook = consumerMember
 	}
 	v, err := rt.value.decodeWith(value[2:], ver, hook)
 	if err != nil {
-		return nil, err
+		return nil, &readError{"value", ver, err}
 	}
 	if rt.value == transactionLogValue {
 		v = txnStatusName(v)
 	}
 	out.Value = fmt.Sprintf(`{"version":"%d","data":%s}`, ver, v)
 	return out, nil
+}
+
+// readError is a coordinator record's key or value that does not decode,
+// worded as Apache's coordinator record serde words it (ver -1: its
+// version is missing); the cause is kbox's.
+type readError struct {
+	what string
+	ver  int16
+	err  error
+}
+
+func (e *readError) Error() string {
+	if e.ver < 0 {
+		return fmt.Sprintf("Could not read version from %s's buffer.", e.what)
+	}
+	return fmt.Sprintf("Could not read record with version %d from %s's buffer due to: %s.", e.ver, e.what, e.err)
 }
 
 var txnStates = []string{"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort", "Dead", "PrepareEpochFence"}
@@ -156,8 +163,8 @@ func txnStatusName(j string) string {
 
 // consumerProtocol says whether group metadata names the "consumer"
 // protocol type (its first field).
-func consumerProtocol(b []byte, ver int16) bool {
-	r := &msgReader{b: b, flex: ver >= groupMetadataValue.flexible}
+func consumerProtocol(b []byte, ver, flexible int16) bool {
+	r := &msgReader{b: b, flex: ver >= flexible}
 	n, err := r.length(false)
 	if err != nil || n < 0 {
 		return false

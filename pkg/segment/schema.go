@@ -4,8 +4,12 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"math"
 	"strconv"
 	"strings"
+
+	"github.com/kboxdev/kbox/pkg/javafmt"
 )
 
 // A field of a Kafka message schema, as the generated JSON converters
@@ -14,7 +18,7 @@ import (
 // written only when it differs from def.
 type field struct {
 	name     string
-	typ      string // bool int8 int16 uint16 int32 int64 string bytes uuid []int32 []uuid []string struct []struct
+	typ      string // bool int8 int16 uint16 int32 uint32 int64 float64 string bytes uuid []int16 []int32 []int64 []uuid []string struct []struct
 	min, max int16
 	null     int16
 	tag      int
@@ -25,11 +29,14 @@ type field struct {
 type schema struct {
 	flexible int16 // first flexible version (-1: none)
 	fields   []field
+	versions int16 // Apache knows versions below it (0: not checked)
 }
 
 func (f *field) in(v int16) bool { return v >= f.min && (f.max < 0 || v <= f.max) }
 
-var errTruncated = errors.New("buffer underflow")
+// errTruncated is a read past the end (Java's BufferUnderflowException,
+// whose message is null).
+var errTruncated = errors.New("null")
 
 type msgReader struct {
 	b    []byte
@@ -118,7 +125,9 @@ func (s *schema) decode(r *msgReader, fields []field, v int16, w *strings.Builde
 	for i := range fields {
 		f := &fields[i]
 		if f.tag >= 0 {
-			if !r.flex || vals[i] == "" || vals[i] == f.def {
+			// absent: a default; a struct is written when present, even
+			// null (Apache's converters compare it with a new struct)
+			if !r.flex || vals[i] == "" || (vals[i] == f.def && f.typ != "struct") {
 				continue
 			}
 		} else if !f.in(v) {
@@ -150,17 +159,22 @@ func (s *schema) tagged(r *msgReader, fields []field, v int16, vals []string) er
 		if err != nil {
 			return err
 		}
-		data, err := r.take(int(size))
-		if err != nil {
-			return err
-		}
+		// a known field is read from the message as Java reads it (its
+		// size unchecked), an unknown one skipped
+		known := false
 		for i := range fields {
 			if f := &fields[i]; f.tag == int(tag) && f.in(v) {
-				sub := &msgReader{b: data, flex: true, hook: r.hook}
-				if vals[i], err = s.value(sub, f, v); err != nil {
+				known = true
+				if vals[i], err = s.value(r, f, v); err != nil {
 					return err
 				}
 			}
+		}
+		if !known {
+			if size > uint64(len(r.b)) {
+				return fmt.Errorf("Error reading byte array of %d byte(s): only %d byte(s) available", size, len(r.b))
+			}
+			r.b = r.b[size:]
 		}
 	}
 	return nil
@@ -185,7 +199,38 @@ func (s *schema) value(r *msgReader, f *field, v int16) (string, error) {
 			return "", err
 		}
 		return strconv.Itoa(int(binary.BigEndian.Uint16(b))), nil
+	case "uint32":
+		b, err := r.take(4)
+		if err != nil {
+			return "", err
+		}
+		return strconv.FormatUint(uint64(binary.BigEndian.Uint32(b)), 10), nil
+	case "float64":
+		b, err := r.take(8)
+		if err != nil {
+			return "", err
+		}
+		return javafmt.DoubleToString(math.Float64frombits(binary.BigEndian.Uint64(b))), nil
 	case "struct":
+		if nullable { // a presence marker: a varint (flexible) or an int8, null when not positive
+			var present bool
+			if r.flex {
+				n, err := r.uvarint()
+				if err != nil {
+					return "", err
+				}
+				present = n > 0
+			} else {
+				n, err := r.int(1)
+				if err != nil {
+					return "", err
+				}
+				present = n >= 0
+			}
+			if !present {
+				return "null", nil
+			}
+		}
 		var w strings.Builder
 		err := s.decode(r, f.fields, v, &w)
 		return w.String(), err
@@ -202,6 +247,12 @@ func (s *schema) value(r *msgReader, f *field, v int16) (string, error) {
 				return "", errors.New("non-nullable field " + f.name + " was serialized as null")
 			}
 			return "null", nil
+		}
+		if f.typ == "string" && n > 0x7fff {
+			return "", fmt.Errorf("string field %s had invalid length %d", f.name, n)
+		}
+		if n > len(r.b) {
+			return "", fmt.Errorf("Error reading byte array of %d byte(s): only %d byte(s) available", n, len(r.b))
 		}
 		b, err := r.take(n)
 		if f.typ == "bytes" && r.hook != nil && err == nil {
@@ -229,7 +280,7 @@ func (s *schema) array(r *msgReader, f *field, v int16, nullable bool) (string, 
 		return "null", nil
 	}
 	if n > len(r.b) {
-		return "", errTruncated
+		return "", fmt.Errorf("Tried to allocate a collection of size %d, but there are only %d bytes remaining.", n, len(r.b))
 	}
 	var w strings.Builder
 	w.WriteByte('[')
@@ -238,8 +289,8 @@ func (s *schema) array(r *msgReader, f *field, v int16, nullable bool) (string, 
 			w.WriteByte(',')
 		}
 		switch f.typ {
-		case "[]int32":
-			x, err := r.int(4)
+		case "[]int16", "[]int32", "[]int64":
+			x, err := r.int(map[string]int{"[]int16": 2, "[]int32": 4, "[]int64": 8}[f.typ])
 			if err != nil {
 				return "", err
 			}
@@ -251,7 +302,7 @@ func (s *schema) array(r *msgReader, f *field, v int16, nullable bool) (string, 
 			}
 			w.WriteString(`"` + base64.RawURLEncoding.EncodeToString(b) + `"`)
 		case "[]string":
-			e := field{name: f.name, typ: "string", null: -1}
+			e := field{name: f.name + " element", typ: "string", null: -1}
 			x, err := s.value(r, &e, v)
 			if err != nil {
 				return "", err

@@ -24,7 +24,9 @@ import (
 
 	"github.com/kboxdev/kbox/test/integration/testbed"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 var (
@@ -35,7 +37,7 @@ var (
 func TestMain(m *testing.M) {
 	os.Exit(testbed.Main(m, testbed.Options{Name: "dumplog", Applets: []string{"kafka-dump-log"}, Brokers: 1, Ready: func(e testbed.Env) error {
 		binDir, cluster = e.BinDir, e.Cluster
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 		defer cancel()
 		return seed(ctx)
 	}}))
@@ -87,7 +89,90 @@ func seed(ctx context.Context) error {
 	if err := transactions(ctx, seeds); err != nil {
 		return err
 	}
-	return group(ctx, seeds)
+	if err := group(ctx, seeds); err != nil {
+		return err
+	}
+	if err := newGroups(ctx, cl); err != nil {
+		return err
+	}
+	return stateFiles(ctx, cl, seeds)
+}
+
+// newGroups: Apache's console consumer in a KIP-848 consumer group and
+// its share consumer in a share group (reading from the earliest offset)
+// read five records of data each: the groups' records in
+// __consumer_offsets (offsets committed on close), the share group's
+// state in __share_group_state.
+func newGroups(ctx context.Context, cl *kgo.Client) error {
+	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
+	res := kmsg.NewIncrementalAlterConfigsRequestResource()
+	res.ResourceType, res.ResourceName = kmsg.ConfigResourceType(32), "dump-share" // a group
+	c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+	c.Name, c.Value = "share.auto.offset.reset", kmsg.StringPtr("earliest")
+	res.Configs = append(res.Configs, c)
+	req.Resources = append(req.Resources, res)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return err
+	}
+	if err := kerr.ErrorForCode(resp.Resources[0].ErrorCode); err != nil {
+		return fmt.Errorf("share group config: %w", err)
+	}
+	for _, tool := range [][]string{
+		{"kafka-console-consumer", "--group", "dump-848", "--from-beginning", "--consumer-property", "group.protocol=consumer"},
+		{"kafka-console-share-consumer", "--group", "dump-share"},
+	} {
+		args := append(tool[1:], "--bootstrap-server", cluster.Bootstrap, "--topic", "data", "--max-messages", "5", "--timeout-ms", "60000")
+		if _, stderr, code, err := cluster.Apache(nil, tool[0], args...); err != nil || code != 0 || !strings.Contains(stderr, "Processed a total of 5 messages") {
+			return fmt.Errorf("%s: exit %d, %v: %s", tool[0], code, err, stderr)
+		}
+	}
+	return nil
+}
+
+// stateFiles: topic txn, whose segments roll after 500 ms, gets a
+// committed and an aborted transaction (the abort writes its segment's
+// transaction index), then a record every 100 ms until a segment rolls
+// (the roll writes a producer state snapshot).
+func stateFiles(ctx context.Context, cl *kgo.Client, seeds kgo.Opt) error {
+	adm := kadm.NewClient(cl)
+	if _, err := adm.CreateTopic(ctx, 1, 1, map[string]*string{"segment.ms": kmsg.StringPtr("500")}, "txn"); err != nil {
+		return err
+	}
+	tc, err := kgo.NewClient(seeds, kgo.TransactionalID("dump-tx-state"), kgo.ProducerLinger(0), kgo.DefaultProduceTopic("txn"))
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	for _, end := range []kgo.TransactionEndTry{kgo.TryCommit, kgo.TryAbort} {
+		if err := tc.BeginTransaction(); err != nil {
+			return err
+		}
+		if err := tc.ProduceSync(ctx, &kgo.Record{Value: []byte("a")}, &kgo.Record{Value: []byte("b")}).FirstErr(); err != nil {
+			return err
+		}
+		if err := tc.EndTransaction(ctx, end); err != nil {
+			return err
+		}
+	}
+	dir := filepath.Join(cluster.Dir, "n1", "data", "txn-0")
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		snaps, _ := filepath.Glob(filepath.Join(dir, "*.snapshot"))
+		idx, _ := filepath.Glob(filepath.Join(dir, "*.txnindex"))
+		if len(snaps) > 0 && len(idx) > 0 {
+			return nil
+		}
+		if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "txn", Value: []byte("roll")}).FirstErr(); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no producer snapshot in %s: %w", dir, ctx.Err())
+		case <-tick.C:
+		}
+	}
 }
 
 // transactions: one committed and one aborted transaction on data.
@@ -173,21 +258,56 @@ func copyFile(t *testing.T, from, to string) {
 // nonEmpty is the first partition of an internal topic whose log holds data.
 func nonEmpty(t *testing.T, topic string) string {
 	t.Helper()
+	return nonEmptyAll(t, topic)[0]
+}
+
+// nonEmptyAll is every partition of an internal topic whose log holds data.
+func nonEmptyAll(t *testing.T, topic string) []string {
+	t.Helper()
 	dirs, _ := filepath.Glob(filepath.Join(cluster.Dir, "n1", "data", topic+"-*"))
+	var out []string
 	for _, d := range dirs {
 		if st, err := os.Stat(filepath.Join(d, "00000000000000000000.log")); err == nil && st.Size() > 0 {
-			return filepath.Base(d)
+			out = append(out, filepath.Base(d))
 		}
 	}
-	t.Fatalf("no %s partition holds data", topic)
-	return ""
+	if len(out) == 0 {
+		t.Fatalf("no %s partition holds data", topic)
+	}
+	return out
+}
+
+// stateCopies copies txn-0's producer state snapshots and transaction
+// index to dir: their paths, comma-separated.
+func stateCopies(t *testing.T, dir string) string {
+	t.Helper()
+	src := filepath.Join(cluster.Dir, "n1", "data", "txn-0")
+	files, _ := filepath.Glob(filepath.Join(src, "*.snapshot"))
+	idx, _ := filepath.Glob(filepath.Join(src, "*.txnindex"))
+	files = append(files, idx...)
+	var out []string
+	for _, f := range files {
+		to := filepath.Join(dir, filepath.Base(f))
+		copyFile(t, f, to)
+		out = append(out, to)
+	}
+	return strings.Join(out, ",")
 }
 
 func TestDifferential(t *testing.T) {
 	offsets, txns := nonEmpty(t, "__consumer_offsets"), nonEmpty(t, "__transaction_state")
+	allOffsets, shareState := nonEmptyAll(t, "__consumer_offsets"), nonEmptyAll(t, "__share_group_state")
 	parts := []string{"data-0", "c-gzip-0", "c-snappy-0", "c-lz4-0", "c-zstd-0", offsets, txns, "__cluster_metadata-0"}
-	d := snapshot(t, t.TempDir(), parts...)
+	tmp := t.TempDir()
+	d := snapshot(t, tmp, append(append(parts, allOffsets...), shareState...)...)
 	seg := func(p, ext string) string { return filepath.Join(d[p], "00000000000000000000"+ext) }
+	segs := func(ps []string) string {
+		var fs []string
+		for _, p := range ps {
+			fs = append(fs, seg(p, ".log"))
+		}
+		return strings.Join(fs, ",")
+	}
 	var cases [][]string
 	for _, p := range parts[:5] {
 		cases = append(cases, []string{"--files", seg(p, ".log")}, []string{"--files", seg(p, ".log"), "--print-data-log"})
@@ -204,6 +324,9 @@ func TestDifferential(t *testing.T) {
 		[]string{"--files", seg(offsets, ".log"), "--offsets-decoder"},
 		[]string{"--files", seg(offsets, ".log"), "--offsets-decoder", "--skip-record-metadata"},
 		[]string{"--files", seg(txns, ".log"), "--transaction-log-decoder"},
+		[]string{"--files", segs(allOffsets), "--offsets-decoder"},
+		[]string{"--files", segs(shareState), "--share-group-state-decoder"},
+		[]string{"--files", stateCopies(t, tmp)},
 		[]string{"--files", seg("__cluster_metadata-0", ".log"), "--cluster-metadata-decoder"},
 		[]string{"--files", seg("__cluster_metadata-0", ".log"), "--deep-iteration"},
 		[]string{"--files", seg("__cluster_metadata-0", ".index") + "," + seg("__cluster_metadata-0", ".timeindex")},
@@ -225,7 +348,11 @@ func TestDifferential(t *testing.T) {
 	}
 	for _, s := range []string{"endTxnMarker: COMMIT", "endTxnMarker: ABORT", "compresscodec: snappy", "compresscodec: zstd", "headerKeys: [h1,trace]",
 		`key: {"type":"2"`, `key: {"type":"1"`, `"assignment":{"assignedPartitions"`, `"transactionStatus":"CompleteAbort"`,
-		`"type":"PARTITION_RECORD"`, "LeaderChange: ", "\noffset: ", "timestamp: "} {
+		`"type":"PARTITION_RECORD"`, "LeaderChange: ", "\noffset: ", "timestamp: ",
+		`key: {"type":"5","data":{"groupId":"dump-848"`, `key: {"type":"8","data":{"groupId":"dump-848"`, `key: {"type":"1","data":{"group":"dump-848"`,
+		`key: {"type":"10","data":{"groupId":"dump-share"`, `key: {"type":"15","data":{"groupId":"dump-share"`,
+		`key: {"type":"0","data":{"groupId":"dump-share"`, `"stateBatches":[{`,
+		"currentTxnFirstOffset: ", "firstSequence: ", "\nversion: 0 producerId: "} {
 		if !strings.Contains(all.String(), s) {
 			t.Errorf("no case printed %q", s)
 		}
