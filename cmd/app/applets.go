@@ -33,6 +33,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/schema"
 	"github.com/kboxdev/kbox/cmd/status"
 	"github.com/kboxdev/kbox/cmd/topics"
+	"github.com/kboxdev/kbox/cmd/transactions"
 	"github.com/kboxdev/kbox/cmd/ui"
 	"github.com/kboxdev/kbox/cmd/verifiableconsumer"
 	"github.com/kboxdev/kbox/cmd/verifiableproducer"
@@ -61,6 +62,7 @@ var applets = []cmdutil.Applet{
 	replicaverification.Applet,
 	clientmetrics.Applet,
 	delegationtokens.Applet,
+	transactions.Applet,
 	// Native groups and commands (`kbox Alias`).
 	perf.Applet,
 	profile.Applet,

@@ -110,12 +110,13 @@ func TestProfileServesEveryApplet(t *testing.T) {
 		// connection (exit 1, not a bootstrap error).
 		"kafka-delegation-tokens": {"--profile", "p", "--describe", "--command-config", os.DevNull},
 		"kafka-features":          {"--profile", "p", "describe"},
+		"kafka-transactions":      {"--profile", "p", "list"},
 	}
 	order := []string{"kafka-topics", "kafka-log-dirs", "kafka-producer-perf-test", "kafka-consumer-perf-test", "kafka-verifiable-producer", "kafka-verifiable-consumer", "kafka-e2e-latency", "kafka-consumer-groups",
 		"kafka-reassign-partitions", "kafka-leader-election"}
 	order = append(order, "kafka-console-producer", "kafka-console-consumer", "kafka-configs", "kafka-get-offsets", "kafka-delete-records", "kafka-acls",
 		"kafka-cluster", "kafka-broker-api-versions", "kafka-groups", "kafka-replica-verification", "kafka-metadata-quorum")
-	order = append(order, "kafka-client-metrics", "kafka-delegation-tokens", "kafka-features")
+	order = append(order, "kafka-client-metrics", "kafka-delegation-tokens", "kafka-features", "kafka-transactions")
 	if len(order) != len(apacheNames()) {
 		t.Fatalf("registry has %v; this test covers %v", apacheNames(), order)
 	}

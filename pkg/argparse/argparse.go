@@ -62,6 +62,8 @@ const (
 	StoreTrue             // Arguments.storeTrue(): a flag, default false
 	Help                  // Arguments.help(): print help and stop
 	Append                // Arguments.append(): each occurrence adds its value (a []string)
+	Short                 // .type(Short.class): Java Short.valueOf
+	Version               // Kafka's PrintVersionAndExitAction: print the version and stop
 )
 
 // Arg describes one optional argument.
@@ -284,6 +286,13 @@ func (e *HelpError) Error() string { return ErrHelp.Error() }
 // Is makes errors.Is(err, ErrHelp) true.
 func (e *HelpError) Is(target error) bool { return target == ErrHelp }
 
+// VersionError is returned by Parse for an argument of type Version (Kafka's
+// PrintVersionAndExitAction): the tool prints its version on stdout and
+// exits 0, whatever follows.
+type VersionError struct{}
+
+func (e *VersionError) Error() string { return "version requested" }
+
 // Errorf builds an Error; tools use it for their own post-parse checks
 // (which argparse4j's handleError reports the same way).
 func Errorf(format string, a ...any) *Error { return &Error{Message: fmt.Sprintf(format, a...)} }
@@ -296,7 +305,7 @@ func isFlag(s string) bool {
 
 func (a *Arg) textualName() string { return strings.Join(a.Flags, "/") }
 
-func (a *Arg) consumes() bool { return a.Type != StoreTrue && a.Type != Help }
+func (a *Arg) consumes() bool { return a.Type != StoreTrue && a.Type != Help && a.Type != Version }
 
 func argError(a *Arg, format string, v ...any) *Error {
 	return &Error{Message: fmt.Sprintf("argument %s: %s", a.textualName(), fmt.Sprintf(format, v...))}
@@ -579,6 +588,8 @@ func (p *Parser) run(ns *Namespace, a *Arg, val *string) error {
 	switch a.Type {
 	case Help:
 		return &HelpError{Parser: p}
+	case Version:
+		return &VersionError{}
 	case StoreTrue:
 		ns.values[a.Dest] = true
 		ns.given[a.Dest] = true
@@ -599,6 +610,15 @@ func (p *Parser) run(ns *Namespace, a *Arg, val *string) error {
 		n, err := javafmt.ParseInt(*val, bits)
 		if err != nil {
 			return argError(a, "could not convert '%s' to %s (%s)", *val, tname, err.Error())
+		}
+		v = n
+	case Short:
+		n, err := javafmt.ParseInt(*val, 32)
+		if err == nil && (n < -32768 || n > 32767) {
+			err = &javafmt.NumberFormatError{Msg: `Value out of range. Value:"` + *val + `" Radix:10`}
+		}
+		if err != nil {
+			return argError(a, "could not convert '%s' to Short (%s)", *val, err.Error())
 		}
 		v = n
 	case Double:
