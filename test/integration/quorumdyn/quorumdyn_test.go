@@ -53,7 +53,7 @@ func kbox(t *testing.T, args ...string) testbed.Result {
 var (
 	movingStatus = regexp.MustCompile(`(?m)^(HighWatermark|MaxFollowerLag|MaxFollowerLagTimeMs):( +)-?\d+$`)
 	// a --replication row: the LogEndOffset, Lag and timestamp cells move.
-	replRow = regexp.MustCompile(`^(\d+ +\t\S+ +\t)\d+ *\t\d+ *\t-?\d+ *\t-?\d+ *\t(\S+ *\t)$`)
+	replRow = regexp.MustCompile(`^(\d+ *\t\S+ *\t)\d+ *\t\d+ *\t-?\d+ *\t-?\d+ *\t(\S+ *\t)$`)
 )
 
 // normalize masks what Apache itself varies between two runs: describe
