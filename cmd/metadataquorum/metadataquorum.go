@@ -25,6 +25,14 @@
 //     voter kbox does not unregister the controller (not implemented: the
 //     command says so on stderr and exits 1 before any request).
 //
+// Tested against Apache's tool on the test bed: test/integration/quorum on
+// a static quorum (kraft.version 0: describe, and add-controller and
+// remove-controller in their dry runs and refusals), test/integration/
+// quorumdyn on a dynamic one (kraft.version 1), where a controller-only
+// node is added and removed for real by each tool in turn, over the
+// controllers and over the brokers, with the refusals only a dynamic quorum
+// gives (DuplicateVoterException, VoterNotFoundException).
+//
 // The drop-in's parser takes Apache's options plus a hidden -o, before or
 // after describe (json|yaml|table: the describe result as kbox's report,
 // quorum.Info, with the cluster id).
