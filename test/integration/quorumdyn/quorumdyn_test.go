@@ -167,6 +167,16 @@ func TestAddRemoveController(t *testing.T) {
 	}
 	d4 := string(dirID[1])
 	waitRole(t, "Observer")
+	// Node 5 has node 4's log dir but is not in the quorum: the leader
+	// gives up on it at once, as lagging behind.
+	props, err := os.ReadFile(newProps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	node5 := filepath.Join(t.TempDir(), "node5.properties")
+	if err := os.WriteFile(node5, regexp.MustCompile(`(?m)^node\.id=4$`).ReplaceAll(props, []byte("node.id=5")), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	b := func(args ...string) []string { return append([]string{"--bootstrap-server", bs}, args...) }
 	c := func(args ...string) []string { return append([]string{"--bootstrap-controller", bc}, args...) }
 	describes := [][]string{
@@ -184,6 +194,11 @@ func TestAddRemoveController(t *testing.T) {
 		b("remove-controller", "-i", "3", "-d", "AAAAAAAAAAAAAAAAAAAAAQ"),
 		c("--command-config", newProps, "add-controller", "--dry-run"),
 		c("remove-controller", "-i", "4", "-d", d4, "--dry-run"),
+		c("remove-controller", "-i", "4", "-d", d4, "--dry-run", "--unregister"),
+		c("remove-controller", "-i", "4", "-d", d4, "--unregister"),
+		b("remove-controller", "-i", "3", "-d", "AAAAAAAAAAAAAAAAAAAAAQ", "--unregister"),
+		c("--command-config", node5, "add-controller"),
+		b("--command-config", node5, "add-controller"),
 	)
 	// Node 4 is a voter: adding it again is refused.
 	voting := append(append([][]string(nil), describes...),
@@ -210,21 +225,35 @@ func TestAddRemoveController(t *testing.T) {
 	if w[6].Code != 1 || !strings.HasPrefix(w[6].Stderr, "org.apache.kafka.common.errors.VoterNotFoundException: ") {
 		t.Errorf("Apache removing an unknown directory: %+v", w[6])
 	}
+	if w[11].Code != 1 || !strings.HasPrefix(w[11].Stderr, "Failed to remove KRaft voter 4: Cannot remove voter ") {
+		t.Errorf("Apache removing an observer with --unregister: %+v", w[11])
+	}
+	if w[13].Code != 1 || !strings.HasPrefix(w[13].Stderr, "org.apache.kafka.common.errors.TimeoutException: Aborted add voter operation for ReplicaKey(id=5, ") {
+		t.Errorf("Apache adding a node that is not an observer: %+v", w[13])
+	}
 
 	added := "Added controller 4 with directory id " + d4 + " and endpoints: CONTROLLER://127.0.0.1:"
 	var addLine string // Apache's: kbox's must be the same
 	removed := "Removed KRaft controller 4 with directory id " + d4 + "\n"
-	// Each round: one tool adds over conn, the other removes over conn.
+	unregistered := removed + "Unregistered KRaft controller 4\n"
+	// Each round: one tool adds, the other removes (and unregisters).
 	for _, round := range []struct {
-		name       string
-		apacheAdds bool
-		conn       []string
+		name        string
+		apacheAdds  bool
+		addBy, rmBy []string
+		unregister  bool
+		describe    bool
 	}{
-		{"apache adds, kbox removes, controllers", true, c()},
-		{"kbox adds, apache removes, brokers", false, b()},
+		{"apache adds, kbox removes, controllers", true, c(), c(), false, true},
+		{"kbox adds, apache removes and unregisters, brokers", false, b(), b(), true, true},
+		{"apache adds over the brokers, kbox removes and unregisters over the controllers", true, b(), c(), true, false},
 	} {
-		add := append(append([]string(nil), round.conn...), "--command-config", newProps, "add-controller")
-		rm := append(append([]string(nil), round.conn...), "remove-controller", "-i", "4", "-d", d4)
+		add := append(append([]string(nil), round.addBy...), "--command-config", newProps, "add-controller")
+		rm := append(append([]string(nil), round.rmBy...), "remove-controller", "-i", "4", "-d", d4)
+		wantRm := removed
+		if round.unregister {
+			rm, wantRm = append(rm, "--unregister"), unregistered
+		}
 		var got testbed.Result
 		if round.apacheAdds {
 			got.Stdout, got.Stderr, got.Code, err = cluster.Apache(nil, "kafka-metadata-quorum", add...)
@@ -240,7 +269,9 @@ func TestAddRemoveController(t *testing.T) {
 		}
 		addLine = got.Stdout
 		waitRole(t, "Follower")
-		checkRole(compare(t, voting), "Follower")
+		if round.describe {
+			checkRole(compare(t, voting), "Follower")
+		}
 		if round.apacheAdds {
 			got = kbox(t, rm...)
 		} else {
@@ -249,7 +280,7 @@ func TestAddRemoveController(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got.Code != 0 || got.Stdout != removed || got.Stderr != "" {
+		if got.Code != 0 || got.Stdout != wantRm || got.Stderr != "" {
 			t.Fatalf("%s: remove-controller: %+v", round.name, got)
 		}
 		waitRole(t, "Observer")
