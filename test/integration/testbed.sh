@@ -52,7 +52,8 @@
 #       answers on its own PLAINTEXT listener and lists itself as registered.
 #       Prints nothing on stdout (the bootstrap list does not change).
 #   testbed.sh status
-#       One line per node on stdout: "node ID running|stopped pid=... plaintext=...".
+#       One line per node on stdout: "node ID running|stopped pid=... plaintext=...",
+#       then one per start-controller node: "node ID running|stopped pid=... controller=...".
 #   testbed.sh env
 #       Print the export lines of the running cluster (exit 1 if none runs).
 #   testbed.sh apache TOOL [ARGS...]
@@ -1002,15 +1003,17 @@ cmd_start_controller() {
     storage_format "$id" --no-initial-controllers || { rm -rf "$nd"; die "kafka-storage format of node $id failed"; }
     echo "$port" >"$nd/controller-only"
   fi
+  local since=0
   if pid=$(node_pid "$id"); then
     log "controller $id is already running (PID $pid)"
   else
+    since=$(date +%s%3N)
     start_node "$id"
     pid=$(<"$nd/pid")
     log "started controller $id (PID $pid); waiting for it to join the quorum"
   fi
   local t0=$SECONDS
-  if ! "$TB/bin/tbtool" quorumwait --bootstrap "$PLAINTEXT_BOOTSTRAP" --id "$id" \
+  if ! "$TB/bin/tbtool" quorumwait --bootstrap "$PLAINTEXT_BOOTSTRAP" --id "$id" --since "$since" \
       --timeout "${READY_TIMEOUT}s" --pids "$pid"; then
     for f in "$nd/stdout.log" "$nd/server.log"; do
       [[ -s "$f" ]] && tail -n 15 "$f" >&2
@@ -1032,6 +1035,14 @@ cmd_status() {
     else
       printf 'node %d stopped plaintext=127.0.0.1:%s\n' "$id" "${PORT_PLAIN[$id]}"
     fi
+  done
+  local f state
+  for f in "$TB"/n*/controller-only; do # start-controller's nodes
+    [[ -f "$f" ]] || continue
+    id=${f%/controller-only}; id=${id##*/n}
+    state=stopped
+    pid=$(node_pid "$id") && state="running pid=$pid"
+    printf 'node %d %s controller=127.0.0.1:%s\n' "$id" "$state" "$(<"$f")"
   done
 }
 

@@ -84,7 +84,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: tbtool freeports N | uuid [N] | wait --bootstrap ADDRS [--brokers N] [--ids LIST] [--timeout D] [--props FILE] [--pids LIST] | httpwait --url URL [--timeout D] [--pids LIST] | quorumwait --bootstrap ADDRS --id N [--timeout D] [--pids LIST] | certs DIR")
+	fmt.Fprintln(os.Stderr, "usage: tbtool freeports N | uuid [N] | wait --bootstrap ADDRS [--brokers N] [--ids LIST] [--timeout D] [--props FILE] [--pids LIST] | httpwait --url URL [--timeout D] [--pids LIST] | quorumwait --bootstrap ADDRS --id N [--since MS] [--timeout D] [--pids LIST] | certs DIR")
 	os.Exit(2)
 }
 
@@ -257,6 +257,7 @@ func cmdQuorumWait(args []string) error {
 	id := fs.Int("id", -1, "the node that must be a voter or an observer")
 	timeout := fs.Duration("timeout", 120*time.Second, "overall deadline")
 	pidList := fs.String("pids", "", "comma-separated PIDs; fail fast when one of them exits")
+	since := fs.Int64("since", 0, "Unix ms: the node's last fetch must be this late (a restarted node has fetched again)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -294,7 +295,7 @@ func cmdQuorumWait(args []string) error {
 		} else if len(resp.Topics) == 1 && len(resp.Topics[0].Partitions) == 1 {
 			p := resp.Topics[0].Partitions[0]
 			for _, r := range append(p.CurrentVoters, p.Observers...) {
-				if int(r.ReplicaID) == *id && r.LogEndOffset >= 0 {
+				if int(r.ReplicaID) == *id && r.LogEndOffset >= 0 && r.LastFetchTimestamp >= *since {
 					return nil
 				}
 			}
