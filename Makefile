@@ -39,9 +39,9 @@ deps-integration:
 # with a load, the release cross-compile (dist) or another fault package.
 # '*' is any package not named here.
 # IT_PHASES='*' runs every package one at a time, as before.
-IT_PHASES ?= 'verify dumplog | topics console groups logdirs configs groupsnative foundation e2e testbed' \
-	'reassign cluster | security status ui' \
-	'perf sweep trogdor acls getoffsets deleterecords | exporter schema verifymem dist quorum replicas *'
+IT_PHASES ?= 'verify | topics console groups logdirs configs groupsnative foundation e2e testbed' \
+	'reassign cluster | security status ui dumplog clientmetrics' \
+	'perf sweep trogdor acls getoffsets deleterecords features | exporter schema verifymem dist quorum replicas transactions delegationtokens *'
 
 test-integration: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox GO=$(GO) IT_TIMEOUT=$(IT_TIMEOUT) test/integration/lanes.sh $(IT_PHASES)

@@ -14,10 +14,12 @@ import (
 	"github.com/kboxdev/kbox/cmd/consoleproducer"
 	"github.com/kboxdev/kbox/cmd/consumergroups"
 	"github.com/kboxdev/kbox/cmd/consumerperf"
+	"github.com/kboxdev/kbox/cmd/delegationtokens"
 	"github.com/kboxdev/kbox/cmd/deleterecords"
 	"github.com/kboxdev/kbox/cmd/dumplog"
 	"github.com/kboxdev/kbox/cmd/e2elatency"
 	"github.com/kboxdev/kbox/cmd/exporter"
+	"github.com/kboxdev/kbox/cmd/features"
 	"github.com/kboxdev/kbox/cmd/getoffsets"
 	"github.com/kboxdev/kbox/cmd/kafkagroups"
 	"github.com/kboxdev/kbox/cmd/leaderelection"
@@ -31,6 +33,7 @@ import (
 	"github.com/kboxdev/kbox/cmd/schema"
 	"github.com/kboxdev/kbox/cmd/status"
 	"github.com/kboxdev/kbox/cmd/topics"
+	"github.com/kboxdev/kbox/cmd/transactions"
 	"github.com/kboxdev/kbox/cmd/ui"
 	"github.com/kboxdev/kbox/cmd/verifiableconsumer"
 	"github.com/kboxdev/kbox/cmd/verifiableproducer"
@@ -52,12 +55,14 @@ var applets = []cmdutil.Applet{
 	reassignpartitions.Applet, leaderelection.Applet,
 	getoffsets.Applet, deleterecords.Applet,
 	dumplog.Applet,
-	metadataquorum.Applet,
+	metadataquorum.Applet, features.Applet,
 	configs.Applet,
 	acls.Applet,
 	cluster.Applet, brokerapiversions.Applet, kafkagroups.Applet,
 	replicaverification.Applet,
 	clientmetrics.Applet,
+	delegationtokens.Applet,
+	transactions.Applet,
 	// Native groups and commands (`kbox Alias`).
 	perf.Applet,
 	profile.Applet,

@@ -50,7 +50,6 @@ import (
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/quorum"
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // Applet registers kafka-metadata-quorum (kbox quorum).
@@ -181,30 +180,11 @@ func (in *invocation) connectWith(ctx context.Context, ov config.Overrides, quie
 		}
 		return in.f.Client(c, kafka.Admin, kafka.Options{Defaults: defaults})
 	}
-	cl, err := newClient(conn)
+	t, cl, err := quorum.Connect(ctx, conn, newClient)
 	if err != nil {
 		return quorum.Target{}, nil, err
 	}
-	// A controller listener answers no Metadata request (Connect's ping):
-	// the first DescribeCluster is the check there.
-	if !conn.Controllers {
-		if err := cl.Connect(ctx); err != nil {
-			cl.Close()
-			return quorum.Target{}, nil, err
-		}
-	}
 	in.client = cl
-	t := quorum.Target{Client: cl.Client, Controllers: conn.Controllers, Dial: func(addr string) (*kgo.Client, error) {
-		c := *conn
-		c.Props = conn.Props.Clone()
-		c.Bootstrap = []string{addr}
-		c.Props.Set("bootstrap.servers", addr)
-		other, err := newClient(&c)
-		if err != nil {
-			return nil, err
-		}
-		return other.Client, nil
-	}}
 	return t, cl.Close, nil
 }
 

@@ -61,6 +61,9 @@ const (
 	Double                // .type(Double.class): Java Double.valueOf (a float64)
 	StoreTrue             // Arguments.storeTrue(): a flag, default false
 	Help                  // Arguments.help(): print help and stop
+	Append                // Arguments.append(): each occurrence adds its value (a []string)
+	Short                 // .type(Short.class): Java Short.valueOf
+	Version               // Kafka's PrintVersionAndExitAction: print the version and stop
 )
 
 // Arg describes one optional argument.
@@ -243,7 +246,7 @@ func (n *Namespace) Int(dest string) (int64, bool) {
 	return v, ok
 }
 
-// Strings returns the values of an NArgs "+" argument.
+// Strings returns the values of an NArgs "+" or Append argument.
 func (n *Namespace) Strings(dest string) []string {
 	v, _ := n.values[dest].([]string)
 	return v
@@ -283,6 +286,13 @@ func (e *HelpError) Error() string { return ErrHelp.Error() }
 // Is makes errors.Is(err, ErrHelp) true.
 func (e *HelpError) Is(target error) bool { return target == ErrHelp }
 
+// VersionError is returned by Parse for an argument of type Version (Kafka's
+// PrintVersionAndExitAction): the tool prints its version on stdout and
+// exits 0, whatever follows.
+type VersionError struct{}
+
+func (e *VersionError) Error() string { return "version requested" }
+
 // Errorf builds an Error; tools use it for their own post-parse checks
 // (which argparse4j's handleError reports the same way).
 func Errorf(format string, a ...any) *Error { return &Error{Message: fmt.Sprintf(format, a...)} }
@@ -295,7 +305,7 @@ func isFlag(s string) bool {
 
 func (a *Arg) textualName() string { return strings.Join(a.Flags, "/") }
 
-func (a *Arg) consumes() bool { return a.Type != StoreTrue && a.Type != Help }
+func (a *Arg) consumes() bool { return a.Type != StoreTrue && a.Type != Help && a.Type != Version }
 
 func argError(a *Arg, format string, v ...any) *Error {
 	return &Error{Message: fmt.Sprintf("argument %s: %s", a.textualName(), fmt.Sprintf(format, v...))}
@@ -578,6 +588,8 @@ func (p *Parser) run(ns *Namespace, a *Arg, val *string) error {
 	switch a.Type {
 	case Help:
 		return &HelpError{Parser: p}
+	case Version:
+		return &VersionError{}
 	case StoreTrue:
 		ns.values[a.Dest] = true
 		ns.given[a.Dest] = true
@@ -585,6 +597,11 @@ func (p *Parser) run(ns *Namespace, a *Arg, val *string) error {
 	}
 	var v any
 	switch a.Type {
+	case Append:
+		prev, _ := ns.values[a.Dest].([]string)
+		ns.values[a.Dest] = append(append([]string(nil), prev...), *val)
+		ns.given[a.Dest] = true
+		return nil
 	case Int, Long:
 		bits, tname := 32, "Integer"
 		if a.Type == Long {
@@ -593,6 +610,15 @@ func (p *Parser) run(ns *Namespace, a *Arg, val *string) error {
 		n, err := javafmt.ParseInt(*val, bits)
 		if err != nil {
 			return argError(a, "could not convert '%s' to %s (%s)", *val, tname, err.Error())
+		}
+		v = n
+	case Short:
+		n, err := javafmt.ParseInt(*val, 32)
+		if err == nil && (n < -32768 || n > 32767) {
+			err = &javafmt.NumberFormatError{Msg: `Value out of range. Value:"` + *val + `" Radix:10`}
+		}
+		if err != nil {
+			return argError(a, "could not convert '%s' to Short (%s)", *val, err.Error())
 		}
 		v = n
 	case Double:

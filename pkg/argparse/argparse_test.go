@@ -2,6 +2,7 @@ package argparse
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -237,5 +238,52 @@ func TestWrapJustify(t *testing.T) {
 	want2 := []string{"a ", "Comma-", "separated ", "org.", "apache.", "kafka ", "HOST1:", "PORT1 ", "3.14 ", "(default: ", "-1) ", "--", "x"}
 	if strings.Join(segs, "|") != strings.Join(want2, "|") {
 		t.Errorf("segments %q", segs)
+	}
+}
+
+// Arguments.append(): every occurrence adds its value, in order.
+func TestAppend(t *testing.T) {
+	p := New("t", "")
+	p.Add(Arg{Flags: []string{"--feature"}, Type: Append})
+	ns, err := p.Parse([]string{"--feature", "a=1", "--feature=b=2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ns.Strings("feature"); len(got) != 2 || got[0] != "a=1" || got[1] != "b=2" {
+		t.Errorf("got %q", got)
+	}
+	ns, _ = p.Parse(nil)
+	if ns.Strings("feature") != nil || ns.Given("feature") {
+		t.Errorf("absent: %v", ns.Strings("feature"))
+	}
+}
+
+// Short (Short.valueOf's errors) and Version (PrintVersionAndExitAction:
+// it ends the parse wherever it comes, before required options are
+// checked), as kafka-transactions' --producer-epoch and -v.
+func TestShortAndVersion(t *testing.T) {
+	p := New("prog", "")
+	p.Add(Arg{Flags: []string{"-v", "--version"}, Type: Version})
+	p.Add(Arg{Flags: []string{"--epoch"}, Type: Short})
+	p.Add(Arg{Flags: []string{"--need"}, Required: true})
+	for arg, want := range map[string]string{
+		"40000":  `argument --epoch: could not convert '40000' to Short (Value out of range. Value:"40000" Radix:10)`,
+		"-32769": `argument --epoch: could not convert '-32769' to Short (Value out of range. Value:"-32769" Radix:10)`,
+		"x":      `argument --epoch: could not convert 'x' to Short (For input string: "x")`,
+	} {
+		if _, err := p.Parse([]string{"--need", "n", "--epoch", arg}); err == nil || err.Error() != want {
+			t.Errorf("%s: %v", arg, err)
+		}
+	}
+	ns, err := p.Parse([]string{"--need", "n", "--epoch", "-32768"})
+	if v, _ := ns.Int("epoch"); err != nil || v != -32768 {
+		t.Errorf("-32768: %v %v", v, err)
+	}
+	var ve *VersionError
+	if _, err := p.Parse([]string{"--epoch", "1", "-v"}); !errors.As(err, &ve) {
+		t.Errorf("-v without --need: %v", err)
+	}
+	if _, err := p.Parse([]string{"--bogus", "-v"}); errors.As(err, &ve) {
+		t.Errorf("an error before -v: %v", err)
 	}
 }

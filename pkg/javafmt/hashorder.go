@@ -84,17 +84,20 @@ func HashOrder(hashes []int32, capacity int) []int {
 // HashMap<String,?> created with initialCapacity (< 0: `new HashMap<>()`)
 // and filled in the given order.
 func HashMapOrder(keys []string, initialCapacity int) []string {
-	return hashOrdered(keys, StringHash, initialCapacity)
+	return HashOrdered(keys, StringHash, initialCapacity)
 }
 
 // IntSetOrder returns the distinct ids in the iteration order of a
 // HashSet<Integer> (or HashMap<Integer,?>) created with initialCapacity
 // (< 0: default 16) and filled in the given order.
 func IntSetOrder(ids []int32, initialCapacity int) []int32 {
-	return hashOrdered(ids, func(id int32) int32 { return id }, initialCapacity)
+	return HashOrdered(ids, func(id int32) int32 { return id }, initialCapacity)
 }
 
-func hashOrdered[K comparable](keys []K, hash func(K) int32, initialCapacity int) []K {
+// HashOrdered returns the distinct keys in the iteration order of a
+// java.util.HashMap (or HashSet) keyed by hash, created with
+// initialCapacity (< 0: default 16) and filled in the given order.
+func HashOrdered[K comparable](keys []K, hash func(K) int32, initialCapacity int) []K {
 	seen := make(map[K]bool, len(keys))
 	var uniq []K
 	var hashes []int32

@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -214,6 +215,40 @@ func TestISODuration(t *testing.T) {
 	for _, in := range []string{"", "P", "1H", "PT", "PTH", "P1H", "PT1D", "P1.5D", "-PT1H"} {
 		if err := autoOffsetReset(newSettings(Consumer), "by_duration:"+in); err == nil || !strings.Contains(err.Error(), "invalid ISO-8601 duration") {
 			t.Errorf("%q: %v", in, err)
+		}
+	}
+}
+
+// A delegation token login (ScramLoginModule's tokenauth="true") sends the
+// tokenauth=true SCRAM extension in the client's first message; without it
+// (or with PLAIN) none is sent.
+func TestSASLTokenAuth(t *testing.T) {
+	first := func(mech, jaas string) (bool, string) {
+		t.Helper()
+		s, err := Parse(props(t, "security.protocol=SASL_SSL\nsasl.mechanism="+mech+"\nsasl.jaas.config="+jaas+"\n"), Admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, msg, err := s.saslMechanism().Authenticate(context.Background(), "b:9092")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.SASLToken, string(msg)
+	}
+	const module = "org.apache.kafka.common.security.scram.ScramLoginModule required "
+	for _, c := range []struct {
+		mech, jaas string
+		token      bool
+	}{
+		{"SCRAM-SHA-256", module + `username="tid" password="aG1hYw==" tokenauth="true";`, true},
+		{"SCRAM-SHA-512", module + `username="tid" password="aG1hYw==" tokenauth=TRUE;`, true},
+		{"SCRAM-SHA-512", module + `username="tid" password="aG1hYw==" tokenauth="false";`, false},
+		{"SCRAM-SHA-512", module + `username="tid" password="aG1hYw==";`, false},
+		{"PLAIN", `org.apache.kafka.common.security.plain.PlainLoginModule required username="u" password="p" tokenauth="true";`, false},
+	} {
+		token, msg := first(c.mech, c.jaas)
+		if token != c.token || strings.Contains(msg, "tokenauth=true") != c.token {
+			t.Errorf("%s %s: token %v, first message %q", c.mech, c.jaas, token, msg)
 		}
 	}
 }

@@ -41,15 +41,19 @@ type Settings struct {
 	SASLUser         string
 	jaas             string
 	saslPassword     string
-	TLS              TLSSettings
-	oauth            oauthProps
-	tokens           *tokenCache
-	aws              awsProps
-	awsProv          *awsProvider
-	krb              kerberosProps
-	krbLogin         *kerberosLogin
-	loginHandler     string // sasl.login.callback.handler.class
-	clientHandler    string // sasl.client.callback.handler.class
+	// SASLToken: a SCRAM login with a delegation token (ScramLoginModule's
+	// tokenauth="true"): the username is the token id, the password its
+	// HMAC, and the client sends the tokenauth=true extension.
+	SASLToken     bool
+	TLS           TLSSettings
+	oauth         oauthProps
+	tokens        *tokenCache
+	aws           awsProps
+	awsProv       *awsProvider
+	krb           kerberosProps
+	krbLogin      *kerberosLogin
+	loginHandler  string // sasl.login.callback.handler.class
+	clientHandler string // sasl.client.callback.handler.class
 
 	// producer
 	Acks                  string // all, 0, 1
@@ -257,6 +261,9 @@ func (s *Settings) finishSecurity() error {
 		return &PropertyError{"sasl.jaas.config", "username and password options are required for " + mech}
 	}
 	s.SASLUser, s.saslPassword = user, pw
+	// ScramLoginModule: "true".equalsIgnoreCase(tokenauth); PlainLoginModule
+	// has no such option.
+	s.SASLToken = mech != "PLAIN" && strings.EqualFold(opts["tokenauth"], "true")
 	return nil
 }
 
@@ -282,9 +289,9 @@ func (s *Settings) saslMechanism() sasl.Mechanism {
 	case "PLAIN":
 		return plain.Auth{User: s.SASLUser, Pass: s.saslPassword}.AsMechanism()
 	case "SCRAM-SHA-256":
-		return scram.Auth{User: s.SASLUser, Pass: s.saslPassword}.AsSha256Mechanism()
+		return scram.Auth{User: s.SASLUser, Pass: s.saslPassword, IsToken: s.SASLToken}.AsSha256Mechanism()
 	case "SCRAM-SHA-512":
-		return scram.Auth{User: s.SASLUser, Pass: s.saslPassword}.AsSha512Mechanism()
+		return scram.Auth{User: s.SASLUser, Pass: s.saslPassword, IsToken: s.SASLToken}.AsSha512Mechanism()
 	case "OAUTHBEARER":
 		if s.tokens != nil {
 			return s.tokens.mechanism()

@@ -334,3 +334,23 @@ func RemoveVoter(ctx context.Context, t Target, id int32, dir [16]byte) error {
 	resp := kresp.(*kmsg.RemoveRaftVoterResponse)
 	return codeErr(resp.ErrorCode, resp.ErrorMessage)
 }
+
+// Request sends req where the quorum's requests go: through the brokers,
+// or over the controllers to the active one.
+func (t Target) Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+	return t.request(ctx, req)
+}
+
+// Nodes are the nodes the target lists (DescribeCluster): the brokers,
+// or over the controllers the controllers, by id, as host:port.
+func (t Target) Nodes(ctx context.Context) (map[int32]string, error) {
+	dc, err := t.describeCluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int32]string, len(dc.Brokers))
+	for _, b := range dc.Brokers {
+		out[b.NodeID] = net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))
+	}
+	return out, nil
+}

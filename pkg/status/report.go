@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kboxdev/kbox/pkg/features"
 	"github.com/kboxdev/kbox/pkg/groups"
 )
 
@@ -32,7 +33,7 @@ func NewReport(cs []*Cluster) *Report {
 
 // Header is the table header.
 func (r *Report) Header() []string {
-	return []string{"CLUSTER", "STATUS", "BROKERS", "CONTROLLER", "TOPICS", "PARTITIONS", "UNDER-REPLICATED", "UNDER-MIN-ISR", "OFFLINE", "NON-PREFERRED", "DISK-USED", "PRODUCE/S", "CONSUME/S", "MOST-LAGGING", "WORST-GROUP"}
+	return []string{"CLUSTER", "STATUS", "BROKERS", "CONTROLLER", "METADATA-VERSION", "TOPICS", "PARTITIONS", "UNDER-REPLICATED", "UNDER-MIN-ISR", "OFFLINE", "NON-PREFERRED", "DISK-USED", "PRODUCE/S", "CONSUME/S", "MOST-LAGGING", "WORST-GROUP"}
 }
 
 // Rows are one row per cluster.
@@ -44,7 +45,7 @@ func (r *Report) Rows() [][]string {
 			if len(c.Problems) > 0 && strings.HasPrefix(c.Problems[0], notChecked) {
 				word = "NOT CHECKED"
 			}
-			rows = append(rows, []string{c.Name, word, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"})
+			rows = append(rows, []string{c.Name, word, "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-", "-"})
 			continue
 		}
 		st := "ok"
@@ -57,7 +58,7 @@ func (r *Report) Rows() [][]string {
 		}
 		rows = append(rows, []string{
 			c.Name, st,
-			fmt.Sprintf("%d/%d", c.BrokersUp, c.BrokersExpected), ctrl,
+			fmt.Sprintf("%d/%d", c.BrokersUp, c.BrokersExpected), ctrl, metadataCell(c.MetadataVersion),
 			strconv.Itoa(c.Topics), strconv.Itoa(c.Partitions),
 			strconv.Itoa(c.UnderReplicatedPartitions), strconv.Itoa(c.UnderMinISRPartitions),
 			strconv.Itoa(c.OfflinePartitions), strconv.Itoa(c.NonPreferredLeaderPartitions),
@@ -66,6 +67,14 @@ func (r *Report) Rows() [][]string {
 		})
 	}
 	return rows
+}
+
+// metadataCell is the metadata.version summary ("-" when unknown).
+func metadataCell(v *features.VersionStatus) string {
+	if v == nil {
+		return "-"
+	}
+	return v.Summary
 }
 
 // diskCell lists each broker's used percent: "1:12% 2:13% 3:down".

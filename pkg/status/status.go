@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/pkg/cluster"
+	"github.com/kboxdev/kbox/pkg/features"
 	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/kboxdev/kbox/pkg/logdirs"
 	"github.com/kboxdev/kbox/pkg/quorum"
@@ -83,14 +84,19 @@ type Cluster struct {
 	// Problems are the reasons the cluster is unhealthy, one line each.
 	Problems []string `json:"problems"`
 	// Error is why the cluster could not be reached, null otherwise.
-	Error           *string  `json:"error"`
-	ClusterID       string   `json:"cluster_id"`
-	Controller      *int32   `json:"controller"`
-	BrokersUp       int      `json:"brokers_up"`
-	BrokersExpected int      `json:"brokers_expected"`
-	Brokers         []Broker `json:"brokers"`
-	Topics          int      `json:"topics"`
-	Partitions      int      `json:"partitions"`
+	Error      *string `json:"error"`
+	ClusterID  string  `json:"cluster_id"`
+	Controller *int32  `json:"controller"`
+	// MetadataVersion is the finalized metadata.version against what the
+	// brokers up support (highest common level, disagreement, upgrade
+	// available): informational, never a problem. Null when no broker
+	// gave a metadata.version (not KRaft, or too old).
+	MetadataVersion *features.VersionStatus `json:"metadata_version"`
+	BrokersUp       int                     `json:"brokers_up"`
+	BrokersExpected int                     `json:"brokers_expected"`
+	Brokers         []Broker                `json:"brokers"`
+	Topics          int                     `json:"topics"`
+	Partitions      int                     `json:"partitions"`
 	// UnderReplicatedPartitions have fewer in-sync replicas than replicas.
 	UnderReplicatedPartitions int `json:"under_replicated_partitions"`
 	// UnderMinISRPartitions have fewer in-sync replicas than the topic's
@@ -201,6 +207,7 @@ func Check(ctx context.Context, name string, cl *kgo.Client, o Options) *Cluster
 
 	brokers, up := brokerStates(listed, md, <-probed)
 	c.BrokersUp = len(up)
+	c.MetadataVersion = features.MetadataVersionStatus(features.BrokerFeatures(ctx, cl, up, "status"))
 	c.BrokersExpected = len(brokers)
 	if o.ExpectedBrokers > 0 {
 		c.BrokersExpected = o.ExpectedBrokers

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kboxdev/kbox/internal/golden"
+	"github.com/kboxdev/kbox/pkg/features"
 	"github.com/kboxdev/kbox/pkg/groups"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -38,8 +39,18 @@ func TestProduceAndConsumeRate(t *testing.T) {
 // sample is a report of one healthy and one sick cluster and an
 // unreachable one, as Check and Unreachable build them.
 func sample() *Report {
+	mv := func(fin int16, ranges map[int32][2]int16) *features.VersionStatus {
+		bs := map[int32]*features.Metadata{}
+		epoch := int64(9)
+		for id, r := range ranges {
+			bs[id] = &features.Metadata{Supported: map[string]features.Range{features.MetadataFeature: {Min: r[0], Max: r[1]}},
+				Finalized: map[string]int16{features.MetadataFeature: fin}, Epoch: &epoch}
+		}
+		return features.MetadataVersionStatus(bs)
+	}
 	healthy := &Cluster{Name: "prod", Reachable: true, Problems: []string{}, ClusterID: "abc", Controller: ptr(int32(1)),
-		BrokersUp: 3, BrokersExpected: 3, Topics: 4, Partitions: 24, NonPreferredLeaderPartitions: 2,
+		MetadataVersion: mv(33, map[int32][2]int16{1: {7, 33}, 2: {7, 33}, 3: {7, 33}}),
+		BrokersUp:       3, BrokersExpected: 3, Topics: 4, Partitions: 24, NonPreferredLeaderPartitions: 2,
 		Brokers: []Broker{
 			{ID: 1, Up: true, Address: ptr("10.0.0.1:9092"), Reachable: ptr(true), DiskUsedPercent: ptr(41.5), LogBytes: ptr(int64(1 << 30))},
 			{ID: 2, Up: true, Address: ptr("10.0.0.2:9092"), Reachable: ptr(true), DiskUsedPercent: ptr(40.0), LogBytes: ptr(int64(1 << 30))},
@@ -50,7 +61,8 @@ func sample() *Report {
 		WorstGroup:           &GroupLag{Group: "audit", State: "Empty", Lag: 7, LaggingPartitions: 1, Verdict: groups.VerdictStop},
 		ProduceRecordsPerSec: ptr(2000.0), ConsumeRecordsPerSec: ptr(1999.5), SampleMs: 1000, CheckedMs: 1100}
 	sick := &Cluster{Name: "staging", Reachable: true, ClusterID: "def", Controller: ptr(int32(2)),
-		BrokersUp: 2, BrokersExpected: 3, Topics: 2, Partitions: 6,
+		MetadataVersion: mv(27, map[int32][2]int16{1: {7, 33}, 2: {7, 30}}),
+		BrokersUp:       2, BrokersExpected: 3, Topics: 2, Partitions: 6,
 		UnderReplicatedPartitions: 4, UnderMinISRPartitions: 1, OfflinePartitions: 1,
 		Brokers: []Broker{
 			{ID: 1, Up: true, Address: ptr("10.0.1.1:9092"), Reachable: ptr(true), DiskUsedPercent: ptr(95.0), LogBytes: ptr(int64(4096))},
@@ -202,6 +214,20 @@ func TestCheckKfake(t *testing.T) {
 	}
 	if !got.Healthy || len(got.Problems) != 0 {
 		t.Fatalf("healthy kfake cluster reported %q", got.Problems)
+	}
+	if v := got.MetadataVersion; v == nil || len(v.Brokers) != 3 || v.BrokersDisagree || v.UpgradeAvailable || v.FinalizedName != v.SupportedMaxName || v.Summary != v.FinalizedName {
+		t.Fatalf("metadata version %+v", got.MetadataVersion)
+	}
+	// metadata.version one level down: an upgrade is available, and the
+	// cluster is still healthy.
+	top := got.MetadataVersion.SupportedMax
+	res, err := features.Apply(ctx, cl.Request, []features.Update{{Feature: features.MetadataFeature, Level: top - 1}}, features.UnsafeDowngrade, false)
+	if err != nil || res[features.MetadataFeature] != nil {
+		t.Fatalf("downgrade: %v %v", res, err)
+	}
+	got = Check(ctx, "pg", cl, Options{})
+	if v := got.MetadataVersion; !got.Healthy || v == nil || !v.UpgradeAvailable || v.Finalized != top-1 || !strings.Contains(v.Summary, "(upgrade available: "+v.SupportedMaxName+")") {
+		t.Fatalf("after the downgrade: healthy %v, %+v", got.Healthy, got.MetadataVersion)
 	}
 
 	// Expected brokers from the profile: more than there are is a problem.

@@ -18,6 +18,9 @@
 #         export KAFKA_BOOTSTRAP=127.0.0.1:p1,...
 #       and with sasl_ssl also
 #         export KAFKA_CLIENT_PROPERTIES=<file>
+#       (a sasl_ssl cluster also has delegation tokens on: its brokers set
+#       delegation.token.secret.key, so SCRAM clients may log in with a
+#       token id and HMAC, tokenauth="true")
 #       on stdout (also written to $KBOX_TESTBED_DIR/env). The CONTROLLER
 #       listeners (PLAINTEXT, for --bootstrap-controller) are in
 #       $KBOX_TESTBED_DIR/controller-bootstrap. Fails (exit 1) when
@@ -659,6 +662,8 @@ write_server_props() {
       echo "ssl.truststore.type=PEM"
       echo "ssl.truststore.location=$TB/tls/ca.pem"
       echo "listener.name.ssl.ssl.client.auth=required"
+      echo "# delegation tokens (a test-bed key, the same on every node)"
+      echo "delegation.token.secret.key=kbox-testbed-delegation-token-key"
     fi
     if [[ "$AUTHORIZER" == 1 ]]; then
       echo

@@ -137,6 +137,7 @@
               h('dt', null, 'Security'), h('dd', null, view.security_protocol || ''),
               h('dt', null, 'Brokers up'), h('dd', null, known(c.brokers_up + ' / ' + c.brokers_expected)),
               h('dt', null, 'Controller'), h('dd', null, known(c.controller === null ? 'none' : c.controller)),
+              h('dt', null, 'Metadata version'), h('dd', { cls: c.metadata_version && (c.metadata_version.upgrade_available || c.metadata_version.brokers_disagree) ? 'warn' : null }, known(c.metadata_version ? c.metadata_version.summary : 'unknown')),
               h('dt', null, 'Topics / partitions'), h('dd', null, known(c.topics + ' / ' + c.partitions)),
               h('dt', null, 'Under-replicated'), h('dd', null, known(c.under_replicated_partitions)),
               h('dt', null, 'Under min ISR'), h('dd', null, known(c.under_min_isr_partitions)),

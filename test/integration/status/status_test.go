@@ -331,6 +331,14 @@ type clusterStatus struct {
 	Partitions                   int            `json:"partitions"`
 	Brokers                      []brokerStatus `json:"brokers"`
 	CheckedMs                    int64          `json:"check_duration_ms"`
+	MetadataVersion              *mvStatus      `json:"metadata_version"`
+}
+
+type mvStatus struct {
+	Summary          string            `json:"summary"`
+	Brokers          []json.RawMessage `json:"brokers"`
+	BrokersDisagree  bool              `json:"brokers_disagree"`
+	UpgradeAvailable bool              `json:"upgrade_available"`
 }
 
 type brokerStatus struct {
@@ -457,6 +465,10 @@ func TestStatusTwoClustersOneBrokerStopped(t *testing.T) {
 	}
 	if !real.Reachable || real.BrokersUp != 3 || real.BrokersExpected != 3 || real.Controller == nil || real.OfflinePartitions != 0 {
 		t.Fatalf("real: %+v", real)
+	}
+	// The test bed formats at Apache 4.4's latest metadata version.
+	if mv := real.MetadataVersion; mv == nil || mv.Summary != "4.4-IV2" || len(mv.Brokers) != 3 || mv.BrokersDisagree || mv.UpgradeAvailable {
+		t.Fatalf("real: metadata version %+v", mv)
 	}
 	for _, b := range real.Brokers {
 		if b.DiskUsedPercent == nil || *b.DiskUsedPercent <= 0 || *b.DiskUsedPercent > 100 {

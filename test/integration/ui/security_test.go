@@ -292,7 +292,13 @@ func TestTokenNotInProcessList(t *testing.T) {
 		}
 	}
 	p := runUI(t, cfg, nil, "--listen", "127.0.0.1:0", "--token", fromFlag)
-	if !strings.Contains(cmdline(p.pid), fromFlag) || !strings.Contains(p.stderr.String(), "kbox: warning: --token on the command line is visible to every user of this host") {
+	// The URL on stdout can reach the test before the warning on stderr
+	// has been copied from its pipe: wait for it (CI, load 20).
+	const warning = "kbox: warning: --token on the command line is visible to every user of this host"
+	for end := time.Now().Add(10 * time.Second); !strings.Contains(p.stderr.String(), warning) && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if !strings.Contains(cmdline(p.pid), fromFlag) || !strings.Contains(p.stderr.String(), warning) {
 		t.Errorf("--token: cmdline %q, stderr %q", cmdline(p.pid), p.stderr)
 	}
 	// Empty and blank tokens are refused, from every source.
