@@ -21,9 +21,14 @@
 //     Apache's admin client may pick a controller that is not the leader
 //     (then NotLeaderOrFollowerException), so the exception named may
 //     differ.
-//   - remove-controller --unregister is accepted, and after removing the
-//     voter kbox does not unregister the controller (not implemented: the
-//     command says so on stderr and exits 1 before any request).
+//
+// Tested against Apache's tool on the test bed: test/integration/quorum on
+// a static quorum (kraft.version 0: describe, and add-controller and
+// remove-controller in their dry runs and refusals), test/integration/
+// quorumdyn on a dynamic one (kraft.version 1), where a controller-only
+// node is added and removed for real by each tool in turn, over the
+// controllers and over the brokers, with the refusals only a dynamic quorum
+// gives (DuplicateVoterException, VoterNotFoundException).
 //
 // The drop-in's parser takes Apache's options plus a hidden -o, before or
 // after describe (json|yaml|table: the describe result as kbox's report,
@@ -44,6 +49,7 @@ import (
 	"github.com/kboxdev/kbox/pkg/kafka"
 	"github.com/kboxdev/kbox/pkg/output"
 	"github.com/kboxdev/kbox/pkg/quorum"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // Applet registers kafka-metadata-quorum (kbox quorum).
@@ -240,17 +246,28 @@ func (in *invocation) removeController(ctx context.Context) error {
 	if err != nil {
 		return terse(in.f, "Failed to parse --controller-directory-id: "+err.Error())
 	}
-	dry := in.ns.Bool("dry_run")
-	if in.ns.Bool("unregister") && !dry {
-		return fmt.Errorf("remove-controller --unregister is not supported by kbox yet (nothing was changed)")
+	dry, unregister := in.ns.Bool("dry_run"), in.ns.Bool("unregister")
+	// With --unregister, a refusal says how to unregister by hand.
+	hint := func(what string, err error) error {
+		var qe *quorum.QuorumError
+		if !errors.As(err, &qe) {
+			return in.failed(err)
+		}
+		return terse(in.f, fmt.Sprintf("Failed to %s %d: %s. To unregister the controller from the cluster, run `kafka-cluster.sh unregister-controller --id %d`.", what, id, qe.Text(), id))
 	}
+	var t quorum.Target
 	if !dry {
-		t, closeFn, err := in.connect(ctx, false)
+		var closeFn func()
+		t, closeFn, err = in.connect(ctx, false)
 		if err != nil {
 			return err
 		}
 		defer closeFn()
 		if err := quorum.RemoveVoter(ctx, t, int32(id), dir); err != nil {
+			var qe *quorum.QuorumError
+			if unregister && errors.As(err, &qe) && (qe.Code == kerr.UnsupportedVersion.Code || qe.Code == kerr.VoterNotFound.Code) {
+				return hint("remove KRaft voter", err)
+			}
 			return in.failed(err)
 		}
 	}
@@ -259,5 +276,15 @@ func (in *invocation) removeController(ctx context.Context) error {
 		verb = "DRY RUN of removing"
 	}
 	fmt.Fprintf(in.f.IO.Out, "%s KRaft controller %d with directory id %s\n", verb, id, quorum.UUID(dir))
+	if !unregister {
+		return nil
+	}
+	verb = "Unregistered"
+	if dry {
+		verb = "DRY RUN of unregistering"
+	} else if err := quorum.UnregisterController(ctx, t, int32(id)); err != nil {
+		return hint("unregister controller", err)
+	}
+	fmt.Fprintf(in.f.IO.Out, "%s KRaft controller %d\n", verb, id)
 	return nil
 }

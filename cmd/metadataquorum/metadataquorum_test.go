@@ -48,6 +48,7 @@ func TestApacheChecks(t *testing.T) {
 		{[]string{"remove-controller", "-i", "-3", "-d", "x"}, "", "Invalid negative --controller-id: -3", 1},
 		{[]string{"remove-controller", "-i", "3", "-d", "xyz"}, "", "Failed to parse --controller-directory-id: Input string `xyz` decoded as 2 bytes, which is not equal to the expected 16 bytes of a base64-encoded UUID", 1},
 		{[]string{"remove-controller", "-i", "3", "-d", "AAAAAAAAAAAAAAAAAAAAAQ", "--dry-run"}, "DRY RUN of removing KRaft controller 3 with directory id AAAAAAAAAAAAAAAAAAAAAQ\n", "", 0},
+		{[]string{"remove-controller", "-i", "3", "-d", "AAAAAAAAAAAAAAAAAAAAAQ", "--unregister", "--dry-run"}, "DRY RUN of removing KRaft controller 3 with directory id AAAAAAAAAAAAAAAAAAAAAQ\nDRY RUN of unregistering KRaft controller 3\n", "", 0},
 	}
 	for _, c := range cases {
 		r := cmdtest.Run(t, cmdtest.Options{Applet: &Applet, Invoked: "kafka-metadata-quorum"}, append(append([]string(nil), bs...), c.args...)...)

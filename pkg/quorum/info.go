@@ -66,16 +66,20 @@ type QuorumError struct {
 }
 
 func (e *QuorumError) Error() string {
-	msg := ""
+	return javaerr.String(e.Code, e.Text())
+}
+
+// Text is the Java exception's message (getMessage()): the cluster's
+// message, else the error code's default one.
+func (e *QuorumError) Text() string {
 	if e.Message != nil {
-		msg = *e.Message
-	} else if err := kerr.ErrorForCode(e.Code); err != nil {
-		var ke *kerr.Error
-		if errors.As(err, &ke) {
-			msg = ke.Description
-		}
+		return *e.Message
 	}
-	return javaerr.String(e.Code, msg)
+	var ke *kerr.Error
+	if errors.As(kerr.ErrorForCode(e.Code), &ke) {
+		return ke.Description
+	}
+	return ""
 }
 
 func codeErr(code int16, msg *string) error {
@@ -303,6 +307,19 @@ func AddVoter(ctx context.Context, t Target, v Voter) error {
 		return err
 	}
 	resp := kresp.(*kmsg.AddRaftVoterResponse)
+	return codeErr(resp.ErrorCode, resp.ErrorMessage)
+}
+
+// UnregisterController removes controller id's registration from the
+// cluster's metadata (UnregisterController).
+func UnregisterController(ctx context.Context, t Target, id int32) error {
+	req := kmsg.NewPtrUnregisterControllerRequest()
+	req.ControllerID = id
+	kresp, err := t.request(ctx, req)
+	if err != nil {
+		return err
+	}
+	resp := kresp.(*kmsg.UnregisterControllerResponse)
 	return codeErr(resp.ErrorCode, resp.ErrorMessage)
 }
 

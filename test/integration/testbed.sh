@@ -4,6 +4,7 @@
 #
 # Usage:
 #   testbed.sh up [--brokers N] [--security plaintext|sasl_ssl] [--log-dirs D] [--authorizer]
+#                 [--dynamic-quorum]
 #       Start N combined broker+controller nodes (IDs 1..N; default 1,
 #       plaintext) and wait until all are registered. Each node gets D
 #       log.dirs (default 1: nN/data; D > 1 adds nN/data2 .. nN/dataD, e.g.
@@ -25,6 +26,24 @@
 #       $KBOX_TESTBED_DIR/controller-bootstrap. Fails (exit 1) when
 #       a cluster already runs in that state dir; leaves no JVM behind on
 #       failure.
+#       --dynamic-quorum bootstraps the quorum dynamically (KIP-853,
+#       kraft.version 1): controller.quorum.bootstrap.servers instead of
+#       controller.quorum.voters, every node formatted (one JVM each) with
+#       `kafka-storage format --initial-controllers` naming all N nodes and
+#       the directory ids of their metadata log dirs; controllers can then be
+#       added and removed (kafka-metadata-quorum add-controller,
+#       remove-controller; start-controller starts one to add).
+#   testbed.sh start-controller ID
+#       Dynamic quorum only (up --dynamic-quorum): start a controller-only
+#       node ID (ID > N; process.roles=controller, its CONTROLLER listener
+#       on a free port, log dir nID/data) formatted with `kafka-storage
+#       format --no-initial-controllers`, so that it joins the quorum as an
+#       observer, not a voter; wait until the leader lists it among the
+#       voters or observers. Prints nothing on stdout; its server properties
+#       (what add-controller's --command-config wants) are
+#       $KBOX_TESTBED_DIR/nID/server.properties. A second call restarts the
+#       stopped node with its config and data. stop-broker ID stops it; down
+#       stops it with the rest.
 #   testbed.sh down
 #       Stop every node (SIGTERM, SIGKILL after $KBOX_TESTBED_STOP_TIMEOUT s)
 #       and remove the state. Idempotent.
@@ -36,7 +55,8 @@
 #       answers on its own PLAINTEXT listener and lists itself as registered.
 #       Prints nothing on stdout (the bootstrap list does not change).
 #   testbed.sh status
-#       One line per node on stdout: "node ID running|stopped pid=... plaintext=...".
+#       One line per node on stdout: "node ID running|stopped pid=... plaintext=...",
+#       then one per start-controller node: "node ID running|stopped pid=... controller=...".
 #   testbed.sh env
 #       Print the export lines of the running cluster (exit 1 if none runs).
 #   testbed.sh apache TOOL [ARGS...]
@@ -113,6 +133,7 @@
 #   ssl-client.properties  SSL listener client config with the client cert (sasl_ssl only)
 #   tls/                   ca.pem ca-key.pem broker.pem client-cert.pem client-key.pem client.pem
 #   nN/server.properties nN/server.log nN/stdout.log nN/data/ [nN/data2/..] nN/pid
+#   nN/format.log          kafka-storage format's output (--dynamic-quorum)
 #   trogdor/{trogdor.conf,env,NAME.pid,NAME.log}  (trogdor up)
 #   schema-registry/{env,pid,registry.log,tmp/}     (schema-registry up)
 #   log4j2.properties bin/tbtool tmp/
@@ -142,9 +163,11 @@ die() { printf 'testbed: error: %s\n' "$*" >&2; exit 1; }
 usage() {
   cat >&2 <<'EOF'
 usage: testbed.sh up [--brokers N] [--security plaintext|sasl_ssl] [--log-dirs D] [--authorizer]
+                     [--dynamic-quorum]
        testbed.sh down
        testbed.sh stop-broker ID [--kill]
        testbed.sh start-broker ID
+       testbed.sh start-controller ID
        testbed.sh status
        testbed.sh env
        testbed.sh apache TOOL [ARGS...]
@@ -516,6 +539,40 @@ format_nodes() {
   done
 }
 
+# storage_format ID [FORMAT ARGS...] runs `kafka-storage format -t
+# $CLUSTER_ID -c nID/server.properties ARGS` in a JVM of its own, its output
+# in nID/format.log (shown on failure).
+storage_format() {
+  local id=$1 nd="$TB/n$1"
+  shift
+  if ! "$JAVA" -Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Djava.awt.headless=true \
+    -Djava.io.tmpdir="$TB/tmp" -Dlog4j2.configurationFile="$(tools_log4j)" \
+    -cp "$LIB_DIR/*" kafka.tools.StorageTool format -t "$CLUSTER_ID" \
+    -c "$nd/server.properties" "$@" </dev/null >"$nd/format.log" 2>&1 9>&-; then
+    cat "$nd/format.log" >&2
+    return 1
+  fi
+}
+
+# format_nodes_dynamic TBTOOL [FORMAT ARGS...] formats every node for a
+# dynamic quorum of all of them (--initial-controllers with a fresh
+# directory id per node), the JVMs in parallel.
+format_nodes_dynamic() {
+  local tbtool=$1 id dirids initial="" pids=() rc=0
+  shift
+  mapfile -t dirids < <("$tbtool" uuid "$BROKERS")
+  [[ ${#dirids[@]} -eq $BROKERS ]] || return 1
+  for ((id = 1; id <= BROKERS; id++)); do
+    initial+="${initial:+,}$id@127.0.0.1:${PORT_CTRL[$id]}:${dirids[id - 1]}"
+  done
+  for ((id = 1; id <= BROKERS; id++)); do
+    storage_format "$id" --initial-controllers "$initial" "$@" &
+    pids+=($!)
+  done
+  for id in "${pids[@]}"; do wait "$id" || rc=1; done
+  return $rc
+}
+
 UP_PIDS=()
 UP_HELPERS=()
 up_cleanup() {
@@ -559,7 +616,11 @@ write_server_props() {
     echo "# generated by test/integration/testbed.sh"
     echo "process.roles=broker,controller"
     echo "node.id=$id"
-    echo "controller.quorum.voters=$VOTERS"
+    if [[ "$DYNAMIC" == 1 ]]; then
+      echo "controller.quorum.bootstrap.servers=$(join_addrs PORT_CTRL)"
+    else
+      echo "controller.quorum.voters=$VOTERS"
+    fi
     echo "listeners=$listeners"
     echo "advertised.listeners=$advertised"
     echo "listener.security.protocol.map=$protomap"
@@ -649,10 +710,11 @@ join_addrs() { # join_addrs PORTARRAYNAME
 }
 
 cmd_up() {
-  local brokers=1 security=plaintext logdirs=1 authorizer=0
+  local brokers=1 security=plaintext logdirs=1 authorizer=0 dynamic=0
   while [[ $# -gt 0 ]]; do
     case "$1" in
       --authorizer) authorizer=1; shift ;;
+      --dynamic-quorum) dynamic=1; shift ;;
       --brokers) [[ $# -ge 2 ]] || usage; brokers=$2; shift 2 ;;
       --brokers=*) brokers=${1#*=}; shift ;;
       --security) [[ $# -ge 2 ]] || usage; security=$2; shift 2 ;;
@@ -689,6 +751,7 @@ cmd_up() {
   SECURITY=$security
   LOG_DIRS=$logdirs
   AUTHORIZER=$authorizer
+  DYNAMIC=$dynamic
   log "starting $BROKERS-node Apache Kafka $KAFKA_VERSION ($SECURITY) in $TB"
   fetch_jars
   build_tbtool
@@ -734,7 +797,11 @@ cmd_up() {
       scram+=(--add-scram "SCRAM-SHA-512=[name=${u%%:*},password=${u#*:}]")
     done
   fi
-  format_nodes "$tbtool" "${scram[@]}" || die "kafka-storage format failed"
+  if [[ "$DYNAMIC" == 1 ]]; then
+    format_nodes_dynamic "$tbtool" "${scram[@]}" || die "kafka-storage format failed"
+  else
+    format_nodes "$tbtool" "${scram[@]}" || die "kafka-storage format failed"
+  fi
   log "formatted $BROKERS node(s) (cluster id $CLUSTER_ID) after $((SECONDS - t0))s"
 
   # Bootstrap strings and client files.
@@ -792,8 +859,8 @@ EOF
   UP_HELPERS=()
 
   {
-    printf 'BROKERS=%q\nSECURITY=%q\nCLUSTER_ID=%q\nKAFKA_VERSION=%q\nVOTERS=%q\nAUTHORIZER=%q\n' \
-      "$BROKERS" "$SECURITY" "$CLUSTER_ID" "$KAFKA_VERSION" "$VOTERS" "$AUTHORIZER"
+    printf 'BROKERS=%q\nSECURITY=%q\nCLUSTER_ID=%q\nKAFKA_VERSION=%q\nVOTERS=%q\nAUTHORIZER=%q\nDYNAMIC=%q\n' \
+      "$BROKERS" "$SECURITY" "$CLUSTER_ID" "$KAFKA_VERSION" "$VOTERS" "$AUTHORIZER" "$DYNAMIC"
     printf 'PLAINTEXT_BOOTSTRAP=%q\nSASL_SSL_BOOTSTRAP=%q\nSSL_BOOTSTRAP=%q\n' "$plain_bs" "$sasl_bs" "$ssl_bs"
     printf 'PORT_PLAIN=(%s)\n' "$(for ((id = 1; id <= BROKERS; id++)); do printf '[%d]=%d ' "$id" "${PORT_PLAIN[$id]}"; done)"
     printf 'PORT_CTRL=(%s)\n' "$(for ((id = 1; id <= BROKERS; id++)); do printf '[%d]=%d ' "$id" "${PORT_CTRL[$id]}"; done)"
@@ -846,7 +913,8 @@ cmd_down() {
 
 check_node_id() {
   load_state || die "no test-bed cluster in $TB"
-  [[ "$1" =~ ^[0-9]+$ ]] && (($1 >= 1 && $1 <= BROKERS)) || die "no node $1 (nodes are 1..$BROKERS)"
+  [[ "$1" =~ ^[0-9]+$ ]] || die "no node $1 (nodes are 1..$BROKERS)"
+  (($1 >= 1 && $1 <= BROKERS)) || [[ -f "$TB/n$1/controller-only" ]] || die "no node $1 (nodes are 1..$BROKERS)"
 }
 
 cmd_stop_broker() {
@@ -902,6 +970,64 @@ cmd_start_broker() {
   log "node $id registered after $((SECONDS - t0))s"
 }
 
+# cmd_start_controller ID: start (format first, if new) the controller-only
+# node ID of a dynamic quorum; wait until it is a voter or an observer.
+cmd_start_controller() {
+  [[ $# -eq 1 ]] || die "usage: testbed.sh start-controller ID"
+  local id=$1 nd="$TB/n$1" pid port
+  lock
+  load_state || die "no test-bed cluster in $TB"
+  [[ "${DYNAMIC:-0}" == 1 ]] || die "start-controller needs a dynamic quorum (testbed.sh up --dynamic-quorum)"
+  [[ "$id" =~ ^[1-9][0-9]?$ ]] && ((id > BROKERS)) || die "start-controller: ID must be a number from $((BROKERS + 1)) to 99"
+  [[ -x "$TB/bin/tbtool" ]] || build_tbtool
+  fetch_jars
+  if [[ ! -f "$nd/controller-only" ]]; then
+    port=$("$TB/bin/tbtool" freeports 1)
+    [[ "$port" =~ ^[0-9]+$ ]] || die "could not allocate a free port"
+    rm -rf "$nd"
+    mkdir -p "$nd"
+    {
+      echo "# generated by test/integration/testbed.sh start-controller"
+      echo "process.roles=controller"
+      echo "node.id=$id"
+      echo "controller.quorum.bootstrap.servers=$CONTROLLER_BOOTSTRAP"
+      echo "listeners=CONTROLLER://127.0.0.1:$port"
+      echo "advertised.listeners=CONTROLLER://127.0.0.1:$port"
+      echo "listener.security.protocol.map=CONTROLLER:PLAINTEXT"
+      echo "controller.listener.names=CONTROLLER"
+      echo "log.dirs=$nd/data"
+      if [[ "$AUTHORIZER" == 1 ]]; then
+        echo "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer"
+        echo "allow.everyone.if.no.acl.found=false"
+        echo "super.users=User:ANONYMOUS;User:admin"
+      fi
+      if [[ -n "${KBOX_TESTBED_SERVER_PROPS:-}" ]]; then
+        printf '%s\n' "$KBOX_TESTBED_SERVER_PROPS"
+      fi
+    } >"$nd/server.properties"
+    storage_format "$id" --no-initial-controllers || { rm -rf "$nd"; die "kafka-storage format of node $id failed"; }
+    echo "$port" >"$nd/controller-only"
+  fi
+  local since=0
+  if pid=$(node_pid "$id"); then
+    log "controller $id is already running (PID $pid)"
+  else
+    since=$(date +%s%3N)
+    start_node "$id"
+    pid=$(<"$nd/pid")
+    log "started controller $id (PID $pid); waiting for it to join the quorum"
+  fi
+  local t0=$SECONDS
+  if ! "$TB/bin/tbtool" quorumwait --bootstrap "$PLAINTEXT_BOOTSTRAP" --id "$id" --since "$since" \
+      --timeout "${READY_TIMEOUT}s" --pids "$pid"; then
+    for f in "$nd/stdout.log" "$nd/server.log"; do
+      [[ -s "$f" ]] && tail -n 15 "$f" >&2
+    done
+    die "controller $id did not join the quorum (it is left as it is; see $nd/server.log)"
+  fi
+  log "controller $id in the quorum after $((SECONDS - t0))s"
+}
+
 cmd_status() {
   if ! load_state; then
     log "no test-bed cluster in $TB"
@@ -914,6 +1040,14 @@ cmd_status() {
     else
       printf 'node %d stopped plaintext=127.0.0.1:%s\n' "$id" "${PORT_PLAIN[$id]}"
     fi
+  done
+  local f state
+  for f in "$TB"/n*/controller-only; do # start-controller's nodes
+    [[ -f "$f" ]] || continue
+    id=${f%/controller-only}; id=${id##*/n}
+    state=stopped
+    pid=$(node_pid "$id") && state="running pid=$pid"
+    printf 'node %d %s controller=127.0.0.1:%s\n' "$id" "$state" "$(<"$f")"
   done
 }
 
@@ -1372,6 +1506,7 @@ case "$cmd" in
   down) cmd_down "$@" ;;
   stop-broker) cmd_stop_broker "$@" ;;
   start-broker) cmd_start_broker "$@" ;;
+  start-controller) cmd_start_controller "$@" ;;
   status) cmd_status "$@" ;;
   env) cmd_env "$@" ;;
   apache) cmd_apache "$@" ;;

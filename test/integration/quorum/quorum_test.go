@@ -5,7 +5,8 @@
 // JVM), over the brokers and over the controllers, and kbox quorum status
 // on the same cluster. Nothing here changes the cluster: the test bed's
 // quorum is static (kraft.version 0), so add-controller and
-// remove-controller are checked in their dry runs and failures.
+// remove-controller are checked in their dry runs and failures here
+// (test/integration/quorumdyn does them for real on a dynamic quorum).
 package quorum_test
 
 import (

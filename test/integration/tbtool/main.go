@@ -70,6 +70,8 @@ func main() {
 		err = cmdWait(os.Args[2:])
 	case "httpwait":
 		err = cmdHTTPWait(os.Args[2:])
+	case "quorumwait":
+		err = cmdQuorumWait(os.Args[2:])
 	case "certs":
 		err = cmdCerts(os.Args[2:])
 	default:
@@ -82,7 +84,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: tbtool freeports N | uuid [N] | wait --bootstrap ADDRS [--brokers N] [--ids LIST] [--timeout D] [--props FILE] [--pids LIST] | httpwait --url URL [--timeout D] [--pids LIST] | certs DIR")
+	fmt.Fprintln(os.Stderr, "usage: tbtool freeports N | uuid [N] | wait --bootstrap ADDRS [--brokers N] [--ids LIST] [--timeout D] [--props FILE] [--pids LIST] | httpwait --url URL [--timeout D] [--pids LIST] | quorumwait --bootstrap ADDRS --id N [--since MS] [--timeout D] [--pids LIST] | certs DIR")
 	os.Exit(2)
 }
 
@@ -241,6 +243,66 @@ func cmdWait(args []string) error {
 		if !*quiet && time.Since(lastReport) > 10*time.Second {
 			fmt.Fprintf(os.Stderr, "tbtool wait: still waiting (%.0fs): %s\n", time.Since(start).Seconds(), state)
 			lastReport = time.Now()
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// cmdQuorumWait waits until node --id is in the metadata quorum (a voter
+// or an observer of the leader) as DescribeQuorum over --bootstrap (the
+// PLAINTEXT listeners) reports it.
+func cmdQuorumWait(args []string) error {
+	fs := flag.NewFlagSet("quorumwait", flag.ContinueOnError)
+	bootstrap := fs.String("bootstrap", "", "comma-separated host:port list")
+	id := fs.Int("id", -1, "the node that must be a voter or an observer")
+	timeout := fs.Duration("timeout", 120*time.Second, "overall deadline")
+	pidList := fs.String("pids", "", "comma-separated PIDs; fail fast when one of them exits")
+	since := fs.Int64("since", 0, "Unix ms: the node's last fetch must be this late (a restarted node has fetched again)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	addrs := splitList(*bootstrap)
+	if len(addrs) == 0 || *id < 0 {
+		return errors.New("--bootstrap and --id are required")
+	}
+	pids, err := intList(*pidList)
+	if err != nil {
+		return fmt.Errorf("--pids: %w", err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.DialTimeout(3*time.Second), kgo.RequestRetries(0))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	deadline := time.Now().Add(*timeout)
+	last := "no answer yet"
+	for {
+		for _, pid := range pids {
+			if !alive(pid) {
+				return fmt.Errorf("process %d exited while waiting for node %d in the quorum", pid, *id)
+			}
+		}
+		req := kmsg.NewPtrDescribeQuorumRequest()
+		t := kmsg.NewDescribeQuorumRequestTopic()
+		t.Topic = "__cluster_metadata"
+		t.Partitions = []kmsg.DescribeQuorumRequestTopicPartition{kmsg.NewDescribeQuorumRequestTopicPartition()}
+		req.Topics = []kmsg.DescribeQuorumRequestTopic{t}
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		resp, err := req.RequestWith(ctx, cl)
+		cancel()
+		if err != nil {
+			last = shortErr(err)
+		} else if len(resp.Topics) == 1 && len(resp.Topics[0].Partitions) == 1 {
+			p := resp.Topics[0].Partitions[0]
+			for _, r := range append(p.CurrentVoters, p.Observers...) {
+				if int(r.ReplicaID) == *id && r.LogEndOffset >= 0 && r.LastFetchTimestamp >= *since {
+					return nil
+				}
+			}
+			last = fmt.Sprintf("node %d is neither a voter nor an observer yet", *id)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %s: %s", *timeout, last)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}

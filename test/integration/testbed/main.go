@@ -21,6 +21,9 @@ type Options struct {
 	LogDirs int
 	// Authorizer turns ACLs on (testbed.sh up --authorizer).
 	Authorizer bool
+	// DynamicQuorum bootstraps the quorum dynamically (testbed.sh up
+	// --dynamic-quorum; see UpOptions.DynamicQuorum).
+	DynamicQuorum bool
 	// SchemaRegistry starts a Schema Registry too (in its own state dir,
 	// while the brokers start).
 	SchemaRegistry bool
@@ -96,7 +99,7 @@ func Main(m *testing.M, opts Options) int {
 				fmt.Fprintln(os.Stderr, "testbed down:", err)
 			}
 		}()
-		if env.Cluster, err = UpWith(opts.Brokers, opts.Security, tb, UpOptions{LogDirs: opts.LogDirs, Authorizer: opts.Authorizer}); err != nil {
+		if env.Cluster, err = UpWith(opts.Brokers, opts.Security, tb, UpOptions{LogDirs: opts.LogDirs, Authorizer: opts.Authorizer, DynamicQuorum: opts.DynamicQuorum}); err != nil {
 			fmt.Fprintln(os.Stderr, "testbed up:", err)
 			if srUp != nil {
 				<-srUp

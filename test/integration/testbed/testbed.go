@@ -131,6 +131,10 @@ type UpOptions struct {
 	// Authorizer turns ACLs on (testbed.sh up --authorizer):
 	// StandardAuthorizer, super.users User:ANONYMOUS and User:admin.
 	Authorizer bool
+	// DynamicQuorum bootstraps the quorum dynamically (testbed.sh up
+	// --dynamic-quorum: kraft.version 1, every node an initial voter), so
+	// that controllers can be added (StartController) and removed.
+	DynamicQuorum bool
 }
 
 // UpWith is Up with options (testbed.sh up --log-dirs).
@@ -151,6 +155,9 @@ func UpWith(brokers int, security string, dir string, o UpOptions) (*Cluster, er
 	}
 	if o.Authorizer {
 		args = append(args, "--authorizer")
+	}
+	if o.DynamicQuorum {
+		args = append(args, "--dynamic-quorum")
 	}
 	stdout, stderr, err := run(dir, nil, args...)
 	if err != nil {
@@ -211,6 +218,20 @@ func (c *Cluster) StartBroker(id int) error {
 		return fmt.Errorf("testbed.sh start-broker %d: %w\n%s", id, err, tail(stderr, 8000))
 	}
 	return nil
+}
+
+// StartController starts the controller-only node id (> Brokers) of a
+// dynamic quorum (testbed.sh start-controller): formatted without initial
+// controllers, so it joins as an observer, not a voter. It returns once the
+// quorum's leader lists it, with the path of its server.properties (what
+// kafka-metadata-quorum add-controller's --command-config wants). Called
+// again after StopBroker(id), it restarts the node with its data.
+func (c *Cluster) StartController(id int) (string, error) {
+	_, stderr, err := run(c.Dir, nil, "start-controller", strconv.Itoa(id))
+	if err != nil {
+		return "", fmt.Errorf("testbed.sh start-controller %d: %w\n%s", id, err, tail(stderr, 8000))
+	}
+	return filepath.Join(c.Dir, "n"+strconv.Itoa(id), "server.properties"), nil
 }
 
 // Apache runs the Apache Kafka reference tool (e.g. "kafka-topics") of the
