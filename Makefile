@@ -41,7 +41,7 @@ deps-integration:
 # IT_PHASES='*' runs every package one at a time, as before.
 IT_PHASES ?= 'verify | topics console groups logdirs configs groupsnative foundation e2e testbed' \
 	'reassign cluster | security status ui dumplog clientmetrics' \
-	'perf sweep trogdor acls getoffsets deleterecords features | exporter schema verifymem dist quorum replicas transactions delegationtokens *'
+	'perf sweep trogdor acls getoffsets deleterecords features | exporter schema verifymem dist quorum replicas transactions delegationtokens quorumdyn *'
 
 test-integration: build deps-integration
 	KBOX_BIN=$(CURDIR)/bin/kbox GO=$(GO) IT_TIMEOUT=$(IT_TIMEOUT) test/integration/lanes.sh $(IT_PHASES)
