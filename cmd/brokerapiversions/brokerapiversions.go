@@ -9,6 +9,10 @@
 //     message and then its stack trace, kbox prints the message line.
 //   - An unreachable --bootstrap-server fails within kbox's connect timeout
 //     with one line (kbox: error: ...), where the Java client retries.
+//
+// Apache prints its brokers in a HashMap's order; two brokers that share a
+// bucket come out in random order (its Cluster shuffles them), and kbox
+// prints them by id, one of the orders Apache prints.
 package brokerapiversions
 
 import (

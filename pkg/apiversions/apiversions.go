@@ -223,16 +223,23 @@ func SortByID(nodes []Node) {
 // HashMapOrder orders nodes as a java.util.HashMap keyed by Node iterates
 // them (kafka-broker-api-versions collects its nodes into one): by bucket
 // of Node.hashCode in the final table, insertion order within a bucket.
+// Java inserts them in the order of its Cluster's node list, which Cluster
+// shuffles, so nodes that share a bucket come out in random order; kbox
+// inserts them by id (nodes should be sorted so), one of those orders.
 func HashMapOrder(nodes []Node) {
+	n := len(nodes)
+	sort.SliceStable(nodes, func(i, j int) bool { return HashMapBucket(nodes[i], n) < HashMapBucket(nodes[j], n) })
+}
+
+// HashMapBucket is the bucket of a java.util.HashMap holding entries nodes
+// (the default table, grown as they are put) that n hashes to.
+func HashMapBucket(n Node, entries int) int {
 	size := 16
-	for float64(len(nodes)) > 0.75*float64(size) {
+	for float64(entries) > 0.75*float64(size) {
 		size *= 2
 	}
-	bucket := func(n Node) int {
-		h := n.hashCode()
-		return int(uint32(h^int32(uint32(h)>>16)) & uint32(size-1))
-	}
-	sort.SliceStable(nodes, func(i, j int) bool { return bucket(nodes[i]) < bucket(nodes[j]) })
+	h := n.hashCode()
+	return int(uint32(h^int32(uint32(h)>>16)) & uint32(size-1))
 }
 
 // hashCode is Kafka 4.4's Node.hashCode.

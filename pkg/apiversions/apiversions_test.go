@@ -27,6 +27,21 @@ func TestHashMapOrder(t *testing.T) {
 	}
 }
 
+// A 3-broker bed (ports 29872, 27115, 27479 for ids 1, 2, 3) where Apache
+// printed 2, 3, 1 and kbox 2, 1, 3: ids 1 and 3 share a bucket, and Java
+// inserts them in the order its Cluster shuffled them into.
+func TestHashMapBucketShared(t *testing.T) {
+	b := func(id, port int32) int { return HashMapBucket(Node{ID: id, Host: "127.0.0.1", Port: port}, 3) }
+	if b1, b2, b3 := b(1, 29872), b(2, 27115), b(3, 27479); b1 != 14 || b2 != 12 || b3 != 14 {
+		t.Errorf("buckets %d %d %d, want 14 12 14", b1, b2, b3)
+	}
+	nodes := []Node{{ID: 1, Host: "127.0.0.1", Port: 29872}, {ID: 2, Host: "127.0.0.1", Port: 27115}, {ID: 3, Host: "127.0.0.1", Port: 27479}}
+	HashMapOrder(nodes)
+	if nodes[0].ID != 2 || nodes[1].ID != 1 || nodes[2].ID != 3 {
+		t.Errorf("order %v, want ids 2 1 3", nodes)
+	}
+}
+
 // The lines NodeApiVersions.toString(true) prints, from the Java table.
 func TestText(t *testing.T) {
 	keys := []kmsg.ApiVersionsResponseApiKey{
