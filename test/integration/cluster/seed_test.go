@@ -38,7 +38,9 @@ func seed() error {
 	for _, g := range []string{"simple", "a-classic-group-with-a-rather-long-name"} {
 		var o kadm.Offsets
 		o.Add(kadm.Offset{Topic: "orders", Partition: 0, At: 0, LeaderEpoch: -1})
-		if err := adm.CommitAllOffsets(ctx, g, o); err != nil {
+		// The group's coordinator may not know the new topic yet
+		// (UNKNOWN_TOPIC_OR_PARTITION, retriable): retry as a client would.
+		if err := retry(ctx, func() error { return adm.CommitAllOffsets(ctx, g, o) }); err != nil {
 			return fmt.Errorf("commit %s: %w", g, err)
 		}
 	}
@@ -62,17 +64,26 @@ func seed() error {
 // heartbeat sends a group's coordinator one heartbeat that joins a new
 // member (creating the group), retrying while the coordinator loads.
 func heartbeat(ctx context.Context, cl *kgo.Client, group string, req func() kmsg.Request) error {
+	if err := retry(ctx, func() error { return heartbeatOnce(ctx, cl, group, req()) }); err != nil {
+		return fmt.Errorf("%s: %w", group, err)
+	}
+	return nil
+}
+
+// retry calls f until it succeeds, fails with an error that is not
+// retriable, or ctx ends.
+func retry(ctx context.Context, f func() error) error {
 	for {
-		err := heartbeatOnce(ctx, cl, group, req())
+		err := f()
 		if err == nil || ctx.Err() != nil {
 			return err
 		}
-		if !kerr.IsRetriable(err) && err != kerr.NotCoordinator {
-			return fmt.Errorf("%s: %w", group, err)
+		if !kerr.IsRetriable(err) {
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s: %w", group, err)
+			return err
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
