@@ -104,6 +104,17 @@ func createTopic(t *testing.T, topic string, partitions int32) {
 // endOffsets is the number of records in topic, read from the broker.
 func endOffsets(t *testing.T, topic string) int64 {
 	t.Helper()
+	var n int64
+	for _, o := range partitionEnds(t, topic) {
+		n += o
+	}
+	return n
+}
+
+// partitionEnds is each partition's end offset in topic, read from the
+// broker.
+func partitionEnds(t *testing.T, topic string) map[int32]int64 {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	lo, err := admin(t).ListEndOffsets(ctx, topic)
@@ -113,9 +124,9 @@ func endOffsets(t *testing.T, topic string) int64 {
 	if err != nil {
 		t.Fatalf("list end offsets of %s: %v", topic, err)
 	}
-	var n int64
-	lo.Each(func(o kadm.ListedOffset) { n += o.Offset })
-	return n
+	ends := map[int32]int64{}
+	lo.Each(func(o kadm.ListedOffset) { ends[o.Partition] = o.Offset })
+	return ends
 }
 
 func lines(s string) []string {
