@@ -8,7 +8,6 @@ package cluster_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -67,27 +66,8 @@ func sameAs(t *testing.T, args []string, got, want testbed.Result, norm func(str
 		want.Stdout, got.Stdout = norm(want.Stdout), norm(got.Stdout)
 	}
 	if got.Code != want.Code || got.Stdout != want.Stdout || !errOK {
-		t.Errorf("%q:\nkbox   exit %d\nstdout %.3000q\nstderr %.600q\napache exit %d\nstdout %.3000q\nstderr %.600q\n%s", args, got.Code, got.Stdout, got.Stderr, want.Code, want.Stdout, want.Stderr, firstDiff(got.Stdout, want.Stdout))
+		t.Errorf("%q:\nkbox   exit %d\nstdout %.3000q\nstderr %.600q\napache exit %d\nstdout %.3000q\nstderr %.600q\n%s", args, got.Code, got.Stdout, got.Stderr, want.Code, want.Stdout, want.Stderr, testbed.FirstDiff(want.Stdout, got.Stdout))
 	}
-}
-
-// firstDiff names the first line where kbox's stdout and Apache's differ
-// (a broker table runs past what the message above shows).
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var gl, wl string
-		if i < len(g) {
-			gl = g[i]
-		}
-		if i < len(w) {
-			wl = w[i]
-		}
-		if gl != wl {
-			return fmt.Sprintf("stdout line %d: kbox %q, apache %q", i+1, gl, wl)
-		}
-	}
-	return "stdout is the same"
 }
 
 // sortedRows: a table's rows after the header may come in any order

@@ -363,24 +363,7 @@ func TestDifferential(t *testing.T) {
 		w := want[i]
 		first := func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 		if got.Stdout != w.Stdout || got.Code != w.Code || first(got.Stderr) != first(w.Stderr) {
-			t.Errorf("case %d %v:\nexit %d, Apache %d\nstderr %q\nApache %q\n%s", i, args, got.Code, w.Code, first(got.Stderr), first(w.Stderr), firstDiff(w.Stdout, got.Stdout))
+			t.Errorf("case %d %v:\nexit %d, Apache %d\nstderr %q\nApache %q\n%s", i, args, got.Code, w.Code, first(got.Stderr), first(w.Stderr), testbed.FirstDiff(w.Stdout, got.Stdout))
 		}
 	}
-}
-
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(w), len(g)) {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("first difference, line %d:\nApache: %s\nkbox:   %s", i+1, a, b)
-		}
-	}
-	return ""
 }
