@@ -15,7 +15,10 @@
 # default 70m), GOFLAGS_IT (extra go test flags, e.g. -v), KBOX_BIN (the
 # binary under test, as for go test). Each lane's output lines are prefixed
 # with its name (e.g. "1a"); a failing lane does not stop the others or the
-# later phases. Exit status 1 if any package failed.
+# later phases. Exit status 1 if any package failed, and then the last lines
+# printed are a digest of the failures (each failing test with the first
+# message it logged, timeouts, build failures), so that the tail of a CI log
+# names what failed.
 set -uo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -49,7 +52,50 @@ for p in $all; do
   [[ "$named" == *" $p "* ]] || rest+="$p "
 done
 
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+
+# digest LOG prints, for each "--- FAIL" line of a lane's log, the test and
+# the file:line messages next to it: go test without -v prints a failed
+# test's messages after its "--- FAIL" line, with -v before it.
+digest() {
+  awk '
+    { line[NR] = $0 }
+    END {
+      failed = 0
+      for (i = 1; i <= NR; i++) {
+        if (line[i] ~ /^\[..\] ok  \t/) { failed = 0; last = i; continue }
+        if (line[i] ~ /^\[..\] panic: /) { print substr(line[i], 1, 240); continue }
+        if (line[i] ~ /^\[..\] FAIL\t/) {
+          # A package that failed outside any test (TestMain, a build
+          # error): its last lines say why.
+          if (!failed)
+            for (j = i - 3; j < i; j++)
+              if (j > last && line[j] !~ /^\[..\] FAIL$/) print "    " substr(line[j], 1, 240)
+          print substr(line[i], 1, 240)
+          failed = 0
+          last = i
+          continue
+        }
+        if (line[i] !~ / --- FAIL: /) continue
+        failed = 1
+        print substr(line[i], 1, 240)
+        n = 0
+        for (j = i + 1; j <= NR && j <= i + 40 && n < 2; j++) {
+          if (line[j] ~ /--- (FAIL|PASS): /) break
+          if (line[j] ~ /_test\.go:[0-9]+: /) { print "    " substr(line[j], 1, 240); n++ }
+        }
+        if (n > 0) continue
+        for (j = i - 1; j >= 1 && j >= i - 400 && n < 2; j--) {
+          if (line[j] ~ /=== RUN /) break
+          if (line[j] ~ /_test\.go:[0-9]+: /) { print "    " substr(line[j], 1, 240); n++ }
+        }
+      }
+    }' "$1"
+}
+
 status=0
+ran=()
 start=$(date +%s)
 n=0
 for phase in "$@"; do
@@ -71,10 +117,11 @@ for phase in "$@"; do
     name="$n$(printf "\\x$(printf %x $((97 + l)))")"
     l=$((l + 1))
     echo "[$name] ${pkgs[*]}"
+    ran+=("$name")
     (
       # shellcheck disable=SC2086
       "$GO" test -race -tags integration -count=1 -p 1 -timeout "$IT_TIMEOUT" ${GOFLAGS_IT:-} "${pkgs[@]}" 2>&1 |
-        sed -u "s/^/[$name] /"
+        sed -u "s/^/[$name] /" | tee "$logs/$name"
       exit "${PIPESTATUS[0]}"
     ) &
     pids+=($!)
@@ -85,4 +132,8 @@ for phase in "$@"; do
   echo "[phase $n] $(($(date +%s) - phase_start)) s"
 done
 echo "[lanes] $(($(date +%s) - start)) s in all; $(uptime | sed 's/.*load/load/')"
+if [[ $status -ne 0 ]]; then
+  echo "[failures]"
+  for name in "${ran[@]}"; do digest "$logs/$name"; done | head -n 60
+fi
 exit "$status"
