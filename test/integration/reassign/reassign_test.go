@@ -40,11 +40,23 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testbed.Main(m, testbed.Options{Name: "reassign", Applets: []string{rp, le, "kbox"}, Brokers: 3, LogDirs: 2, Ready: func(e testbed.Env) error {
+	os.Exit(testbed.Main(m, testbed.Options{Name: "reassign", Applets: []string{rp, le, "kbox"}, Brokers: 3, LogDirs: 2, ServerProps: smallFetches, Ready: func(e testbed.Env) error {
 		binDir, cluster = e.BinDir, e.Cluster
 		return seed()
 	}}))
 }
+
+// smallFetches keeps a throttled move near its throttle. A broker checks a
+// replication quota before a fetch, not during it, so a fetch that starts
+// under the quota brings up to replica.fetch.max.bytes (1 MiB by default)
+// per partition, and the quota then holds the partition back until that
+// burst leaves its 11-s window: with the default, a 10 KB/s move of big
+// copied about 90 KB/s and finished its 8 MB in under two minutes, while
+// TestExecuteListVerifyCancel needed it still in progress (in 2 of 12
+// rounds it was not). With 64 KiB fetches and big and mid written in
+// batches of at most 32 KiB (a fetch returns at least one whole batch),
+// the overshoot per window is 64 KiB.
+const smallFetches = "replica.fetch.max.bytes=65536"
 
 // Topics: "big" (2 partitions on 1,2 and 2,3, 8 MB each: at 10 KB/s a move
 // stays in progress for minutes), "mid" (1 partition on broker 1, 4.5 MB: a
@@ -109,7 +121,8 @@ func seed() error {
 			&kgo.Record{Topic: "lead", Partition: int32(i % 4), Value: []byte("v")})
 	}
 	pcl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(cluster.Bootstrap, ",")...), kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchCompression(kgo.NoCompression()))
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchCompression(kgo.NoCompression()),
+		kgo.ProducerBatchMaxBytes(32<<10)) // see smallFetches
 	if err != nil {
 		return err
 	}
@@ -449,6 +462,7 @@ func TestExecuteListVerifyCancel(t *testing.T) {
 		// once on a loaded machine), the round is run again, once.
 		for attempt := 1; ; attempt++ {
 			reset(t)
+			started := time.Now()
 			exec = run(t, rp, "--bootstrap-server", bs, "--execute", "--reassignment-json-file", plan, "--throttle", "10000")
 			if exec.code != 0 {
 				t.Fatalf("execute: %d %s %s", exec.code, exec.out, exec.err)
@@ -462,17 +476,20 @@ func TestExecuteListVerifyCancel(t *testing.T) {
 			// burst, possibly for several windows.
 			waitFor(t, "small-0 moved", 180*time.Second, func() bool { return !ongoing(t, cl)["small-0"] })
 			got := ongoing(t, cl)
-			if got["big-0"] && got["big-1"] {
-				break
-			}
+			sizes := map[string]int64{}
 			dirs, _ := adm.DescribeAllLogDirs(context.Background(), nil)
-			var sizes []string
 			for b, ds := range dirs {
 				ds.Each(func(d kadm.DescribedLogDir) {
 					d.Topics.Each(func(p kadm.DescribedLogDirPartition) {
-						sizes = append(sizes, fmt.Sprintf("%d:%s-%d=%d", b, p.Topic, p.Partition, p.Size))
+						sizes[fmt.Sprintf("%d:%s-%d", b, p.Topic, p.Partition)] = p.Size
 					})
 				})
+			}
+			// What the two 10 KB/s moves copied so far (see smallFetches).
+			t.Logf("attempt %d: %.1f s after --execute, small-0 moved; big-0 copied %d bytes to broker 3, big-1 %d to broker 1",
+				attempt, time.Since(started).Seconds(), sizes["3:big-0"], sizes["1:big-1"])
+			if got["big-0"] && got["big-1"] {
+				break
 			}
 			msg := fmt.Sprintf("attempt %d: throttled moves already done: %v\nexecute: %s\nsizes %v\npartitions %v", attempt, got, exec.out, sizes, partitions(t, adm))
 			if attempt == 2 {

@@ -27,6 +27,9 @@ type Options struct {
 	// SchemaRegistry starts a Schema Registry too (in its own state dir,
 	// while the brokers start).
 	SchemaRegistry bool
+	// ServerProps are extra server.properties lines for every node
+	// (testbed.sh's KBOX_TESTBED_SERVER_PROPS, set for this process).
+	ServerProps string
 	// Ready, if set, gets what Main set up before m.Run: the place to keep
 	// it in package variables and to seed the cluster. An error ends the
 	// run with exit status 1.
@@ -90,6 +93,9 @@ func Main(m *testing.M, opts Options) int {
 			env.SchemaRegistry, err = SchemaRegistryUp(sr)
 			srUp <- err
 		}()
+	}
+	if opts.ServerProps != "" {
+		os.Setenv("KBOX_TESTBED_SERVER_PROPS", opts.ServerProps)
 	}
 	if opts.Brokers > 0 {
 		tb := filepath.Join(tmp, "tb")
