@@ -50,12 +50,13 @@ func TestMain(m *testing.M) {
 // replication quota before a fetch, not during it, so a fetch that starts
 // under the quota brings up to replica.fetch.max.bytes (1 MiB by default)
 // per partition, and the quota then holds the partition back until that
-// burst leaves its 11-s window: with the default, a 10 KB/s move of big
-// copied about 90 KB/s and finished its 8 MB in under two minutes, while
-// TestExecuteListVerifyCancel needed it still in progress (in 2 of 12
-// rounds it was not). With 64 KiB fetches and big and mid written in
-// batches of at most 32 KiB (a fetch returns at least one whole batch),
-// the overshoot per window is 64 KiB.
+// burst leaves its 11-s window: with the default, a 10 KB/s move copied
+// 104 KB/s (6.2 MB in 60 s, 8 MB of 10 KB records in 1 MiB batches on a
+// 2-broker bed), so big's 8 MB moves could finish in under two minutes,
+// while TestExecuteListVerifyCancel needed them still in progress (in 2
+// of 12 rounds they were not). With 64 KiB fetches and big and mid
+// written in batches of at most 32 KiB (a fetch returns at least one
+// whole batch), the same move copied 10.0 KB/s (602 KB in 60 s).
 const smallFetches = "replica.fetch.max.bytes=65536"
 
 // Topics: "big" (2 partitions on 1,2 and 2,3, 8 MB each: at 10 KB/s a move
