@@ -36,7 +36,7 @@ func TestApacheCaptures(t *testing.T) {
 			code, _ := os.ReadFile("testdata/" + name + ".exit")
 			r := cmdtest.Run(t, cmdtest.Options{Applet: &Applet, Invoked: "kafka-dump-log"}, args...)
 			if r.Stdout != string(want) {
-				t.Errorf("stdout differs from Apache's:\n%s", firstDiff(string(want), r.Stdout))
+				t.Errorf("stdout differs from Apache's:\n%s", cmdtest.FirstDiff(string(want), r.Stdout))
 			}
 			if first, _, _ := strings.Cut(r.Stderr, "\n"); first != strings.TrimSuffix(string(wantErr), "\n") {
 				t.Errorf("stderr %q, Apache %q", r.Stderr, wantErr)
@@ -46,23 +46,6 @@ func TestApacheCaptures(t *testing.T) {
 			}
 		})
 	}
-}
-
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(w), len(g)) {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return "line " + strconv.Itoa(i+1) + ":\nApache: " + a + "\nkbox:   " + b
-		}
-	}
-	return ""
 }
 
 // Usage errors and the help, before any file is read.

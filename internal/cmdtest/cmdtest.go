@@ -9,6 +9,7 @@ package cmdtest
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -174,4 +175,24 @@ func Eventually(t testing.TB, timeout time.Duration, cond func() (ok bool, seen 
 			wait *= 2
 		}
 	}
+}
+
+// FirstDiff names the first line where Apache's output (want) and kbox's
+// (got) differ, or is "" when they are the same: a failure message shows
+// it where the whole output is too long to read.
+func FirstDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := range max(len(w), len(g)) {
+		var a, b string
+		if i < len(w) {
+			a = w[i]
+		}
+		if i < len(g) {
+			b = g[i]
+		}
+		if a != b {
+			return fmt.Sprintf("first difference, line %d:\nApache: %s\nkbox:   %s", i+1, a, b)
+		}
+	}
+	return ""
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/pkg/apiversions"
 	"github.com/kboxdev/kbox/test/integration/testbed"
 )
@@ -66,7 +67,7 @@ func sameAs(t *testing.T, args []string, got, want testbed.Result, norm func(str
 		want.Stdout, got.Stdout = norm(want.Stdout), norm(got.Stdout)
 	}
 	if got.Code != want.Code || got.Stdout != want.Stdout || !errOK {
-		t.Errorf("%q:\nkbox   exit %d\nstdout %.3000q\nstderr %.600q\napache exit %d\nstdout %.3000q\nstderr %.600q\n%s", args, got.Code, got.Stdout, got.Stderr, want.Code, want.Stdout, want.Stderr, testbed.FirstDiff(want.Stdout, got.Stdout))
+		t.Errorf("%q:\nkbox   exit %d\nstdout %.3000q\nstderr %.600q\napache exit %d\nstdout %.3000q\nstderr %.600q\n%s", args, got.Code, got.Stdout, got.Stderr, want.Code, want.Stdout, want.Stderr, cmdtest.FirstDiff(want.Stdout, got.Stdout))
 	}
 }
 

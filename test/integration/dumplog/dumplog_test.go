@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kboxdev/kbox/internal/cmdtest"
 	"github.com/kboxdev/kbox/test/integration/testbed"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -363,7 +364,7 @@ func TestDifferential(t *testing.T) {
 		w := want[i]
 		first := func(s string) string { l, _, _ := strings.Cut(s, "\n"); return l }
 		if got.Stdout != w.Stdout || got.Code != w.Code || first(got.Stderr) != first(w.Stderr) {
-			t.Errorf("case %d %v:\nexit %d, Apache %d\nstderr %q\nApache %q\n%s", i, args, got.Code, w.Code, first(got.Stderr), first(w.Stderr), testbed.FirstDiff(w.Stdout, got.Stdout))
+			t.Errorf("case %d %v:\nexit %d, Apache %d\nstderr %q\nApache %q\n%s", i, args, got.Code, w.Code, first(got.Stderr), first(w.Stderr), cmdtest.FirstDiff(w.Stdout, got.Stdout))
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -93,24 +92,4 @@ func (r Runner) Exec(t testing.TB, path string, args ...string) Result {
 		t.Fatalf("run %s %v: %v\nstderr: %s", path, args, err, res.Stderr)
 	}
 	return res
-}
-
-// FirstDiff names the first line where Apache's output (want) and kbox's
-// (got) differ, or is "" when they are the same: a failure message shows
-// it where the whole output is too long to read.
-func FirstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(w), len(g)) {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return fmt.Sprintf("first difference, line %d:\nApache: %s\nkbox:   %s", i+1, a, b)
-		}
-	}
-	return ""
 }
